@@ -1,0 +1,37 @@
+/** Paths and the small JSON bodies of the non-chat endpoints. */
+import * as v from 'valibot';
+
+export const API_PATHS = {
+  chat: '/api/chat',
+  health: '/api/health',
+  config: '/api/config',
+  anonymousAuth: '/api/auth/anonymous',
+} as const;
+
+/** `POST /api/auth/anonymous` (local mode): the stand-in for Supabase's anonymous sign-in. */
+export const AnonymousAuthSchema = v.object({
+  access_token: v.string(),
+  user_id: v.string(),
+  expires_in: v.number(),
+});
+export type AnonymousAuth = v.InferOutput<typeof AnonymousAuthSchema>;
+
+/**
+ * `GET /api/config`: what a browser needs to embed questions exactly as the documents were embedded.
+ * URLs are relative to the API origin unless absolute.
+ */
+export const ClientConfigSchema = v.object({
+  embed_model: v.string(),
+  dimensions: v.number(),
+  models_url: v.string(),
+  ort_wasm_url: v.string(),
+});
+export type ClientConfig = v.InferOutput<typeof ClientConfigSchema>;
+
+/** `GET /api/health`: liveness plus knowledge-base statistics (seed 004). */
+export interface Health {
+  status: 'ok';
+  embed_model: string;
+  evidence_threshold: number;
+  kb: { documents: number; ready_documents: number; chunks: number; embeddings: number };
+}

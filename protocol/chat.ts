@@ -1,0 +1,81 @@
+/**
+ * The wire contract for `POST /api/chat`: the request body, the SSE events of a streamed answer, and the
+ * JSON refusal. Imported by the widget, the server and the scripts so that every side validates the same
+ * shapes (seed 000 "Streaming Protocol").
+ */
+import * as v from 'valibot';
+
+/** all-MiniLM-L6-v2 produces 384-dimensional sentence vectors; the database column is `vector(384)`. */
+export const EMBEDDING_DIMENSIONS = 384;
+export const MESSAGE_MAX_CHARS = 2000;
+
+const Uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
+
+export const ChatRequestSchema = v.object({
+  embedding: v.pipe(
+    v.array(v.pipe(v.number('must be a number'), v.finite('must be finite'))),
+    v.length(EMBEDDING_DIMENSIONS, `must have exactly ${EMBEDDING_DIMENSIONS} numbers`),
+  ),
+  message: v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(MESSAGE_MAX_CHARS, `must be at most ${MESSAGE_MAX_CHARS} characters`),
+  ),
+  session_id: v.optional(Uuid),
+  /** Client-generated id of the user's message; it is the primary key of that message (idempotency, FR-008). */
+  message_id: Uuid,
+});
+export type ChatRequest = v.InferOutput<typeof ChatRequestSchema>;
+
+/** One source an answer is grounded in. `n` is the number the answer text uses in its `[n]` markers. */
+export const CitationSchema = v.object({
+  n: v.number(),
+  chunk_id: v.string(),
+  document_id: v.string(),
+  title: v.string(),
+  page: v.nullable(v.number()),
+  section: v.nullable(v.string()),
+  url: v.nullable(v.string()),
+  similarity: v.number(),
+});
+export type Citation = v.InferOutput<typeof CitationSchema>;
+
+export const AnswerStartSchema = v.object({ session_id: Uuid, message_id: Uuid });
+export const AnswerDeltaSchema = v.object({ text: v.string() });
+export const SourcesSchema = v.object({ citations: v.array(CitationSchema) });
+/** `message_id` here is the id of the stored assistant message. */
+export const AnswerEndSchema = v.object({ message_id: Uuid });
+export const StreamErrorSchema = v.object({ code: v.string(), message: v.string() });
+
+/** SSE event names and the schema of each event's `data` (JSON). `error` is terminal, `answer_end` too. */
+export const ChatEventSchemas = {
+  answer_start: AnswerStartSchema,
+  answer_delta: AnswerDeltaSchema,
+  sources: SourcesSchema,
+  answer_end: AnswerEndSchema,
+  error: StreamErrorSchema,
+} as const;
+export type ChatEventName = keyof typeof ChatEventSchemas;
+export type ChatEvent = {
+  [K in ChatEventName]: { event: K; data: v.InferOutput<(typeof ChatEventSchemas)[K]> };
+}[ChatEventName];
+
+/** Parse one SSE message (`event:` name and `data:` text) into a typed event; throws on anything else. */
+export function parseChatEvent(event: string, data: string): ChatEvent {
+  if (!(event in ChatEventSchemas)) throw new Error(`unknown event "${event}"`);
+  const name = event as ChatEventName;
+  return { event: name, data: v.parse(ChatEventSchemas[name], JSON.parse(data)) } as ChatEvent;
+}
+
+/**
+ * Sent as JSON (HTTP 200, `Content-Type: application/json`) instead of a stream when the knowledge base has
+ * no evidence good enough to answer from (seed: "Non-Streaming Responses").
+ */
+export const RefusalSchema = v.object({
+  type: v.literal('refusal'),
+  reason: v.picklist(['no_evidence', 'empty_kb']),
+  message: v.string(),
+  suggestions: v.array(v.string()),
+});
+export type Refusal = v.InferOutput<typeof RefusalSchema>;

@@ -1,0 +1,50 @@
+/**
+ * Configuration from environment variables, read once at the edge (Node entry, Worker entry, scripts) and
+ * passed into the runtime-agnostic core. Every variable is documented in the README.
+ */
+export interface Config {
+  /** KB_EMBED_MODEL: transformers.js model id used for documents and questions alike. */
+  embedModel: string;
+  /** KB_MODEL_DIR: local folder holding `<model id>/…`; when set, nothing is fetched remotely. */
+  modelDir: string | null;
+  /** KB_DATA_DIR: PGlite data directory. */
+  dataDir: string;
+  /** KB_JWT_SECRET: HS256 secret for access tokens (Supabase's JWT secret in production). */
+  jwtSecret: string | null;
+  /** CHAT_EVIDENCE_THRESHOLD: minimum cosine similarity of the best chunk to answer at all. */
+  evidenceThreshold: number;
+  /** PORT: where the Node server listens. */
+  port: number;
+}
+
+export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
+export const DEFAULT_EVIDENCE_THRESHOLD = 0.35;
+
+type Env = Record<string, string | undefined>;
+
+export function readConfig(env: Env): Config {
+  return {
+    embedModel: nonEmpty(env.KB_EMBED_MODEL) ?? DEFAULT_EMBED_MODEL,
+    modelDir: nonEmpty(env.KB_MODEL_DIR),
+    dataDir: nonEmpty(env.KB_DATA_DIR) ?? '.kb-data',
+    jwtSecret: nonEmpty(env.KB_JWT_SECRET),
+    evidenceThreshold: number(env, 'CHAT_EVIDENCE_THRESHOLD', DEFAULT_EVIDENCE_THRESHOLD, 0, 1),
+    port: number(env, 'PORT', 8787, 0, 65535),
+  };
+}
+
+function nonEmpty(value: string | undefined): string | null {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : null;
+}
+
+function number(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === null) return fallback;
+  const value = Number(raw);
+  // A typo in a threshold silently changing what gets answered is worse than refusing to start.
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new Error(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}

@@ -1,0 +1,45 @@
+-- Local only: what a Supabase project already has, so that the *same* migrations and row-level security
+-- run in the embedded PGlite database. Never pushed to Supabase (it lives outside supabase/migrations).
+-- Mirrors Supabase: the API roles, auth.uid() read from the JWT claims PostgREST puts in
+-- `request.jwt.claims`, a minimal auth.users, the `extensions` schema, and default grants so that
+-- row-level security, not table privileges, decides what a visitor sees.
+
+do $$
+begin
+  if not exists (select 1 from pg_roles where rolname = 'anon') then
+    create role anon nologin noinherit;
+  end if;
+  if not exists (select 1 from pg_roles where rolname = 'authenticated') then
+    create role authenticated nologin noinherit;
+  end if;
+  if not exists (select 1 from pg_roles where rolname = 'service_role') then
+    create role service_role nologin noinherit bypassrls;
+  end if;
+end
+$$;
+
+create schema if not exists extensions;
+create schema if not exists auth;
+grant usage on schema extensions, auth, public to anon, authenticated, service_role;
+
+create table if not exists auth.users (
+  id uuid primary key default gen_random_uuid(),
+  is_anonymous boolean not null default true,
+  created_at timestamptz not null default now()
+);
+
+create or replace function auth.jwt() returns jsonb
+language sql stable
+as $$ select coalesce(nullif(current_setting('request.jwt.claims', true), ''), '{}')::jsonb $$;
+
+create or replace function auth.uid() returns uuid
+language sql stable
+as $$ select nullif(auth.jwt() ->> 'sub', '')::uuid $$;
+
+create or replace function auth.role() returns text
+language sql stable
+as $$ select auth.jwt() ->> 'role' $$;
+
+alter default privileges in schema public grant all on tables to anon, authenticated, service_role;
+alter default privileges in schema public grant all on sequences to anon, authenticated, service_role;
+alter default privileges in schema public grant execute on functions to anon, authenticated, service_role;
