@@ -1,0 +1,50 @@
+/**
+ * One error type, thrown anywhere before a response starts, and one handler that turns it into
+ * `{error:{code,message}}`. Anything else becomes a 500 whose internal message never reaches the client.
+ */
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ErrorBody, ErrorCode } from '../../protocol/index.ts';
+import { StoreError } from '../store/types.ts';
+
+export class AppError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'AppError';
+  }
+}
+
+/** Translates a store failure into what the visitor may be told. */
+export function fromStoreError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof StoreError) {
+    switch (error.kind) {
+      case 'conflict':
+        return new AppError(409, 'conflict', 'This message id was already used.', { cause: error });
+      // Row-level security refused: the session belongs to somebody else. Say "not found", not "forbidden",
+      // so that session ids cannot be probed.
+      case 'forbidden':
+        return new AppError(404, 'not_found', 'No such chat session.', { cause: error });
+      case 'unavailable':
+        return new AppError(503, 'unavailable', 'The knowledge base is unavailable. Please try again shortly.', {
+          cause: error,
+        });
+    }
+  }
+  return new AppError(500, 'internal', 'Something went wrong on our side.', { cause: error });
+}
+
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
+  return { error: { code, message } };
+}
+
+export function onAppError(error: Error, c: Context): Response {
+  const appError = fromStoreError(error);
+  if (appError.status >= 500) console.error('[kb-chat]', error);
+  return c.json(errorBody(appError.code, appError.message), appError.status);
+}
