@@ -39,7 +39,8 @@ as $$
     order by e.embedding <=> query_embedding
     limit least(greatest(match_count, 1), 50)
   ) top
-  where top.similarity >= threshold
+  -- Vectors are stored as float4, so a similarity meant to equal the threshold can come out 1e-8 below it.
+  where top.similarity >= threshold - 1e-6
   -- relaxed_order may return the scan slightly out of order; restore it.
   order by top.similarity desc;
 $$;

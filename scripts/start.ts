@@ -1,0 +1,81 @@
+/**
+ * `npm start`: open (or create) the embedded database, ingest the demo knowledge base on first run, and
+ * serve the demo, the widget and the API. When the embedding model cannot be loaded the server still
+ * starts, and says what to set.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { env as transformersEnv } from '@huggingface/transformers';
+import { readConfig } from '../server/config/index.ts';
+import { createEmbedder } from '../server/ingest/embedder.ts';
+import { ingest } from '../server/ingest/pipeline.ts';
+import { DEMO_KB_DIR } from '../server/node/paths.ts';
+import { startNodeServer } from '../server/node/server.ts';
+import { openPgliteStore, type PgliteStore } from '../server/store/pglite.ts';
+
+const config = readConfig(process.env);
+const started = performance.now();
+const store = await openPgliteStore(config.dataDir);
+const jwtSecret = config.jwtSecret ?? (await localJwtSecret(config.dataDir));
+
+if ((await store.kbStats()).documents === 0) await ingestDemo(store);
+
+const { url } = await startNodeServer({
+  store,
+  localAuth: store,
+  jwtSecret,
+  evidenceThreshold: config.evidenceThreshold,
+  embedModel: config.embedModel,
+  // Without KB_MODEL_DIR, browsers get the files transformers.js downloaded into its cache for ingestion.
+  modelDir: config.modelDir ?? transformersEnv.cacheDir ?? join(process.cwd(), '.cache'),
+  port: config.port,
+});
+const stats = await store.kbStats();
+console.log(
+  `kb-chat is running at ${url} (${stats.ready_documents} documents, ${stats.chunks} chunks, ` +
+    `model ${config.embedModel}, ready in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    void store.close().finally(() => process.exit(0));
+  });
+}
+
+async function ingestDemo(store: PgliteStore): Promise<void> {
+  console.log(`First run: ingesting the demo knowledge base (${relative(process.cwd(), DEMO_KB_DIR)}) …`);
+  try {
+    const summary = await ingest({
+      store,
+      embedder: createEmbedder({ model: config.embedModel, modelDir: config.modelDir }),
+      model: config.embedModel,
+      inputs: [DEMO_KB_DIR],
+    });
+    if (summary.failed.length > 0) throw new Error(summary.failed.map((f) => `${f.source}: ${f.error}`).join('\n'));
+    console.log(`Ingested ${summary.added + summary.updated} documents, ${summary.chunks} chunks.`);
+  } catch (error) {
+    console.warn(
+      [
+        '',
+        `⚠  The demo knowledge base could not be ingested: ${error instanceof Error ? error.message : error}`,
+        '   The server starts anyway, but it will answer every question with "the knowledge base is empty".',
+        `   kb-chat needs the embedding model ${config.embedModel}: either network access to download it once,`,
+        '   or KB_MODEL_DIR pointing at a folder that holds <model id>/config.json, tokenizer files and',
+        '   onnx/model_quantized.onnx. To try kb-chat offline with the bundled (non-semantic) test model:',
+        '     KB_EMBED_MODEL=test-double/bert-384 KB_MODEL_DIR=test/fixtures/models npm start',
+        '',
+      ].join('\n'),
+    );
+  }
+}
+
+/** Local mode without KB_JWT_SECRET: a random secret kept beside the data, so tokens survive restarts. */
+async function localJwtSecret(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'kb-chat-jwt-secret');
+  const existing = await readFile(file, 'utf8').catch(() => '');
+  if (existing.trim()) return existing.trim();
+  const secret = randomBytes(32).toString('hex');
+  await writeFile(file, secret, { mode: 0o600 });
+  return secret;
+}

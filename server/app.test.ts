@@ -1,0 +1,292 @@
+/**
+ * The API against a real embedded Postgres (PGlite + pgvector, the real migrations and RLS), through
+ * `app.request()`. Embeddings are exact unit vectors so similarities are known to the digit; the
+ * end-to-end test covers the real model.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Citation, ErrorBody, Health, Refusal } from '../protocol/index.ts';
+import { createApp } from './app.ts';
+import { issueAccessToken } from './auth/jwt.ts';
+import { openPgliteStore, type PgliteStore } from './store/pglite.ts';
+import { readChatEvents } from './testing/sse.ts';
+import { basis, withSimilarity } from './testing/vectors.ts';
+
+const SECRET = 'test-secret-for-app-tests-0123456789';
+let store: PgliteStore;
+let app: ReturnType<typeof createApp>;
+
+beforeAll(async () => {
+  store = await openPgliteStore(null);
+  app = createApp({ store, localAuth: store, jwtSecret: SECRET, evidenceThreshold: 0.35, embedModel: 'test-model' });
+});
+afterAll(() => store?.close());
+
+beforeEach(async () => {
+  await store.db.exec('delete from chat_sessions; delete from kb_documents;');
+});
+
+async function signIn(): Promise<{ token: string; userId: string }> {
+  const res = await app.request('/api/auth/anonymous', { method: 'POST' });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { access_token: string; user_id: string };
+  return { token: body.access_token, userId: body.user_id };
+}
+
+function chat(token: string | null, body: unknown, init: RequestInit = {}) {
+  return app.request('/api/chat', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...init,
+  });
+}
+
+async function seedKb() {
+  await store.ingestDocument({
+    source: 'billing.md',
+    name: 'Billing',
+    meta: { url: '/docs/billing' },
+    checksum: 'x1',
+    model: 'test-model',
+    chunks: [
+      {
+        content: '## Refunds\n\nRefunds are issued within 14 days of a charge. Annual plans are refunded pro rata.',
+        meta: { section: 'Billing › Refunds', heading_path: ['Billing', 'Refunds'], anchor: 'refunds', url: '/docs/billing#refunds', page: 2 },
+        embedding: basis(0),
+      },
+      {
+        content: 'Invoices are emailed on the first day of each month.',
+        meta: { section: 'Billing › Invoices', url: '/docs/billing#invoices', page: 3 },
+        embedding: basis(1),
+      },
+    ],
+  });
+  await store.ingestDocument({
+    source: 'secret.md',
+    name: 'Internal',
+    meta: {},
+    checksum: 'x2',
+    model: 'test-model',
+    chunks: [{ content: 'The staff discount code is HIDDEN.', meta: {}, embedding: basis(2) }],
+  });
+}
+
+const question = (embedding: number[], message = 'How do refunds work?', extra: object = {}) => ({
+  embedding,
+  message,
+  message_id: crypto.randomUUID(),
+  ...extra,
+});
+
+async function messagesOf(sessionId: string) {
+  const { rows } = await store.db.query<{ role: string; content: string; citations: Citation[] | null; meta: Record<string, unknown> }>(
+    'select role, content, citations, meta from chat_messages where session_id = $1 order by created_at, role desc',
+    [sessionId],
+  );
+  return rows;
+}
+
+describe('GET /api/health and /api/config', () => {
+  it('reports knowledge-base statistics', async () => {
+    await seedKb();
+    const res = await app.request('/api/health');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Health;
+    expect(body).toMatchObject({ status: 'ok', embed_model: 'test-model', kb: { documents: 2, ready_documents: 2, chunks: 3, embeddings: 3 } });
+  });
+
+  it('tells the browser which model to embed with', async () => {
+    const res = await app.request('/api/config');
+    expect(await res.json()).toEqual({ embed_model: 'test-model', dimensions: 384, models_url: '/models/', ort_wasm_url: '/ort/' });
+  });
+});
+
+describe('POST /api/chat: authentication', () => {
+  it('rejects a request without a token with 401 and writes nothing', async () => {
+    await seedKb();
+    const res = await chat(null, question(basis(0)));
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('unauthorized');
+    expect((await store.db.query('select 1 from chat_messages')).rows).toHaveLength(0);
+  });
+
+  it('rejects a token signed with another secret, an expired one and a non-user role', async () => {
+    const { userId } = await signIn();
+    const now = Math.floor(Date.now() / 1000);
+    const wrongSecret = await issueAccessToken(userId, 'another-secret-another-secret-1234');
+    const expired = await issueAccessToken(userId, SECRET, now - 8 * 24 * 3600);
+    for (const token of [wrongSecret, expired, 'not.a.jwt']) {
+      expect((await chat(token, question(basis(0)))).status).toBe(401);
+    }
+  });
+});
+
+describe('POST /api/chat: validation', () => {
+  it.each([
+    ['a body that is not JSON', '{nope', 'JSON'],
+    ['an embedding of the wrong dimension', { ...question(basis(0)), embedding: [1, 2, 3] }, 'embedding'],
+    ['an embedding with a non-number', { ...question(basis(0)), embedding: [...basis(0).slice(1), 'x'] }, 'embedding'],
+    ['an empty message', question(basis(0), '   '), 'message'],
+    ['an over-long message', question(basis(0), 'x'.repeat(2001)), 'message'],
+    ['a message id that is not a UUID', { ...question(basis(0)), message_id: '42' }, 'message_id'],
+    ['a session id that is not a UUID', question(basis(0), 'hi', { session_id: 'abc' }), 'session_id'],
+  ])('answers 400 naming the field for %s, and writes nothing', async (_name, body, field) => {
+    const { token } = await signIn();
+    const res = await chat(token, body);
+    expect(res.status).toBe(400);
+    const error = ((await res.json()) as ErrorBody).error;
+    expect(error.code).toBe('invalid_request');
+    expect(error.message).toContain(field);
+    expect((await store.db.query('select 1 from chat_messages')).rows).toHaveLength(0);
+  });
+});
+
+describe('POST /api/chat: answers', () => {
+  it('streams answer_start, deltas, sources and answer_end with a verbatim cited answer, and stores the turn', async () => {
+    await seedKb();
+    const { token } = await signIn();
+    const body = question(withSimilarity(0, 0.8));
+    const res = await chat(token, body);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+
+    const events = await readChatEvents(res);
+    const names = events.map((e) => e.event.event);
+    expect(names[0]).toBe('answer_start');
+    expect(names.slice(-2)).toEqual(['sources', 'answer_end']);
+    expect(names.filter((n) => n === 'answer_delta').length).toBeGreaterThan(1);
+    expect(events.every((e, i) => e.id === `${body.message_id}:${i}`)).toBe(true);
+
+    const start = events[0]!.event;
+    if (start.event !== 'answer_start') throw new Error('unreachable');
+    expect(start.data.message_id).toBe(body.message_id);
+
+    const text = events.flatMap((e) => (e.event.event === 'answer_delta' ? [e.event.data.text] : [])).join('');
+    // Only the sentence that shares the question's content words ("refunds") is quoted.
+    expect(text).toBe('Refunds are issued within 14 days of a charge. [1]');
+
+    const sources = events.at(-2)!.event;
+    if (sources.event !== 'sources') throw new Error('unreachable');
+    expect(sources.data.citations).toEqual([
+      expect.objectContaining({ n: 1, title: 'Billing', page: 2, section: 'Billing › Refunds', url: '/docs/billing#refunds', similarity: 0.8 }),
+    ]);
+
+    const stored = await messagesOf(start.data.session_id);
+    expect(stored.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'How do refunds work?'],
+      ['assistant', text],
+    ]);
+    expect(stored[1]!.citations).toEqual(sources.data.citations);
+    const end = events.at(-1)!.event;
+    expect(end.event === 'answer_end' && end.data.message_id).not.toBe(body.message_id);
+  });
+
+  it('cites every chunk above the threshold', async () => {
+    await seedKb();
+    const { token } = await signIn();
+    // cos 0.6 with the refunds chunk and 0.6 with the invoices chunk.
+    const embedding = basis(0).map((x, i) => (i === 0 || i === 1 ? 0.6 : i === 383 ? Math.sqrt(1 - 0.72) : 0));
+    const events = await readChatEvents(await chat(token, question(embedding, 'refunds and invoices')));
+    const sources = events.find((e) => e.event.event === 'sources')!.event;
+    expect(sources.event === 'sources' && sources.data.citations.map((c) => c.section)).toEqual(
+      expect.arrayContaining(['Billing › Refunds', 'Billing › Invoices']),
+    );
+  });
+
+  it('titles a new session from the first message and appends later turns to it', async () => {
+    await seedKb();
+    const { token } = await signIn();
+    const first = await readChatEvents(await chat(token, question(basis(0), 'Refund?')));
+    const start = first[0]!.event;
+    if (start.event !== 'answer_start') throw new Error('unreachable');
+    await readChatEvents(await chat(token, question(basis(1), 'And invoices?', { session_id: start.data.session_id })));
+
+    const { rows } = await store.db.query<{ title: string; n: number }>(
+      'select title, (select count(*)::int from chat_messages m where m.session_id = s.id) as n from chat_sessions s',
+    );
+    expect(rows).toEqual([{ title: 'Refund?', n: 4 }]);
+  });
+
+  it("refuses another user's session id with 404 (row-level security) and writes nothing", async () => {
+    await seedKb();
+    const alice = await signIn();
+    const bob = await signIn();
+    const start = (await readChatEvents(await chat(alice.token, question(basis(0)))))[0]!.event;
+    if (start.event !== 'answer_start') throw new Error('unreachable');
+    const before = (await store.db.query('select 1 from chat_messages')).rows.length;
+
+    const res = await chat(bob.token, question(basis(0), 'steal', { session_id: start.data.session_id }));
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('not_found');
+    expect((await store.db.query('select 1 from chat_messages')).rows.length).toBe(before);
+  });
+
+  it('answers 409 for a reused message id instead of answering twice', async () => {
+    await seedKb();
+    const { token } = await signIn();
+    const body = question(basis(0));
+    await readChatEvents(await chat(token, body));
+    const res = await chat(token, body);
+    expect(res.status).toBe(409);
+    expect((await store.db.query("select 1 from chat_messages where role = 'assistant'")).rows).toHaveLength(1);
+  });
+});
+
+describe('POST /api/chat: refusals', () => {
+  it('refuses with the empty-knowledge-base message when nothing is ingested', async () => {
+    const { token } = await signIn();
+    const res = await chat(token, question(basis(0)));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await res.json()) as Refusal).reason).toBe('empty_kb');
+  });
+
+  it('refuses below the threshold (0.34) and answers at it (0.35)', async () => {
+    await seedKb();
+    const { token } = await signIn();
+    const below = await chat(token, question(withSimilarity(0, 0.34)));
+    expect(await below.json()).toEqual({
+      type: 'refusal',
+      reason: 'no_evidence',
+      message:
+        "I don't have enough information to answer that question. You might try contacting support or rephrasing your question.",
+      suggestions: ['Contact support', 'Rephrase your question'],
+    });
+    const at = await chat(token, question(withSimilarity(0, 0.35)));
+    expect(at.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await readChatEvents(at);
+  });
+
+  it('stores a refusal in the session like any answer', async () => {
+    await seedKb();
+    const { token } = await signIn();
+    await chat(token, question(basis(200), 'Who won the match?'));
+    const { rows } = await store.db.query<{ role: string; meta: { kind?: string } }>(
+      'select role, meta from chat_messages order by created_at, role desc',
+    );
+    expect(rows.map((r) => [r.role, r.meta.kind ?? null])).toEqual([
+      ['user', null],
+      ['assistant', 'refusal'],
+    ]);
+  });
+
+  it('never retrieves from a disabled document', async () => {
+    await seedKb();
+    const { token } = await signIn();
+    const res = await chat(token, question(basis(2), 'staff discount code'));
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await readChatEvents(res);
+
+    await store.db.exec("update kb_documents set enabled = false where source = 'secret.md'");
+    const refused = await chat(token, question(basis(2), 'staff discount code'));
+    expect(((await refused.json()) as Refusal).reason).toBe('no_evidence');
+  });
+});
+
+describe('unknown API paths', () => {
+  it('answer 404 with the error body', async () => {
+    const res = await app.request('/api/nope');
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('not_found');
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * Demo only: renders the demo knowledge base (demo/kb/*.md) at /docs/<name>, with GitHub-style heading
+ * anchors, so that citation links in the demo lead to the quoted section.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import GithubSlugger from 'github-slugger';
+import matter from 'gray-matter';
+import { Hono } from 'hono';
+import { Marked } from 'marked';
+import { DEMO_KB_DIR } from './paths.ts';
+
+export function demoDocsRoute(dir = DEMO_KB_DIR) {
+  const app = new Hono();
+  app.get('/:name', async function demoDoc(c) {
+    const name = c.req.param('name');
+    if (!/^[a-z0-9-]+$/.test(name)) return c.notFound();
+    const source = await readFile(join(dir, `${name}.md`), 'utf8').catch(() => null);
+    if (source === null) return c.notFound();
+    const { data, content } = matter(source);
+    const slugger = new GithubSlugger();
+    const marked = new Marked({
+      renderer: {
+        heading({ tokens, depth, text }) {
+          return `<h${depth} id="${slugger.slug(text)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
+        },
+      },
+    });
+    const title = escapeHtml(String(data.title ?? name));
+    return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · kb-chat docs</title>
+<link rel="stylesheet" href="/demo.css"></head>
+<body><main class="doc"><p><a href="/">← kb-chat demo</a></p><h1>${title}</h1>${await marked.parse(content)}</main>
+<script type="module" src="/kb-chat.js"></script><kb-chat heading="Ask the kb-chat docs"></kb-chat></body></html>`);
+  });
+  return app;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}

@@ -1,0 +1,47 @@
+/**
+ * The Node server: the runtime-agnostic API plus what a browser needs from the same origin — the demo
+ * page, the widget bundle, the model files and the ONNX Runtime wasm (so nothing is fetched from a CDN).
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import { createApp, type AppDeps } from '../app.ts';
+import { demoDocsRoute } from './docs.ts';
+import { DEMO_DIR, DIST_DIR, ortWasmDir } from './paths.ts';
+
+export interface NodeServerOptions extends AppDeps {
+  /** Folder with `<model id>/…` files served at /models/. */
+  modelDir: string;
+  port: number;
+  hostname?: string;
+}
+
+export function createNodeApp(options: NodeServerOptions) {
+  const app = new Hono();
+  const api = createApp({ ...options, modelsUrl: '/models/', ortWasmUrl: '/ort/' });
+  app.route('/', api);
+
+  const strip = (prefix: string) => (path: string) => path.slice(prefix.length);
+  app.use('/models/*', serveStatic({ root: options.modelDir, rewriteRequestPath: strip('/models') }));
+  // Only the runtime files the embedder asks for; the folder also holds bundles we do not need to expose.
+  app.use('/ort/*', async function ortFilesOnly(c, next) {
+    if (!/^\/ort\/ort-wasm-[\w.-]+\.(wasm|mjs)$/.test(c.req.path)) return c.notFound();
+    await next();
+  });
+  app.use('/ort/*', serveStatic({ root: ortWasmDir(), rewriteRequestPath: strip('/ort') }));
+  app.use('/kb-chat*', serveStatic({ root: DIST_DIR }));
+  app.route('/docs', demoDocsRoute());
+  app.use('/*', serveStatic({ root: DEMO_DIR, index: 'index.html' }));
+  return app;
+}
+
+/** Starts listening; resolves once the port is bound. */
+export function startNodeServer(options: NodeServerOptions): Promise<{ server: ServerType; url: string }> {
+  const app = createNodeApp(options);
+  const hostname = options.hostname ?? '127.0.0.1';
+  return new Promise((resolve) => {
+    const server = serve({ fetch: app.fetch, port: options.port, hostname }, (info) => {
+      resolve({ server, url: `http://${hostname}:${info.port}/` });
+    });
+  });
+}
