@@ -1,0 +1,65 @@
+/**
+ * Widget tests in real Chromium (the system one; test tools never download a browser).
+ *
+ *   npx web-test-runner        runs once and exits; writes test-results/wtr.json = {passed, failed, skipped}
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { esbuildPlugin } from '@web/dev-server-esbuild';
+import { chromeLauncher } from '@web/test-runner-chrome';
+import { defaultReporter, summaryReporter } from '@web/test-runner';
+import { createFakeApi } from './widget/test/fake-api.mjs';
+
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
+
+/** Counts every test of every browser session; a file that failed to load counts as one failure. */
+function jsonSummaryReporter({ outputFile = 'test-results/wtr.json' } = {}) {
+  return {
+    onTestRunFinished({ sessions }) {
+      const counts = { passed: 0, failed: 0, skipped: 0 };
+      const visit = (suite) => {
+        for (const test of suite.tests) {
+          if (test.skipped) counts.skipped++;
+          else if (test.passed) counts.passed++;
+          else counts.failed++;
+        }
+        for (const child of suite.suites) visit(child);
+      };
+      for (const session of sessions) {
+        if (session.testResults) visit(session.testResults);
+        const loadFailed = !session.passed && !session.testResults?.tests.length && !session.testResults?.suites.length;
+        if (loadFailed || (session.errors?.length ?? 0) > 0) counts.failed++;
+      }
+      mkdirSync('test-results', { recursive: true });
+      writeFileSync(outputFile, `${JSON.stringify(counts)}\n`);
+    },
+  };
+}
+
+export default {
+  files: ['widget/**/*.test.ts'],
+  rootDir: '.',
+  nodeResolve: { exportConditions: ['production'] },
+  plugins: [esbuildPlugin({ ts: true, tsconfig: './tsconfig.json', target: 'es2022' })],
+  middleware: [createFakeApi()],
+  browsers: [
+    chromeLauncher({
+      launchOptions: { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS },
+    }),
+  ],
+  // One file at a time: the fake API's request log is shared, and the model load is CPU-heavy on 2 cores.
+  concurrency: 1,
+  watch: false,
+  testFramework: { config: { timeout: 30_000 } },
+  testsFinishTimeout: 300_000,
+  browserStartTimeout: 60_000,
+  reporters: [defaultReporter(), summaryReporter(), jsonSummaryReporter()],
+};

@@ -1,0 +1,154 @@
+/**
+ * Owns the embedder Web Worker: creates it on demand (when the panel opens, never at page load), enforces
+ * the start-up deadline, and turns `embed(text)` calls into request/response messages.
+ */
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ApiClient } from '../api/api-client.ts';
+import type { EmbedderRequest, EmbedderResponse } from '../embedder/messages.ts';
+
+export type EmbedderStatus = 'idle' | 'unsupported' | 'loading' | 'ready' | 'timeout' | 'error';
+
+export interface EmbedderControllerOptions {
+  api: () => ApiClient;
+  /** URL of the worker script (the built `kb-chat-embedder.js`, or the `.ts` source under the test runner). */
+  workerUrl: () => string | URL;
+  /** How long loading (config + model + wasm) may take before we give up and offer a retry. */
+  timeoutMs: () => number;
+}
+
+interface Pending {
+  resolve: (value: never) => void;
+  reject: (error: Error) => void;
+}
+
+export class EmbedderController implements ReactiveController {
+  status: EmbedderStatus = 'idle';
+  /** Technical detail of the last failure, for the console; the UI shows plain words. */
+  detail?: string;
+
+  private worker?: Worker;
+  private timer?: ReturnType<typeof setTimeout>;
+  /** Increments on every start/stop so that late messages from a superseded run are ignored. */
+  private run = 0;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+
+  constructor(
+    private readonly host: ReactiveControllerHost,
+    private readonly options: EmbedderControllerOptions,
+  ) {
+    host.addController(this);
+  }
+
+  hostDisconnected(): void {
+    this.stop();
+    this.setStatus('idle');
+  }
+
+  /** Begin loading unless already loading or loaded. */
+  start(): void {
+    if (this.status === 'loading' || this.status === 'ready') return;
+    void this.load();
+  }
+
+  retry(): void {
+    this.stop();
+    void this.load();
+  }
+
+  /** Embed one question; resolves with a normalised 384-number vector. */
+  embed(text: string): Promise<number[]> {
+    if (!this.worker || this.status !== 'ready') return Promise.reject(new Error('embedder not ready'));
+    const id = this.nextId++;
+    return new Promise<number[]>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: never) => void, reject });
+      this.worker!.postMessage({ type: 'embed', id, text } satisfies EmbedderRequest);
+    });
+  }
+
+  /** URLs the worker has fetched; exists so tests can prove nothing left the API origin. */
+  resources(): Promise<string[]> {
+    if (!this.worker) return Promise.resolve([]);
+    const id = this.nextId++;
+    return new Promise<string[]>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: never) => void, reject });
+      this.worker!.postMessage({ type: 'resources', id } satisfies EmbedderRequest);
+    });
+  }
+
+  private async load(): Promise<void> {
+    const run = ++this.run;
+    if (typeof WebAssembly !== 'object') {
+      this.setStatus('unsupported');
+      return;
+    }
+    this.detail = undefined;
+    this.setStatus('loading');
+    this.timer = setTimeout(() => {
+      if (run !== this.run) return;
+      // Terminating is the only way to abort a model download/compile that is in progress.
+      this.stop();
+      this.setStatus('timeout');
+    }, this.options.timeoutMs());
+
+    try {
+      const api = this.options.api();
+      const config = await api.config();
+      if (run !== this.run) return;
+      const worker = new Worker(this.options.workerUrl(), { type: 'module', name: 'kb-chat-embedder' });
+      this.worker = worker;
+      await new Promise<void>((resolve, reject) => {
+        worker.addEventListener('message', (event: MessageEvent<EmbedderResponse>) => {
+          const message = event.data;
+          if (message.type === 'ready') resolve();
+          else if (message.type === 'init-error') reject(new Error(message.message));
+          else this.settle(message);
+        });
+        // Fires when the worker script itself fails to load or throws at top level.
+        worker.addEventListener('error', (event) => {
+          event.preventDefault();
+          reject(new Error(event.message || 'the embedder script failed to load'));
+        });
+        worker.postMessage({
+          type: 'init',
+          model: config.embed_model,
+          modelsUrl: api.url(config.models_url),
+          wasmUrl: api.url(config.ort_wasm_url),
+        } satisfies EmbedderRequest);
+      });
+      if (run !== this.run) return;
+      clearTimeout(this.timer);
+      this.setStatus('ready');
+    } catch (error) {
+      if (run !== this.run) return;
+      this.stop();
+      this.detail = error instanceof Error ? error.message : String(error);
+      console.warn('[kb-chat] the embedder failed to load:', this.detail);
+      this.setStatus('error');
+    }
+  }
+
+  private settle(message: EmbedderResponse): void {
+    if (!('id' in message)) return;
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    this.pending.delete(message.id);
+    if (message.type === 'embedding') pending.resolve(message.vector as never);
+    else if (message.type === 'resources') pending.resolve(message.urls as never);
+    else if (message.type === 'embed-error') pending.reject(new Error(message.message));
+  }
+
+  private stop(): void {
+    this.run++;
+    clearTimeout(this.timer);
+    this.worker?.terminate();
+    this.worker = undefined;
+    for (const pending of this.pending.values()) pending.reject(new Error('embedder stopped'));
+    this.pending.clear();
+  }
+
+  private setStatus(status: EmbedderStatus): void {
+    this.status = status;
+    this.host.requestUpdate();
+  }
+}

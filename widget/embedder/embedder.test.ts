@@ -1,0 +1,73 @@
+/**
+ * The embedder worker with the real transformers.js + ONNX Runtime wasm in Chromium, loading the
+ * test-double model from our own origin (/models/, /ort/ are served by the test server like the real one).
+ */
+import { expect } from '@open-wc/testing';
+import type { EmbedderRequest, EmbedderResponse } from './messages.ts';
+import { WORKER_URL, fakeLog, resetFake } from '../test/helpers.ts';
+
+function call(worker: Worker, request: EmbedderRequest): Promise<EmbedderResponse> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (event: MessageEvent<EmbedderResponse>) => {
+      worker.removeEventListener('message', onMessage);
+      resolve(event.data);
+    };
+    worker.addEventListener('message', onMessage);
+    worker.addEventListener('error', (event) => reject(new Error(event.message)), { once: true });
+    worker.postMessage(request);
+  });
+}
+
+async function embed(worker: Worker, text: string): Promise<number[]> {
+  const response = await call(worker, { type: 'embed', id: 1, text });
+  if (response.type !== 'embedding') throw new Error(`unexpected ${JSON.stringify(response)}`);
+  return response.vector;
+}
+
+const dot = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+
+describe('embedder worker', () => {
+  let worker: Worker;
+
+  before(async () => {
+    await resetFake();
+    worker = new Worker(WORKER_URL, { type: 'module' });
+    const ready = await call(worker, {
+      type: 'init',
+      model: 'test-double/bert-384',
+      modelsUrl: new URL('/models/', location.href).href,
+      wasmUrl: new URL('/ort/', location.href).href,
+    });
+    expect(ready, JSON.stringify(ready)).to.deep.equal({ type: 'ready' });
+  });
+
+  after(() => worker.terminate());
+
+  it('returns 384 finite numbers with unit norm', async () => {
+    const vector = await embed(worker, 'What is the refund policy?');
+    expect(vector).to.have.length(384);
+    expect(vector.every(Number.isFinite)).to.equal(true);
+    expect(Math.sqrt(dot(vector, vector))).to.be.closeTo(1, 1e-3);
+  });
+
+  it('really runs the model: shared content words score high, unrelated text near zero', async () => {
+    const question = await embed(worker, 'What is the refund policy?');
+    const related = await embed(worker, 'Our refund policy allows returns within 30 days.');
+    const unrelated = await embed(worker, 'The weather in Paris is sunny today.');
+    expect(dot(question, related)).to.be.greaterThan(0.4);
+    expect(Math.abs(dot(question, unrelated))).to.be.lessThan(0.2);
+  });
+
+  it('fetched everything from this origin, and only the expected files', async () => {
+    const response = await call(worker, { type: 'resources', id: 2 });
+    if (response.type !== 'resources') throw new Error('unexpected response');
+    const foreign = response.urls.filter((url) => new URL(url).origin !== location.origin);
+    expect(foreign).to.deep.equal([]);
+    const log = await fakeLog();
+    expect(log.csp).to.deep.equal([]);
+    const ort = [...new Set(log.assets.filter((path) => path.startsWith('/ort/')))];
+    console.log(`ORT files requested: ${ort.join(', ')}`);
+    console.log(`model files requested: ${[...new Set(log.assets.filter((p) => p.startsWith('/models/')))].join(', ')}`);
+    expect(ort).to.deep.equal(['/ort/ort-wasm-simd-threaded.asyncify.wasm']);
+  });
+});

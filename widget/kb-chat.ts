@@ -1,0 +1,10 @@
+/**
+ * Entry point: registers `<kb-chat>`. Guarded, so a page that loads the script twice (a CMS snippet and a
+ * theme, say) gets one working element instead of a "name already defined" exception.
+ */
+import KbChat from './kb-chat.component.ts';
+
+export { KbChat };
+export default KbChat;
+
+if (!customElements.get('kb-chat')) customElements.define('kb-chat', KbChat);
