@@ -1,0 +1,113 @@
+/**
+ * Markdown (and MDX) reader: front matter with gray-matter, structure with marked's lexer, heading anchors
+ * with github-slugger, MDX components and raw HTML stripped (mdx.ts).
+ */
+import matter from 'gray-matter';
+import { marked, type Token, type Tokens } from 'marked';
+import GithubSlugger from 'github-slugger';
+import { stripMdx } from './mdx.ts';
+import type { Block, DocumentDefaults, ParsedDocument, Section } from './document.ts';
+
+/**
+ * Parses a Markdown file. Title: front matter `title`, else the first H1, else the file name. URL: front
+ * matter `url`, else `defaults.url`.
+ *
+ * @example
+ * parseMarkdown('---\ntitle: Refunds\n---\n## Requesting a refund\n…', { fileTitle: 'refunds', url: null })
+ * // → { title: 'Refunds', sections: [{ headingPath: ['Requesting a refund'], anchor: 'requesting-a-refund', … }] }
+ */
+export function parseMarkdown(raw: string, defaults: DocumentDefaults): ParsedDocument {
+  const { data, content } = matter(raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'));
+  const body = stripMdx(content);
+
+  const slugger = new GithubSlugger();
+  const sections: Section[] = [];
+  const stack: { depth: number; text: string }[] = [];
+  let current: Section = { headingPath: [], anchor: null, blocks: [] };
+  let firstH1: string | null = null;
+
+  const visit = (tokens: Token[]): void => {
+    for (const token of tokens) {
+      if (token.type === 'heading') {
+        const heading = token as Tokens.Heading;
+        const text = plainText(heading.tokens).replace(/\s+/g, ' ').trim();
+        // Every heading goes through the slugger, so duplicates get the same -1, -2 suffixes as on GitHub.
+        const anchor = slugger.slug(text);
+        if (!text) continue;
+        if (heading.depth === 1 && firstH1 === null) firstH1 = text;
+        while (stack.length > 0 && stack[stack.length - 1]!.depth >= heading.depth) stack.pop();
+        stack.push({ depth: heading.depth, text });
+        sections.push(current);
+        current = { headingPath: stack.map((h) => h.text), anchor, blocks: [] };
+      } else if (token.type === 'code' && (token as Tokens.Code).codeBlockStyle === 'indented') {
+        // MDX has no indented code blocks: indentation comes from component bodies (`<Banner>\n    text`),
+        // so the content is Markdown and is read again as such.
+        visit(marked.lexer((token as Tokens.Code).text));
+      } else {
+        const block = toBlock(token);
+        if (block) current.blocks.push(block);
+      }
+    }
+  };
+  visit(marked.lexer(body));
+  sections.push(current);
+
+  const title = stringField(data.title) ?? firstH1 ?? defaults.fileTitle;
+  return {
+    title,
+    description: stringField(data.description),
+    url: stringField(data.url) ?? defaults.url,
+    format: 'markdown',
+    sections: sections.filter((s) => s.blocks.length > 0),
+  };
+}
+
+function toBlock(token: Token): Block | null {
+  switch (token.type) {
+    case 'space':
+    case 'hr':
+    case 'def':
+      return null;
+    case 'code': {
+      const code = token as Tokens.Code;
+      return { kind: 'code', markdown: code.raw.trim(), lang: code.lang ?? '', code: code.text };
+    }
+    case 'list': {
+      const list = token as Tokens.List;
+      return { kind: 'list', markdown: list.raw.trim(), items: list.items.map((item) => item.raw.trim()) };
+    }
+    case 'table':
+      return { kind: 'table', markdown: token.raw.trim() };
+    default: {
+      const markdown = token.raw.trim();
+      return markdown ? { kind: 'text', markdown } : null;
+    }
+  }
+}
+
+/** The text a reader sees in inline tokens (heading text for paths and slugs). */
+function plainText(tokens: Token[] | undefined): string {
+  let text = '';
+  for (const token of tokens ?? []) {
+    if (token.type === 'html') continue;
+    const children = (token as { tokens?: Token[] }).tokens;
+    if (children && children.length > 0) text += plainText(children);
+    else if ('text' in token && typeof token.text === 'string') text += decodeEntities(token.text);
+  }
+  return text;
+}
+
+function decodeEntities(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+function stringField(value: unknown): string | null {
+  if (typeof value === 'string' && value.trim()) return value.trim();
+  if (typeof value === 'number') return String(value);
+  return null;
+}
