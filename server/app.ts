@@ -3,7 +3,7 @@
  * Workers entry wrap it; tests call `app.request()` directly.
  */
 import { Hono } from 'hono';
-import { API_PATHS, type ClientConfig, type Health } from '../protocol/index.ts';
+import { API_PATHS, type AnonymousAuth, type ClientConfig, type Health } from '../protocol/index.ts';
 import { issueAccessToken, TOKEN_TTL_SECONDS } from './auth/jwt.ts';
 import { chatRoute } from './chat/route.ts';
 import { AppError, errorBody, fromStoreError, onAppError } from './http/errors.ts';
@@ -13,6 +13,11 @@ export interface AppDeps {
   store: ChatStore;
   /** Local mode: issue anonymous tokens (the stand-in for Supabase anonymous sign-in). */
   localAuth?: LocalAuthStore;
+  /**
+   * `POST /api/auth/anonymous` when the token comes from elsewhere (Workers: Supabase Auth's anonymous
+   * sign-in). Takes precedence over `localAuth`.
+   */
+  anonymousSignIn?: () => Promise<AnonymousAuth>;
   jwtSecret: string;
   evidenceThreshold: number;
   embedModel: string;
@@ -41,13 +46,13 @@ export function createApp(deps: AppDeps) {
     });
   });
 
-  if (localAuth) {
+  const signIn = deps.anonymousSignIn ?? (localAuth && localAnonymousSignIn(localAuth, jwtSecret));
+  if (signIn) {
     app.post(API_PATHS.anonymousAuth, async function anonymousSignIn(c) {
-      const userId = await localAuth.createAnonymousUser().catch((error) => {
+      const auth = await signIn().catch((error) => {
         throw fromStoreError(error);
       });
-      const accessToken = await issueAccessToken(userId, jwtSecret);
-      return c.json({ access_token: accessToken, user_id: userId, expires_in: TOKEN_TTL_SECONDS });
+      return c.json<AnonymousAuth>(auth);
     });
   }
 
@@ -60,6 +65,15 @@ export function createApp(deps: AppDeps) {
   );
   app.onError(onAppError);
   return app;
+}
+
+/** Local mode: create the auth.users row, then sign the token ourselves with the JWT secret. */
+function localAnonymousSignIn(localAuth: LocalAuthStore, jwtSecret: string) {
+  return async (): Promise<AnonymousAuth> => {
+    const userId = await localAuth.createAnonymousUser();
+    const accessToken = await issueAccessToken(userId, jwtSecret);
+    return { access_token: accessToken, user_id: userId, expires_in: TOKEN_TTL_SECONDS };
+  };
 }
 
 export { AppError };

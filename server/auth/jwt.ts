@@ -6,7 +6,7 @@
 import { sign, verify } from 'hono/jwt';
 import type { MiddlewareHandler } from 'hono';
 import { AppError } from '../http/errors.ts';
-import type { JwtClaims } from '../store/types.ts';
+import { ACCESS_TOKEN, type JwtClaims } from '../store/types.ts';
 
 export const TOKEN_TTL_SECONDS = 60 * 60 * 24 * 7;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -35,7 +35,8 @@ export async function verifyAccessToken(token: string, secret: string): Promise<
   if (typeof payload.sub !== 'string' || !UUID.test(payload.sub) || payload.role !== 'authenticated') {
     throw new AppError(401, 'unauthorized', 'This token is not a signed-in user token.');
   }
-  return payload as JwtClaims;
+  // Kept beside the claims so that the Supabase store can forward the visitor's own token (RLS as them).
+  return Object.assign(payload as JwtClaims, { [ACCESS_TOKEN]: token });
 }
 
 /** Issues a token shaped like Supabase Auth's for an (anonymous) user. */

@@ -6,6 +6,13 @@
  */
 import type { Citation } from '../../protocol/index.ts';
 
+/**
+ * The bearer token the claims were verified from. A store that forwards the visitor to the database as
+ * PostgREST expects (the Supabase store) sends this token unchanged; the embedded store only needs the
+ * claims. A symbol, so it never becomes a claim: `JSON.stringify(claims)` and spreads skip it.
+ */
+export const ACCESS_TOKEN: unique symbol = Symbol('kb-chat.access-token');
+
 /** The verified JWT payload of the visitor (Supabase's claims: sub, role, aud, exp, …). */
 export interface JwtClaims {
   sub: string;
@@ -14,6 +21,7 @@ export interface JwtClaims {
   exp?: number;
   iat?: number;
   [claim: string]: unknown;
+  [ACCESS_TOKEN]?: string;
 }
 
 export interface ChunkMeta {
