@@ -34,9 +34,11 @@ function jsonSummaryReporter({ outputFile = 'test-results/wtr.json' } = {}) {
         for (const child of suite.suites) visit(child);
       };
       for (const session of sessions) {
+        const failedBefore = counts.failed;
         if (session.testResults) visit(session.testResults);
-        const loadFailed = !session.passed && !session.testResults?.tests.length && !session.testResults?.suites.length;
-        if (loadFailed || (session.errors?.length ?? 0) > 0) counts.failed++;
+        // A file that failed to load, or an error outside any test (a failing hook, an uncaught error):
+        // one failure for the file, unless its tests already failed.
+        if (!session.passed && counts.failed === failedBefore) counts.failed++;
       }
       mkdirSync('test-results', { recursive: true });
       writeFileSync(outputFile, `${JSON.stringify(counts)}\n`);

@@ -58,16 +58,14 @@ describe('embedder worker', () => {
     expect(Math.abs(dot(question, unrelated))).to.be.lessThan(0.2);
   });
 
-  it('fetched everything from this origin, and only the expected files', async () => {
+  it('fetched everything from this origin; the only ONNX Runtime file is the asyncify wasm', async () => {
     const response = await call(worker, { type: 'resources', id: 2 });
     if (response.type !== 'resources') throw new Error('unexpected response');
     const foreign = response.urls.filter((url) => new URL(url).origin !== location.origin);
     expect(foreign).to.deep.equal([]);
-    const log = await fakeLog();
-    expect(log.csp).to.deep.equal([]);
-    const ort = [...new Set(log.assets.filter((path) => path.startsWith('/ort/')))];
-    console.log(`ORT files requested: ${ort.join(', ')}`);
-    console.log(`model files requested: ${[...new Set(log.assets.filter((p) => p.startsWith('/models/')))].join(', ')}`);
+    expect((await fakeLog()).csp).to.deep.equal([]);
+    // Resource Timing lists HTTP-cache hits too, so this holds even when an earlier test file loaded the wasm.
+    const ort = [...new Set(response.urls.map((url) => new URL(url).pathname).filter((p) => p.startsWith('/ort/')))];
     expect(ort).to.deep.equal(['/ort/ort-wasm-simd-threaded.asyncify.wasm']);
   });
 });

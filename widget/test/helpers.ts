@@ -55,7 +55,7 @@ export function lastAssistant(el: KbChat): HTMLElement | null {
 }
 
 export function answerText(el: KbChat): string {
-  return lastAssistant(el)?.querySelector('.markdown')?.textContent ?? '';
+  return (lastAssistant(el)?.querySelector('.markdown')?.textContent ?? '').trim();
 }
 
 export async function waitForAnswerEnd(el: KbChat): Promise<void> {

@@ -1,0 +1,13 @@
+/**
+ * The few Mocha globals the widget tests use. web-test-runner provides Mocha in the browser; the project has
+ * no @types/mocha, and these signatures are all the tests need.
+ */
+type MochaDone = (error?: unknown) => void;
+type MochaFn = (this: unknown, done: MochaDone) => void | Promise<unknown>;
+
+declare function describe(title: string, fn: () => void): void;
+declare function it(title: string, fn?: MochaFn): void;
+declare function before(fn: MochaFn): void;
+declare function after(fn: MochaFn): void;
+declare function beforeEach(fn: MochaFn): void;
+declare function afterEach(fn: MochaFn): void;
