@@ -1,0 +1,180 @@
+/**
+ * The Supabase store: the same SQL functions as the embedded store, called through supabase-js `rpc()`
+ * (PostgREST). Visitor calls carry the visitor's own JWT, so PostgREST runs them as role `authenticated`
+ * with `request.jwt.claims` set and row-level security decides, exactly as in the embedded store.
+ *
+ * Two factories with two keys: `createSupabaseChatStore` (anon key + the visitor's token; what the Worker
+ * uses) and `createSupabaseIngestStore` (service-role key; only the ingestion CLI). The Worker never holds
+ * the service-role key.
+ */
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import {
+  ACCESS_TOKEN,
+  StoreError,
+  type BeginTurn,
+  type ChatStore,
+  type ChunkMatch,
+  type DocumentState,
+  type FinishTurn,
+  type IngestDocument,
+  type IngestStore,
+  type JwtClaims,
+  type KbStats,
+} from './types.ts';
+
+export interface SupabaseStoreOptions {
+  /** The project URL, e.g. https://abcd.supabase.co */
+  url: string;
+  /** The anon (publishable) key for the chat store; the service-role key for the ingest store. */
+  key: string;
+  /**
+   * A WebSocket constructor for supabase-js's realtime client, which it creates eagerly even though this
+   * store never subscribes: required on Node 20 (pass `ws`), not on Workers or Node ≥ 22 (native WebSocket).
+   */
+  realtimeTransport?: unknown;
+  /** Replaces the global fetch (tests, tracing). */
+  fetch?: typeof fetch;
+}
+
+type RpcResult<T> = PromiseLike<{ data: T | null; error: { code?: string; message: string } | null }>;
+
+function client({ url, key, realtimeTransport, fetch }: SupabaseStoreOptions): SupabaseClient {
+  return createClient(url, key, {
+    // A server-side client never keeps a session: every visitor call sets its own Authorization header.
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    ...(realtimeTransport ? { realtime: { transport: realtimeTransport as never } } : {}),
+    ...(fetch ? { global: { fetch } } : {}),
+  });
+}
+
+/** The visitor-facing store: kb_stats as `anon`, everything else as the visitor (their JWT, RLS applies). */
+export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStore {
+  const supabase = client(options);
+
+  /** One rpc as the visitor: the token they authenticated with, forwarded unchanged. */
+  const asVisitor = <T>(claims: JwtClaims, fn: string, args: Record<string, unknown>) => {
+    const token = claims[ACCESS_TOKEN];
+    // Without it the call would silently run as `anon` (supabase-js falls back to the API key).
+    if (!token) return Promise.reject(new StoreError('forbidden', `no access token to call ${fn} as the visitor`));
+    return call<T>(fn, supabase.rpc(fn, args).setHeader('Authorization', `Bearer ${token}`));
+  };
+
+  return {
+    async kbStats(): Promise<KbStats> {
+      const rows = await call<Record<keyof KbStats, number | string>[]>('kb_stats', supabase.rpc('kb_stats'));
+      const row = single('kb_stats', rows);
+      return {
+        documents: Number(row.documents),
+        ready_documents: Number(row.ready_documents),
+        chunks: Number(row.chunks),
+        embeddings: Number(row.embeddings),
+      };
+    },
+
+    async matchChunks(claims, embedding, threshold, count): Promise<ChunkMatch[]> {
+      // A vector argument travels as a JSON array; PostgREST casts it to `vector(384)` like any typed arg.
+      return (
+        (await asVisitor<ChunkMatch[]>(claims, 'match_chunks', {
+          query_embedding: embedding,
+          threshold,
+          match_count: count,
+        })) ?? []
+      );
+    },
+
+    async beginTurn(claims, turn: BeginTurn): Promise<string> {
+      return scalar(
+        'chat_begin_turn',
+        await asVisitor<string>(claims, 'chat_begin_turn', {
+          p_session_id: turn.session_id ?? null,
+          p_message_id: turn.message_id,
+          p_content: turn.content,
+          p_title: turn.title,
+        }),
+      );
+    },
+
+    async finishTurn(claims, turn: FinishTurn): Promise<string> {
+      return scalar(
+        'chat_finish_turn',
+        await asVisitor<string>(claims, 'chat_finish_turn', {
+          p_session_id: turn.session_id,
+          p_reply_to: turn.reply_to,
+          p_content: turn.content,
+          p_citations: turn.citations,
+          p_meta: turn.meta,
+        }),
+      );
+    },
+  };
+}
+
+/** The ingestion CLI's store: the service-role key, which bypasses RLS and may call ingest_document. */
+export function createSupabaseIngestStore(options: SupabaseStoreOptions): IngestStore {
+  const supabase = client(options);
+  return {
+    async documentState(source, model): Promise<DocumentState | null> {
+      const rows = await call<(DocumentState & { stale_embeddings: number | string })[]>(
+        'document_state',
+        supabase.rpc('document_state', { p_source: source, p_model: model }),
+      );
+      const row = rows?.[0];
+      return row ? { ...row, stale_embeddings: Number(row.stale_embeddings) } : null;
+    },
+
+    async ingestDocument(doc: IngestDocument): Promise<string> {
+      return scalar(
+        'ingest_document',
+        await call<string>(
+          'ingest_document',
+          supabase.rpc('ingest_document', {
+            p_source: doc.source,
+            p_name: doc.name,
+            p_meta: doc.meta,
+            p_checksum: doc.checksum,
+            p_model: doc.model,
+            p_chunks: doc.chunks,
+          }),
+        ),
+      );
+    },
+  };
+}
+
+/** Awaits one rpc and maps its error to the StoreError kinds the API understands (as pglite.ts does). */
+async function call<T>(fn: string, request: RpcResult<T>): Promise<T | null> {
+  let result: Awaited<RpcResult<T>>;
+  try {
+    result = await request;
+  } catch (error) {
+    throw new StoreError('unavailable', `${fn}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+  if (result.error) throw toStoreError(fn, result.error);
+  return result.data;
+}
+
+/**
+ * PostgREST reports the Postgres SQLSTATE as `code`: 23505 unique_violation (a reused message id);
+ * 42501 insufficient_privilege / row-level security (somebody else's session); 23503 foreign key (a
+ * token for a user that no longer exists). Anything else — PGRST* (PostgREST itself: bad JWT, unknown
+ * function), network failures (supabase-js reports those with an empty code) — is `unavailable`.
+ */
+export function toStoreError(fn: string, error: { code?: string; message: string }): StoreError {
+  const message = `${fn}: ${error.message}`;
+  if (error.code === '23505') return new StoreError('conflict', message, { cause: error });
+  if (error.code === '42501' || error.code === '23503') return new StoreError('forbidden', message, { cause: error });
+  return new StoreError('unavailable', message, { cause: error });
+}
+
+function single<T>(fn: string, rows: T[] | null): T {
+  const row = rows?.[0];
+  if (!row) throw new StoreError('unavailable', `${fn} returned no row`);
+  return row;
+}
+
+function scalar(fn: string, value: string | null): string {
+  if (typeof value !== 'string') throw new StoreError('unavailable', `${fn} returned ${JSON.stringify(value)}`);
+  return value;
+}

@@ -1,0 +1,300 @@
+/**
+ * Test support: the part of a Supabase project that kb-chat talks to, over the embedded PGlite database
+ * (the real migrations, roles and RLS). Not a mock of the SQL: every call runs the real SQL functions.
+ *
+ * - `POST /rest/v1/rpc/<fn>` as PostgREST does it: `apikey` required (the API gateway's check), the
+ *   `Authorization` JWT verified (HS256, the project's secret), then in one transaction
+ *   `set_config('request.jwt.claims', …, true)` and `set local role <role claim>` (anon without a user
+ *   token); JSON named arguments bound through `json_to_record` (one parameter, never interpolated);
+ *   PostgREST's error body `{code, details, hint, message}` and status mapping.
+ * - `POST /auth/v1/signup` with an empty body: Supabase Auth's anonymous sign-up.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sign, verify } from 'hono/jwt';
+import type { PgliteStore } from '../../server/store/pglite.ts';
+
+const ROLES = new Set(['anon', 'authenticated', 'service_role']);
+const TOKEN_TTL = 3600;
+
+export interface RpcServerOptions {
+  store: PgliteStore;
+  jwtSecret: string;
+  /** Supabase Auth's "Allow anonymous sign-ins" (on by default here). */
+  anonymousSignIns?: boolean;
+}
+
+/** One handled request, for assertions about who called what. */
+export interface RpcLogEntry {
+  path: string;
+  status: number;
+  role: string | null;
+  sub: string | null;
+  /** Which key the `apikey` header carried. */
+  apikeyRole: string | null;
+}
+
+export interface RpcServer {
+  url: string;
+  anonKey: string;
+  serviceRoleKey: string;
+  log: RpcLogEntry[];
+  close(): Promise<void>;
+}
+
+interface PgError {
+  code?: string;
+  message: string;
+  detail?: string;
+  hint?: string;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(String(body.message ?? body.msg));
+  }
+}
+
+export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true }: RpcServerOptions): Promise<RpcServer> {
+  const now = Math.floor(Date.now() / 1000);
+  const key = (role: string) => sign({ iss: 'supabase', role, iat: now, exp: now + 10 * 365 * 86400 }, jwtSecret, 'HS256');
+  const anonKey = await key('anon');
+  const serviceRoleKey = await key('service_role');
+  const log: RpcLogEntry[] = [];
+
+  async function claimsOf(token: string): Promise<Record<string, unknown>> {
+    try {
+      return (await verify(token, jwtSecret, 'HS256')) as Record<string, unknown>;
+    } catch (error) {
+      const expired = error instanceof Error && /expired/i.test(error.name + error.message);
+      throw new HttpError(401, {
+        code: expired ? 'PGRST303' : 'PGRST301',
+        details: null,
+        hint: null,
+        message: expired ? 'JWT expired' : 'JWSError JWSInvalidSignature',
+      });
+    }
+  }
+
+  async function handle(req: IncomingMessage, entry: RpcLogEntry): Promise<{ status: number; body: unknown }> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const apikey = header(req, 'apikey');
+    if (!apikey) {
+      throw new HttpError(401, { message: 'No API key found in request', hint: 'No `apikey` request header or url param was found.' });
+    }
+    const apikeyClaims = await claimsOf(apikey).catch(() => {
+      throw new HttpError(401, { message: 'Invalid API key', hint: 'Double check your Supabase `anon` or `service_role` API key.' });
+    });
+    entry.apikeyRole = String(apikeyClaims.role);
+    if (req.method !== 'POST') throw new HttpError(405, { code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${req.method}` });
+
+    const body = await readJson(req);
+    if (url.pathname === '/auth/v1/signup') return signUp(body);
+
+    const rpc = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(url.pathname);
+    if (!rpc) throw new HttpError(404, { code: 'PGRST125', details: null, hint: null, message: `Invalid path specified in request URL` });
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new HttpError(400, { code: 'PGRST102', details: null, hint: null, message: 'Empty or invalid json' });
+    }
+
+    // PostgREST's db-anon-role when no user token; otherwise the token's role claim.
+    const bearer = /^Bearer\s+(\S+)$/i.exec(header(req, 'authorization') ?? '')?.[1];
+    const claims = bearer ? await claimsOf(bearer) : { role: 'anon' };
+    const role = String(claims.role);
+    entry.role = role;
+    entry.sub = typeof claims.sub === 'string' ? claims.sub : null;
+    if (!ROLES.has(role)) throw new HttpError(401, { code: 'PGRST301', details: null, hint: null, message: `role "${role}" is not allowed` });
+
+    return { status: 200, body: await callFunction(decodeURIComponent(rpc[1]!), body as Record<string, unknown>, claims, role, req) };
+  }
+
+  async function callFunction(name: string, args: Record<string, unknown>, claims: object, role: string, req: IncomingMessage) {
+    const fn = await resolveFunction(store, name, Object.keys(args));
+    const columns = fn.args.map((a) => `${ident(a.name)} ${a.type}`).join(', ');
+    const named = fn.args.filter((a) => a.name in args).map((a) => `${ident(a.name)} := _args.${ident(a.name)}`).join(', ');
+    const call = `public.${ident(fn.name)}(${named})`;
+    const argsRecord = `json_to_record($1::json) as _args(${columns})`;
+    // A set or a row comes back as a JSON array of objects, a scalar as that JSON value (as PostgREST does).
+    const sql = fn.returnsRows
+      ? `select coalesce(json_agg(_r), '[]'::json) as body from (select _call.* from ${fn.args.length ? `${argsRecord} cross join lateral ` : ''}${call} _call) _r`
+      : `select to_json(${call}) as body${fn.args.length ? ` from ${argsRecord}` : ''}`;
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+    try {
+      return await store.db.transaction(async (tx) => {
+        await tx.query("select set_config('request.jwt.claims', $1, true), set_config('request.headers', $2, true)", [
+          JSON.stringify(claims),
+          JSON.stringify(headers),
+        ]);
+        // `role` is one of ROLES (checked above), never request text.
+        await tx.exec(`set local role ${role}`);
+        const { rows } = await tx.query<{ body: unknown }>(sql, fn.args.length ? [JSON.stringify(args)] : []);
+        return rows[0]?.body ?? null;
+      });
+    } catch (error) {
+      const pg = error as PgError;
+      throw new HttpError(statusFor(pg.code ?? '', role !== 'anon'), {
+        code: pg.code ?? null,
+        details: pg.detail ?? null,
+        hint: pg.hint ?? null,
+        message: pg.message,
+      });
+    }
+  }
+
+  async function signUp(body: unknown) {
+    const fields = (body ?? {}) as Record<string, unknown>;
+    if (fields.email || fields.phone) throw new HttpError(422, { code: 422, error_code: 'validation_failed', msg: 'Only anonymous sign-ups are supported here' });
+    if (!anonymousSignIns) {
+      throw new HttpError(422, { code: 422, error_code: 'anonymous_provider_disabled', msg: 'Anonymous sign-ins are disabled' });
+    }
+    const { rows } = await store.db.query<{ id: string; created_at: string }>(
+      'insert into auth.users (is_anonymous) values (true) returning id, created_at',
+    );
+    const user = rows[0]!;
+    const iat = Math.floor(Date.now() / 1000);
+    const accessToken = await sign(
+      {
+        iss: `${server.url}/auth/v1`,
+        sub: user.id,
+        aud: 'authenticated',
+        exp: iat + TOKEN_TTL,
+        iat,
+        role: 'authenticated',
+        aal: 'aal1',
+        amr: [{ method: 'anonymous', timestamp: iat }],
+        session_id: crypto.randomUUID(),
+        is_anonymous: true,
+        email: '',
+        phone: '',
+        app_metadata: {},
+        user_metadata: {},
+      },
+      jwtSecret,
+      'HS256',
+    );
+    return {
+      status: 200,
+      body: {
+        access_token: accessToken,
+        token_type: 'bearer',
+        expires_in: TOKEN_TTL,
+        expires_at: iat + TOKEN_TTL,
+        refresh_token: crypto.randomUUID(),
+        user: { id: user.id, aud: 'authenticated', role: 'authenticated', is_anonymous: true, created_at: user.created_at },
+      },
+    };
+  }
+
+  const httpServer = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const entry: RpcLogEntry = { path: req.url ?? '', status: 0, role: null, sub: null, apikeyRole: null };
+    handle(req, entry)
+      .catch((error: unknown) => {
+        if (error instanceof HttpError) return { status: error.status, body: error.body };
+        console.error('[rpc-server]', error);
+        return { status: 500, body: { code: 'XX000', details: null, hint: null, message: String(error) } };
+      })
+      .then(({ status, body }) => {
+        entry.status = status;
+        log.push(entry);
+        res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify(body));
+      });
+  });
+  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  const server: RpcServer = {
+    url: `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`,
+    anonKey,
+    serviceRoleKey,
+    log,
+    close: () =>
+      new Promise<void>((resolve) => {
+        httpServer.closeAllConnections();
+        httpServer.close(() => resolve());
+      }),
+  };
+  return server;
+}
+
+interface ResolvedFunction {
+  name: string;
+  args: { name: string; type: string }[];
+  returnsRows: boolean;
+}
+
+/**
+ * Finds `public.<name>` whose input argument names cover the given keys and whose arguments without a
+ * default are all given — PostgREST's overload resolution by argument names. The name only ever reaches
+ * SQL as a bound parameter here and, once found in pg_proc, as a quoted identifier.
+ */
+async function resolveFunction(store: PgliteStore, name: string, keys: string[]): Promise<ResolvedFunction> {
+  const { rows } = await store.db.query<{
+    argnames: string[] | null;
+    argmodes: string[] | null;
+    argtypes: string[];
+    required: number;
+    retset: boolean;
+    typtype: string;
+  }>(
+    `select p.proargnames as argnames, p.proargmodes::text[] as argmodes,
+        array(select format_type(t, null) from unnest(p.proargtypes::oid[]) t) as argtypes,
+        p.pronargs - p.pronargdefaults as required, p.proretset as retset, t.typtype
+     from pg_proc p join pg_type t on t.oid = p.prorettype
+     where p.pronamespace = 'public'::regnamespace and p.proname = $1 and p.prokind = 'f'`,
+    [name],
+  );
+  const candidates = rows.flatMap((row) => {
+    // proargnames covers all arguments (including `returns table` columns) when proargmodes is set.
+    const names = (row.argnames ?? []).filter((_, i) => !row.argmodes || ['i', 'b', 'v'].includes(row.argmodes[i]!));
+    if (names.length !== row.argtypes.length) return [];
+    const args = names.map((n, i) => ({ name: n, type: row.argtypes[i]! }));
+    const covers = keys.every((k) => names.includes(k)) && names.slice(0, row.required).every((n) => keys.includes(n));
+    return covers ? [{ name, args, returnsRows: row.retset || row.typtype === 'c' || row.typtype === 'p' }] : [];
+  });
+  if (candidates.length === 1) return candidates[0]!;
+  const signature = `public.${name}(${[...keys].sort().join(', ')})`;
+  if (candidates.length === 0) {
+    throw new HttpError(404, {
+      code: 'PGRST202',
+      details: `Searched for the function ${signature.replace(/\(.*\)/, '')} with parameters ${keys.join(', ') || '(none)'} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.`,
+      hint: null,
+      message: `Could not find the function ${signature} in the schema cache`,
+    });
+  }
+  throw new HttpError(300, { code: 'PGRST203', details: null, hint: 'Try renaming the parameters or the function itself in the database so function overloading can be resolved', message: `Could not choose the best candidate function between several for ${signature}` });
+}
+
+/** PostgREST's SQLSTATE → HTTP status table (docs.postgrest.org, "Errors"). */
+export function statusFor(code: string, authenticated: boolean): number {
+  if (code === '42501') return authenticated ? 403 : 401;
+  const exact: Record<string, number> = { '23503': 409, '23505': 409, '25006': 405, P0001: 400, '42883': 404, '42P01': 404, '42P17': 500 };
+  if (exact[code]) return exact[code]!;
+  const byClass: Record<string, number> = {
+    '08': 503, '09': 500, '0L': 403, '0P': 403, '25': 500, '28': 403, '2D': 500, '38': 500, '39': 500, '3B': 500,
+    '40': 500, '53': 503, '54': 500, '55': 500, '57': 500, '58': 500, F0: 500, HV: 500, P0: 500, XX: 500,
+  };
+  return byClass[code.slice(0, 2)] ?? 400;
+}
+
+function ident(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, { code: 'PGRST102', details: null, hint: null, message: 'Empty or invalid json' });
+  }
+}
