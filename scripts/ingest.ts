@@ -75,7 +75,7 @@ function report(summary: IngestSummary): void {
   }
   const line =
     `Ingested ${documents} document${documents === 1 ? '' : 's'} (${summary.added} added, ${summary.updated} updated, ` +
-    `${summary.unchanged} unchanged, ${summary.failed.length} failed), ${summary.chunks} chunks in ` +
+    `${summary.unchanged} unchanged, ${summary.failed.length} failed), ${summary.chunks} chunk${summary.chunks === 1 ? '' : 's'} in ` +
     `${summary.seconds.toFixed(1)} s`;
   if (json) {
     console.error(line);

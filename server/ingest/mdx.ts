@@ -23,6 +23,8 @@ const HTML_TAGS = new Set(
 const DROP_CONTENT = new Set(['script', 'style', 'svg', 'template', 'noscript']);
 
 const FENCE = /^\s*(`{3,}|~{3,})/;
+/** MDX's one-line ESM statements (`import { Banner } from '…'`), outside code blocks. */
+const ESM = /^(?:import\s.*\sfrom\s+['"][^'"]+['"];?|import\s+['"][^'"]+['"];?|export\s+(?:const|let|default|function)\b.*)\s*$/;
 
 /**
  * Strips tags outside fenced code blocks. The result may contain runs of blank lines and indentation left
@@ -49,7 +51,7 @@ export function stripMdx(source: string): string {
       flush();
       fence = match[1]!;
       out.push(line);
-    } else {
+    } else if (!ESM.test(line)) {
       prose.push(line);
     }
   }

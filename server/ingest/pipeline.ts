@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { IngestStore } from '../store/types.ts';
-import { chunkDocument } from './chunker.ts';
+import { chunkDocument, DEFAULT_MAX_TOKENS } from './chunker.ts';
 import type { DocumentDefaults, ParsedDocument } from './document.ts';
 import type { Embedder } from './embedder.ts';
 import { resolveInputs, type InputFile } from './files.ts';
@@ -105,13 +105,11 @@ async function ingestFile(file: InputFile, ctx: FileContext): Promise<{ outcome:
   if (state?.status === 'ready' && state.checksum === checksum && state.stale_embeddings === 0) {
     return { outcome: 'unchanged', chunks: 0 };
   }
-  const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  if (text.includes('\0')) throw new Error('not a text file (contains NUL bytes)');
-  const doc = parse(file, text, ctx.baseUrl);
+  const doc = parse(file, decode(bytes), ctx.baseUrl);
   const embedder = await ctx.getEmbedder();
+  // An empty document is still stored (with no chunks): if it had content before, that must disappear.
   const chunks = chunkDocument(doc, { countTokens: (t) => embedder.countTokens(t) });
-  if (chunks.length === 0) throw new Error('no text to index (the document is empty once markup is removed)');
-  const embeddings = await embedder.embed(chunks.map((c) => c.embedText));
+  const embeddings = chunks.length > 0 ? await embedder.embed(chunks.map((c) => c.embedText)) : [];
   await ctx.store.ingestDocument({
     source: file.source,
     name: doc.title,
@@ -120,13 +118,24 @@ async function ingestFile(file: InputFile, ctx: FileContext): Promise<{ outcome:
       description: doc.description,
       source_type: doc.format,
       file_name: path.basename(file.file),
-      chunker: { max_tokens: 256 },
+      chunker: { max_tokens: DEFAULT_MAX_TOKENS },
     },
     checksum,
     model: ctx.model,
     chunks: chunks.map((chunk, i) => ({ content: chunk.content, meta: chunk.meta, embedding: embeddings[i]! })),
   });
   return { outcome: state ? 'updated' : 'added', chunks: chunks.length };
+}
+
+function decode(bytes: Uint8Array): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error('not valid UTF-8 text (is it a binary file, or saved in another encoding?)');
+  }
+  if (text.includes('\0')) throw new Error('not a text file (contains NUL bytes)');
+  return text;
 }
 
 function parse(file: InputFile, text: string, baseUrl: string | null): ParsedDocument {

@@ -1,0 +1,66 @@
+/** `npm run ingest` end to end: a real process, a real data directory, the real test-double model. */
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES_DIR, MODEL, MODEL_DIR } from './fixtures/paths.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+const SCRIPT = path.join(ROOT, 'scripts/ingest.ts');
+
+let dir: string;
+
+function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      TSX,
+      [SCRIPT, ...args],
+      {
+        cwd: dir,
+        env: { ...process.env, KB_DATA_DIR: path.join(dir, 'data'), KB_MODEL_DIR: MODEL_DIR, KB_EMBED_MODEL: MODEL },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'kb-ingest-cli-'));
+  await mkdir(path.join(dir, 'docs'));
+  await cp(path.join(FIXTURES_DIR, 'guide.mdx'), path.join(dir, 'docs/guide.mdx'));
+  await cp(path.join(FIXTURES_DIR, 'notes.txt'), path.join(dir, 'docs/notes.txt'));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('scripts/ingest.ts', () => {
+  it('prints the usage and exits 1 without paths', async () => {
+    const { code, stderr } = await cli();
+    expect(code).toBe(1);
+    expect(stderr).toContain('Usage: npm run ingest -- <files|dirs…>');
+  });
+
+  it('ingests, then skips unchanged files, then reports a failure with exit code 1', async () => {
+    const first = await cli('docs', '--json', '--base-url', 'https://docs.example.com');
+    expect(first.code).toBe(0);
+    const summary = JSON.parse(first.stdout);
+    expect(summary).toMatchObject({ added: 2, updated: 0, unchanged: 0, failed: [], skipped: [] });
+    expect(summary.chunks).toBeGreaterThanOrEqual(5);
+    expect(first.stderr).toMatch(/\[2\/2\] added docs\/notes\.txt \(\d+ chunks\)/);
+
+    await writeFile(path.join(dir, 'docs/notes.txt'), 'Invoices are sent on the fifteenth.\n');
+    const second = await cli('docs', 'missing.md');
+    expect(second.code).toBe(1);
+    expect(second.stdout).toMatch(
+      /^Ingested 3 documents \(0 added, 1 updated, 1 unchanged, 1 failed\), 1 chunk in \d+\.\d s$/m,
+    );
+    expect(second.stdout).toContain('[1/3] failed missing.md: no such file or directory');
+    expect(second.stderr).toContain('✗ missing.md: no such file or directory');
+  });
+});
