@@ -1,0 +1,130 @@
+/**
+ * Builds what `wrangler deploy` uploads, offline:
+ *   dist/public   static assets — the widget bundle, the ONNX Runtime wasm the embedder requests (/ort/) and
+ *                 the embedding model (/models/<id>/), each checked against Workers' 25 MiB per-file limit
+ *   dist/worker   the Worker bundle, from `wrangler deploy --dry-run` (the exact bundle a deploy uploads)
+ *
+ *   node scripts/build-worker.mjs                 after the widget build (node esbuild.config.mjs)
+ *   node scripts/build-worker.mjs --skip-assets   the Worker only (tests), whatever dist/public holds
+ *   node scripts/build-worker.mjs --outdir DIR    bundle into DIR instead of dist/worker
+ *
+ * Environment: KB_MODEL_DIR (folder with <model id>/…) and KB_EMBED_MODEL select the model copied to
+ * /models/. Without KB_MODEL_DIR no model is copied: host it elsewhere and set MODELS_URL (docs/deploy.md).
+ */
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const DIST = join(ROOT, 'dist');
+const PUBLIC = join(DIST, 'public');
+/** Cloudflare Workers' static-asset limit per file. */
+export const MAX_ASSET_BYTES = 25 * 1024 * 1024;
+const DEFAULT_MODEL = 'Xenova/all-MiniLM-L6-v2';
+
+const args = process.argv.slice(2);
+const skipAssets = args.includes('--skip-assets');
+const outdir = args.includes('--outdir') ? args[args.indexOf('--outdir') + 1] : join(DIST, 'worker');
+
+const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+if (skipAssets) {
+  // The Worker alone, independent of whatever dist/public holds: wrangler gets an empty assets folder.
+  const empty = await mkdtemp(join(tmpdir(), 'kb-chat-no-assets-'));
+  await bundleWorker(outdir, ['--assets', empty]);
+  await rm(empty, { recursive: true, force: true });
+} else {
+  await assembleAssets();
+  await bundleWorker(outdir);
+}
+
+async function assembleAssets() {
+  await rm(PUBLIC, { recursive: true, force: true });
+  await mkdir(PUBLIC, { recursive: true });
+  const copied = [];
+  const copy = async (from, to) => {
+    await mkdir(dirname(to), { recursive: true });
+    await copyFile(from, to);
+    copied.push({ path: relative(PUBLIC, to), bytes: (await stat(to)).size });
+  };
+
+  // The widget: the element and its embedder worker (built by esbuild.config.mjs).
+  for (const file of ['kb-chat.js', 'kb-chat.js.map', 'kb-chat-embedder.js', 'kb-chat-embedder.js.map']) {
+    const from = join(DIST, file);
+    if (!(await exists(from))) {
+      if (file.endsWith('.map')) continue;
+      fail(`${relative(ROOT, from)} is missing: run the widget build first (node esbuild.config.mjs).`);
+    }
+    await copy(from, join(PUBLIC, file));
+  }
+
+  // The ONNX Runtime wasm: exactly the file(s) the embedder bundle asks for, from onnxruntime-web.
+  const embedder = await readFile(join(DIST, 'kb-chat-embedder.js'), 'utf8');
+  const wanted = [...new Set(embedder.match(/ort-wasm-simd-threaded(?:\.[a-z]+)?\.wasm/g) ?? [])];
+  // (package.json is not in onnxruntime-web's exports; a wasm file is.)
+  const ortDir = dirname(createRequire(import.meta.url).resolve('onnxruntime-web/ort-wasm-simd-threaded.wasm'));
+  for (const file of wanted) await copy(join(ortDir, file), join(PUBLIC, 'ort', file));
+
+  // The embedding model: only what transformers.js loads for dtype q8 (configs, tokenizer, the quantized
+  // ONNX file) — the full-precision model.onnx is never requested and is often over the limit.
+  const modelDir = process.env.KB_MODEL_DIR?.trim();
+  const model = process.env.KB_EMBED_MODEL?.trim() || DEFAULT_MODEL;
+  if (modelDir) {
+    const from = join(modelDir, model);
+    for (const file of await readdir(from)) {
+      if (/\.(json|txt)$/.test(file)) await copy(join(from, file), join(PUBLIC, 'models', model, file));
+    }
+    await copy(join(from, 'onnx', 'model_quantized.onnx'), join(PUBLIC, 'models', model, 'onnx', 'model_quantized.onnx'));
+  } else {
+    console.warn('KB_MODEL_DIR is not set: no model copied to dist/public/models (set MODELS_URL to where it is hosted).');
+  }
+
+  // The widget runs on other sites: its worker, model and wasm are fetched cross-origin.
+  await writeFile(
+    join(PUBLIC, '_headers'),
+    ['/*', '  Access-Control-Allow-Origin: *', '/ort/*', '  Cache-Control: public, max-age=31536000, immutable', ''].join('\n'),
+  );
+
+  const over = copied.filter((f) => f.bytes > MAX_ASSET_BYTES);
+  for (const f of copied) console.log(`dist/public/${f.path.padEnd(52)} ${mib(f.bytes).padStart(10)}`);
+  if (over.length) {
+    fail(
+      `${over.map((f) => `${f.path} (${mib(f.bytes)})`).join(', ')} exceed Workers' 25 MiB per-asset limit.\n` +
+        'The embedder must load the plain ORT build (ort-wasm-simd-threaded.wasm, 13.6 MiB), or host the file ' +
+        'elsewhere and set ORT_WASM_URL (docs/deploy.md, "Files over 25 MiB").',
+    );
+  }
+}
+
+async function bundleWorker(dir, extraArgs = []) {
+  const env = {
+    ...process.env,
+    WRANGLER_SEND_METRICS: 'false',
+    WRANGLER_SEND_ERROR_REPORTS: 'false',
+    CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  };
+  const wrangler = join(ROOT, 'node_modules', '.bin', 'wrangler');
+  await promisify(execFile)(wrangler, ['deploy', '--dry-run', '--outdir', dir, ...extraArgs], { cwd: ROOT, env }).catch((error) => {
+    fail(`wrangler deploy --dry-run failed:\n${error.stdout ?? ''}${error.stderr ?? error.message}`);
+  });
+  const code = await readFile(join(dir, 'worker.js'));
+  console.log(`${relative(ROOT, join(dir, 'worker.js')).padEnd(30)} ${kib(code.length).padStart(10)} min ${kib(gzipSync(code).length).padStart(10)} gzip`);
+}
+
+async function exists(path) {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function fail(message) {
+  console.error(message);
+  process.exit(1);
+}

@@ -1,0 +1,255 @@
+/**
+ * The production path for real: the Worker bundle exactly as `wrangler deploy` would upload it (dry run),
+ * running in workerd (Miniflare), with supabase-js inside it talking to a PostgREST-compatible RPC server
+ * over PGlite (the real migrations, SQL functions, roles and RLS). Embeddings are exact unit vectors.
+ */
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { verify } from 'hono/jwt';
+import { Miniflare } from 'miniflare';
+import ws from 'ws';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { AnonymousAuth, ErrorBody, Health, Refusal } from '../../protocol/index.ts';
+import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
+import { createSupabaseIngestStore } from '../../server/store/supabase.ts';
+import { readChatEvents } from '../../server/testing/sse.ts';
+import { basis, withSimilarity } from '../../server/testing/vectors.ts';
+import { startRpcServer, type RpcServer } from './rpc-server.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const SECRET = 'workerd-test-jwt-secret-0123456789abcdef';
+const SITE = 'https://docs.example.com';
+
+let outdir: string;
+let pg: PgliteStore;
+let supabase: RpcServer;
+let mf: Miniflare;
+
+beforeAll(async () => {
+  outdir = await mkdtemp(join(tmpdir(), 'kb-chat-worker-'));
+  const [, store] = await Promise.all([
+    promisify(execFile)('node', ['scripts/build-worker.mjs', '--skip-assets', '--outdir', outdir], { cwd: ROOT }),
+    openPgliteStore(null),
+  ]);
+  pg = store;
+  supabase = await startRpcServer({ store: pg, jwtSecret: SECRET });
+
+  const toml = await readFile(join(ROOT, 'wrangler.toml'), 'utf8');
+  const compatibilityDate = /^compatibility_date\s*=\s*"([\d-]+)"/m.exec(toml)![1]!;
+  mf = new Miniflare({
+    modules: [{ type: 'ESModule', path: join(outdir, 'worker.js') }],
+    modulesRoot: outdir,
+    compatibilityDate,
+    cf: false,
+    // What `wrangler secret put` and [vars] provide in production; never the service-role key.
+    bindings: {
+      SUPABASE_URL: supabase.url,
+      SUPABASE_ANON_KEY: supabase.anonKey,
+      KB_JWT_SECRET: SECRET,
+      ALLOWED_ORIGINS: SITE,
+      KB_EMBED_MODEL: 'test-model',
+      CHAT_EVIDENCE_THRESHOLD: '0.35',
+    },
+  });
+  await mf.ready;
+});
+
+afterAll(async () => {
+  await mf?.dispose();
+  await supabase?.close();
+  await pg?.close();
+  if (outdir) await rm(outdir, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  await pg.db.exec('delete from chat_sessions; delete from kb_documents;');
+  supabase.log.length = 0;
+});
+
+/** The knowledge base, written the way the ingestion CLI writes it: supabase-js with the service-role key. */
+async function seedKb() {
+  const ingest = createSupabaseIngestStore({ url: supabase.url, key: supabase.serviceRoleKey, realtimeTransport: ws });
+  await ingest.ingestDocument({
+    source: 'billing.md',
+    name: 'Billing',
+    meta: { url: '/docs/billing' },
+    checksum: 'x1',
+    model: 'test-model',
+    chunks: [
+      {
+        content: '## Refunds\n\nRefunds are issued within 14 days of a charge. Annual plans are refunded pro rata.',
+        meta: { section: 'Billing › Refunds', heading_path: ['Billing', 'Refunds'], anchor: 'refunds', url: '/docs/billing#refunds', page: 2 },
+        embedding: basis(0),
+      },
+      { content: 'Invoices are emailed on the first day of each month.', meta: { section: 'Billing › Invoices' }, embedding: basis(1) },
+    ],
+  });
+  supabase.log.length = 0;
+}
+
+const worker = (path: string, init?: RequestInit) => mf.dispatchFetch(`http://kb-chat.test${path}`, init as never) as unknown as Promise<Response>;
+
+async function signIn(): Promise<AnonymousAuth> {
+  const res = await worker('/api/auth/anonymous', { method: 'POST' });
+  expect(res.status).toBe(200);
+  return (await res.json()) as AnonymousAuth;
+}
+
+function chat(token: string | null, body: object) {
+  return worker('/api/chat', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+}
+
+const question = (embedding: number[], message = 'How do refunds work?', extra: object = {}) => ({
+  embedding,
+  message,
+  message_id: crypto.randomUUID(),
+  ...extra,
+});
+
+/** Every rpc the Worker made ran with the anon key as apikey, and as the visitor or anon — never service_role. */
+function expectNoServiceRole() {
+  const rpcs = supabase.log.filter((e) => e.path.startsWith('/rest/v1/rpc/'));
+  expect(rpcs.length).toBeGreaterThan(0);
+  for (const e of rpcs) {
+    expect(e.apikeyRole).toBe('anon');
+    expect(e.role).not.toBe('service_role');
+  }
+}
+
+describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
+  it('reports knowledge-base statistics through kb_stats as anon', async () => {
+    await seedKb();
+    const res = await worker('/api/health');
+    expect(res.status).toBe(200);
+    expect((await res.json()) as Health).toMatchObject({ status: 'ok', embed_model: 'test-model', kb: { documents: 1, ready_documents: 1, chunks: 2, embeddings: 2 } });
+    expect(supabase.log).toEqual([expect.objectContaining({ path: '/rest/v1/rpc/kb_stats', status: 200, role: 'anon', apikeyRole: 'anon' })]);
+  });
+
+  it('signs in anonymously through Supabase Auth and relays its token', async () => {
+    const auth = await signIn();
+    const claims = await verify(auth.access_token, SECRET, 'HS256');
+    expect(claims).toMatchObject({ sub: auth.user_id, role: 'authenticated', aud: 'authenticated', is_anonymous: true });
+    expect(auth.expires_in).toBeGreaterThan(0);
+    const { rows } = await pg.db.query('select is_anonymous from auth.users where id = $1', [auth.user_id]);
+    expect(rows).toEqual([{ is_anonymous: true }]);
+    expect(supabase.log).toEqual([expect.objectContaining({ path: '/auth/v1/signup', status: 200, apikeyRole: 'anon' })]);
+  });
+
+  it('streams a cited answer, unbuffered, and stores the turn as the visitor (RLS)', async () => {
+    await seedKb();
+    const alice = await signIn();
+    const body = question(withSimilarity(0, 0.8));
+    const res = await chat(alice.access_token, body);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    // What the Worker sent; Miniflare hands Content-Encoding to Node as MF-Content-Encoding so undici does not decode.
+    expect(res.headers.get('mf-content-encoding') ?? res.headers.get('content-encoding')).toBe('identity');
+    expect(res.headers.get('cache-control')).toContain('no-transform');
+
+    const events = await readChatEvents(res);
+    const names = events.map((e) => e.event.event);
+    expect(names[0]).toBe('answer_start');
+    expect(names.slice(-2)).toEqual(['sources', 'answer_end']);
+    expect(names.filter((n) => n === 'answer_delta').length).toBeGreaterThan(1);
+    const text = events.flatMap((e) => (e.event.event === 'answer_delta' ? [e.event.data.text] : [])).join('');
+    expect(text).toBe('Refunds are issued within 14 days of a charge. [1]');
+    const sources = events.at(-2)!.event;
+    expect(sources.event === 'sources' && sources.data.citations).toEqual([
+      expect.objectContaining({ n: 1, title: 'Billing', page: 2, section: 'Billing › Refunds', url: '/docs/billing#refunds', similarity: 0.8 }),
+    ]);
+
+    const start = events[0]!.event;
+    if (start.event !== 'answer_start') throw new Error('unreachable');
+    const { rows } = await pg.db.query<{ user_id: string; role: string; content: string }>(
+      `select s.user_id, m.role, m.content from chat_messages m join chat_sessions s on s.id = m.session_id
+       where s.id = $1 order by m.created_at, m.role desc`,
+      [start.data.session_id],
+    );
+    expect(rows).toEqual([
+      { user_id: alice.user_id, role: 'user', content: 'How do refunds work?' },
+      { user_id: alice.user_id, role: 'assistant', content: text },
+    ]);
+    // Retrieval and both writes ran as Alice herself: her token, forwarded by supabase-js.
+    for (const fn of ['match_chunks', 'chat_begin_turn', 'chat_finish_turn']) {
+      expect(supabase.log).toContainEqual(expect.objectContaining({ path: `/rest/v1/rpc/${fn}`, status: 200, role: 'authenticated', sub: alice.user_id }));
+    }
+    expectNoServiceRole();
+  });
+
+  it('refuses below the evidence threshold with the JSON refusal, and stores it', async () => {
+    await seedKb();
+    const { access_token } = await signIn();
+    const res = await chat(access_token, question(withSimilarity(0, 0.34)));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await res.json()) as Refusal)).toMatchObject({ type: 'refusal', reason: 'no_evidence' });
+    const { rows } = await pg.db.query<{ role: string; kind: string | null }>(
+      "select role, meta ->> 'kind' as kind from chat_messages order by created_at, role desc",
+    );
+    expect(rows).toEqual([
+      { role: 'user', kind: null },
+      { role: 'assistant', kind: 'refusal' },
+    ]);
+    expectNoServiceRole();
+  });
+
+  it("isolates visitors: another visitor's session id answers 404 and writes nothing", async () => {
+    await seedKb();
+    const alice = await signIn();
+    const bob = await signIn();
+    const start = (await readChatEvents(await chat(alice.access_token, question(basis(0)))))[0]!.event;
+    if (start.event !== 'answer_start') throw new Error('unreachable');
+    const before = (await pg.db.query('select 1 from chat_messages')).rows.length;
+
+    const res = await chat(bob.access_token, question(basis(0), 'steal', { session_id: start.data.session_id }));
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('not_found');
+    expect((await pg.db.query('select 1 from chat_messages')).rows.length).toBe(before);
+    // Refused by Postgres row-level security (42501 → PostgREST 403), not by application code.
+    expect(supabase.log.at(-1)).toMatchObject({ path: '/rest/v1/rpc/chat_begin_turn', status: 403, sub: bob.user_id });
+  });
+
+  it('answers 409 for a reused message id (unique key through PostgREST)', async () => {
+    await seedKb();
+    const { access_token } = await signIn();
+    const body = question(basis(0));
+    await readChatEvents(await chat(access_token, body));
+    const res = await chat(access_token, body);
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('conflict');
+  });
+
+  it('answers 401 without a token or with a forged one, before touching the database', async () => {
+    await seedKb();
+    const { sign } = await import('hono/jwt');
+    const forged = await sign({ sub: crypto.randomUUID(), role: 'authenticated', aud: 'authenticated', exp: Math.floor(Date.now() / 1000) + 60 }, 'not-the-project-secret-0123456789', 'HS256');
+    for (const token of [null, forged, 'not.a.jwt']) {
+      const res = await chat(token, question(basis(0)));
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as ErrorBody).error.code).toBe('unauthorized');
+    }
+    expect(supabase.log).toEqual([]);
+  });
+
+  it('allows CORS for the configured site only, and answers unknown API paths with the error body', async () => {
+    const preflight = (origin: string) =>
+      worker('/api/chat', { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' } });
+    const allowed = await preflight(SITE);
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(SITE);
+    expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+    expect((await preflight('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull();
+
+    const res = await worker('/api/nope');
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('not_found');
+  });
+});

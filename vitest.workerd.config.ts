@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// The production path: the Worker bundle (wrangler dry run) in workerd via Miniflare, against a
+// PostgREST-compatible RPC server over PGlite; plus the schema check of supabase/migrations.
+export default defineConfig({
+  test: {
+    include: ['test/workerd/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    maxWorkers: 2,
+  },
+});
