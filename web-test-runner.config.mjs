@@ -7,7 +7,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { defaultReporter, summaryReporter } from '@web/test-runner';
+import { buildWidget } from './esbuild.config.mjs';
 import { createFakeApi } from './widget/test/fake-api.mjs';
+
+// The shipped bundles are tested too (widget/kb-chat.bundle.test.ts), so build them first, outside dist/.
+export const BUNDLE_DIR = 'test-results/widget-dist';
+await buildWidget({ outdir: BUNDLE_DIR });
 
 const CHROMIUM_FLAGS = [
   '--no-sandbox',

@@ -2,25 +2,12 @@
 import { fixture, html, waitUntil } from '@open-wc/testing';
 import type KbChat from '../kb-chat.component.ts';
 import '../kb-chat.ts';
+import { fakeLog, resetFake, type FakeLog } from './fake-log.ts';
+
+export { fakeLog, resetFake, type FakeLog };
 
 /** Under the test runner the worker is the TypeScript source, compiled on the fly by the dev server. */
 export const WORKER_URL = new URL('../embedder/embedder.worker.ts', import.meta.url);
-
-export interface FakeLog {
-  chat: { token?: string; body: { message: string; embedding: number[]; session_id?: string; message_id: string } }[];
-  assets: string[];
-  csp: unknown[];
-  auth: number;
-}
-
-export async function fakeLog(): Promise<FakeLog> {
-  return (await fetch('/__fake/log')).json() as Promise<FakeLog>;
-}
-
-export async function resetFake(): Promise<void> {
-  await fetch('/__fake/reset', { method: 'POST' });
-  localStorage.clear();
-}
 
 export function shadow(el: KbChat): ShadowRoot {
   return el.shadowRoot!;

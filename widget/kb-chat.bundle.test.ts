@@ -1,0 +1,44 @@
+/**
+ * The built bundles as shipped (dist/kb-chat.js + dist/kb-chat-embedder.js, built by the test config into
+ * test-results/widget-dist/): the element finds its worker next to itself and its API at its own origin,
+ * with no overrides. The API is the same fake as in kb-chat.test.ts (the real server has its own tests).
+ */
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import type KbChat from './kb-chat.component.ts';
+import { fakeLog, resetFake } from './test/fake-log.ts';
+
+const BUNDLE = '/test-results/widget-dist/kb-chat.js';
+
+describe('built kb-chat.js', () => {
+  before(async () => {
+    await resetFake();
+    await import(/* @vite-ignore */ BUNDLE);
+  });
+
+  it('answers a question using kb-chat-embedder.js from next to itself', async () => {
+    const el = await fixture<KbChat>(html`<kb-chat heading="Help"></kb-chat>`);
+    const root = el.shadowRoot!;
+    expect(root.querySelector('.panel')).to.equal(null);
+    root.querySelector<HTMLButtonElement>('.bubble')!.click();
+    await waitUntil(() => el.embedder.status === 'ready', 'embedder not ready', { timeout: 25_000 });
+    await el.updateComplete;
+    expect(root.querySelector('.panel h2')!.textContent).to.equal('Help');
+
+    root.querySelector('textarea')!.value = 'What is the refund policy?';
+    root.querySelector<HTMLButtonElement>('.send')!.click();
+    await waitUntil(() => root.querySelector('.message--assistant[data-status="done"]'), 'no answer', {
+      timeout: 10_000,
+    });
+    expect(root.querySelector('.message--assistant .markdown')!.textContent).to.contain('30 days');
+    expect(root.querySelectorAll('.sources a')).to.have.length(2);
+
+    const pageUrls = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname);
+    expect(pageUrls).to.include('/test-results/widget-dist/kb-chat-embedder.js');
+    // Only test code comes from widget/: the element and its worker are the bundles.
+    const sources = pageUrls.filter((p) => p.startsWith('/widget/') && !p.startsWith('/widget/test/') && !p.endsWith('.test.ts'));
+    expect(sources).to.deep.equal([]);
+    const log = await fakeLog();
+    expect(log.chat).to.have.length(1);
+    expect(log.csp).to.deep.equal([]);
+  });
+});
