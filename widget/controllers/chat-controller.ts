@@ -118,7 +118,8 @@ export class ChatController implements ReactiveController {
       headers: {
         Authorization: `Bearer ${token}`,
         'Content-Type': 'application/json',
-        Accept: 'text/event-stream, application/json',
+        // Lower-case: fetch-event-source adds its own `accept` unless this exact key is present.
+        accept: 'text/event-stream, application/json',
       },
       body: JSON.stringify(body),
       signal,
