@@ -168,6 +168,12 @@ describe('the RPC server speaks PostgREST', () => {
     expect(rows).toEqual([{ content: injected }]);
   });
 
+  it('refuses the chat functions to anon with 401 42501 (execute revoked), before any write', async () => {
+    const res = await rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'x', p_title: 'x' });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ code: '42501', message: expect.stringContaining('permission denied for function') });
+  });
+
   it('requires an apikey, and answers 401 with the error shape for a bad token', async () => {
     expect((await rpc('kb_stats', {}, {})).status).toBe(401);
     const res = await rpc('kb_stats', {}, { apikey: server.anonKey, Authorization: 'Bearer not.a.jwt' });
