@@ -21,7 +21,7 @@ function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr:
       {
         cwd: dir,
         env: { ...process.env, KB_DATA_DIR: path.join(dir, 'data'), KB_MODEL_DIR: MODEL_DIR, KB_EMBED_MODEL: MODEL },
-        timeout: 60_000,
+        timeout: 110_000,
       },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
@@ -46,14 +46,17 @@ describe('scripts/ingest.ts', () => {
     expect(stderr).toContain('Usage: npm run ingest -- <files|dirs…>');
   });
 
-  it('ingests, then skips unchanged files, then reports a failure with exit code 1', async () => {
+  // Each run is a fresh process: tsx, PGlite (initdb on first use) and the model, ≈5 s on an idle machine.
+  it('ingests a folder and prints the summary as JSON', { timeout: 120_000 }, async () => {
     const first = await cli('docs', '--json', '--base-url', 'https://docs.example.com');
     expect(first.code).toBe(0);
     const summary = JSON.parse(first.stdout);
     expect(summary).toMatchObject({ added: 2, updated: 0, unchanged: 0, failed: [], skipped: [] });
     expect(summary.chunks).toBeGreaterThanOrEqual(5);
     expect(first.stderr).toMatch(/\[2\/2\] added docs\/notes\.txt \(\d+ chunks\)/);
+  });
 
+  it('skips unchanged files, updates changed ones, fails a missing path with exit code 1', { timeout: 120_000 }, async () => {
     await writeFile(path.join(dir, 'docs/notes.txt'), 'Invoices are sent on the fifteenth.\n');
     const second = await cli('docs', 'missing.md');
     expect(second.code).toBe(1);
