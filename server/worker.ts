@@ -4,7 +4,7 @@
  * the ONNX Runtime wasm are static assets (wrangler.toml `[assets]`); only `/api/*` reaches this code.
  * The service-role key is never configured here.
  */
-import { Hono } from 'hono';
+import { Hono, type ExecutionContext } from 'hono';
 import { cors } from 'hono/cors';
 import { createApp } from './app.ts';
 import { supabaseAnonymousSignIn } from './auth/supabase-anonymous.ts';
@@ -71,8 +71,3 @@ export default {
     return app.fetch(request, env, ctx);
   },
 };
-
-interface ExecutionContext {
-  waitUntil(promise: Promise<unknown>): void;
-  passThroughOnException(): void;
-}
