@@ -48,7 +48,7 @@ async function ingestDemo(store: PgliteStore): Promise<void> {
   try {
     const summary = await ingest({
       store,
-      embedder: createEmbedder({ model: config.embedModel, modelDir: config.modelDir }),
+      embedder: () => createEmbedder({ model: config.embedModel, modelDir: config.modelDir }),
       model: config.embedModel,
       inputs: [DEMO_KB_DIR],
     });

@@ -27,10 +27,12 @@ export function demoDocsRoute(dir = DEMO_KB_DIR) {
       },
     });
     const title = escapeHtml(String(data.title ?? name));
+    // Pages that open with their own H1 keep it; others get the front-matter title as their heading.
+    const heading = /^\s*#\s/.test(content) ? '' : `<h1>${title}</h1>`;
     return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · kb-chat docs</title>
 <link rel="stylesheet" href="/demo.css"></head>
-<body><main class="doc"><p><a href="/">← kb-chat demo</a></p><h1>${title}</h1>${await marked.parse(content)}</main>
+<body><main class="doc"><p><a href="/">← kb-chat demo</a></p>${heading}${await marked.parse(content)}</main>
 <script type="module" src="/kb-chat.js"></script><kb-chat heading="Ask the kb-chat docs"></kb-chat></body></html>`);
   });
   return app;
