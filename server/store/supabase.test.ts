@@ -8,6 +8,7 @@ import ws from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRpcServer, type RpcServer } from '../../test/workerd/rpc-server.ts';
 import { verifyAccessToken } from '../auth/jwt.ts';
+import { AppError } from '../http/errors.ts';
 import { supabaseAnonymousSignIn } from '../auth/supabase-anonymous.ts';
 import { basis, withSimilarity } from '../testing/vectors.ts';
 import { openPgliteStore, type PgliteStore } from './pglite.ts';
@@ -143,6 +144,28 @@ describe('Supabase chat store (anon key + the visitor token)', () => {
     const offline = createSupabaseChatStore({ url: 'http://127.0.0.1:9', key: server.anonKey, realtimeTransport: ws });
     const down = await offline.kbStats().catch((e: unknown) => e);
     expect((down as StoreError).kind).toBe('unavailable');
+  });
+});
+
+describe('Supabase anonymous sign-in', () => {
+  it('reports "anonymous sign-ins disabled" as unavailable (503), creating no user', async () => {
+    const closed = await startRpcServer({ store: pg, jwtSecret: SECRET, anonymousSignIns: false });
+    try {
+      const users = (await pg.db.query('select 1 from auth.users')).rows.length;
+      const error = await supabaseAnonymousSignIn({ url: closed.url, anonKey: closed.anonKey })().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).kind).toBe('unavailable');
+      expect((await pg.db.query('select 1 from auth.users')).rows.length).toBe(users);
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it("passes Supabase's per-IP sign-up limit (429) on as rate_limited", async () => {
+    const limited = async () => new Response(JSON.stringify({ code: 429, error_code: 'over_request_rate_limit', msg: 'Request rate limit reached' }), { status: 429 });
+    const error = await supabaseAnonymousSignIn({ url: server.url, anonKey: server.anonKey, fetch: limited })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ status: 429, code: 'rate_limited' });
   });
 });
 
