@@ -6,6 +6,9 @@ export const API_PATHS = {
   health: '/api/health',
   config: '/api/config',
   anonymousAuth: '/api/auth/anonymous',
+  sessions: '/api/sessions',
+  search: '/api/search',
+  gaps: '/api/admin/gaps',
 } as const;
 
 /** `POST /api/auth/anonymous` (local mode): the stand-in for Supabase's anonymous sign-in. */

@@ -11,11 +11,14 @@ export const MESSAGE_MAX_CHARS = 2000;
 
 const Uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
 
+export const EmbeddingSchema = v.pipe(
+  v.array(v.pipe(v.number('must be a number'), v.finite('must be finite'))),
+  v.length(EMBEDDING_DIMENSIONS, `must have exactly ${EMBEDDING_DIMENSIONS} numbers`),
+);
+
 export const ChatRequestSchema = v.object({
-  embedding: v.pipe(
-    v.array(v.pipe(v.number('must be a number'), v.finite('must be finite'))),
-    v.length(EMBEDDING_DIMENSIONS, `must have exactly ${EMBEDDING_DIMENSIONS} numbers`),
-  ),
+  /** The question embedded in the browser. Without it the server answers from full-text search (keyword mode). */
+  embedding: v.optional(EmbeddingSchema),
   message: v.pipe(
     v.string('must be a string'),
     v.trim(),
@@ -41,7 +44,21 @@ export const CitationSchema = v.object({
 });
 export type Citation = v.InferOutput<typeof CitationSchema>;
 
-export const AnswerStartSchema = v.object({ session_id: Uuid, message_id: Uuid });
+/** How sure the retrieval is, from configurable thresholds on the best chunk's score (seed 002). */
+export const ConfidenceSchema = v.picklist(['high', 'medium', 'low']);
+export type Confidence = v.InferOutput<typeof ConfidenceSchema>;
+/** `vector` (cosine), `lexical` (full-text) or `hybrid` (both, fused). */
+export const RetrievalModeSchema = v.picklist(['hybrid', 'vector', 'lexical']);
+export type RetrievalMode = v.InferOutput<typeof RetrievalModeSchema>;
+
+export const AnswerStartSchema = v.object({
+  session_id: Uuid,
+  message_id: Uuid,
+  confidence: v.optional(ConfidenceSchema),
+  mode: v.optional(RetrievalModeSchema),
+  /** E.g. the question was longer than the model reads and was truncated. */
+  warning: v.optional(v.string()),
+});
 export const AnswerDeltaSchema = v.object({ text: v.string() });
 export const SourcesSchema = v.object({ citations: v.array(CitationSchema) });
 /** `message_id` here is the id of the stored assistant message. */
@@ -79,3 +96,20 @@ export const RefusalSchema = v.object({
   suggestions: v.array(v.string()),
 });
 export type Refusal = v.InferOutput<typeof RefusalSchema>;
+
+/**
+ * `POST /api/chat` with `Accept: application/json`: the whole answer in one body (seed 004 `/test`).
+ */
+export const ChatAnswerSchema = v.object({
+  type: v.literal('answer'),
+  session_id: Uuid,
+  message_id: Uuid,
+  answer_message_id: Uuid,
+  text: v.string(),
+  citations: v.array(CitationSchema),
+  confidence: ConfidenceSchema,
+  mode: RetrievalModeSchema,
+  warning: v.optional(v.string()),
+  event_count: v.number(),
+});
+export type ChatAnswer = v.InferOutput<typeof ChatAnswerSchema>;

@@ -1,3 +1,5 @@
 export * from './chat.ts';
 export * from './errors.ts';
 export * from './api.ts';
+export * from './history.ts';
+export * from './search.ts';

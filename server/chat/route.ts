@@ -34,6 +34,7 @@ export function chatRoute({ store, jwtSecret, evidenceThreshold, matchCount = 5 
     const stats = await store.kbStats().catch(rethrowStore);
     if (stats.ready_documents === 0) return c.json(await refuse(store, claims, request, emptyKbRefusal()));
 
+    if (!request.embedding) throw new AppError(400, 'invalid_request', 'embedding: required');
     const matches = await store
       .matchChunks(claims, request.embedding, evidenceThreshold, matchCount)
       .catch(rethrowStore);

@@ -1,0 +1,34 @@
+/** Chat history endpoints (seed 000 US4): the visitor's own sessions, newest first, and their messages. */
+import * as v from 'valibot';
+import { CitationSchema } from './chat.ts';
+
+export const SessionSummarySchema = v.object({
+  id: v.string(),
+  title: v.string(),
+  created_at: v.string(),
+  updated_at: v.string(),
+});
+export type SessionSummary = v.InferOutput<typeof SessionSummarySchema>;
+
+/** `GET /api/sessions` */
+export const SessionListSchema = v.object({ sessions: v.array(SessionSummarySchema) });
+export type SessionList = v.InferOutput<typeof SessionListSchema>;
+
+export const StoredMessageSchema = v.object({
+  id: v.string(),
+  role: v.picklist(['user', 'assistant']),
+  content: v.string(),
+  /** Assistant answers only. */
+  citations: v.nullable(v.array(CitationSchema)),
+  /** Set when the assistant message is a refusal. */
+  refusal: v.optional(v.object({ reason: v.string(), suggestions: v.array(v.string()) })),
+  created_at: v.string(),
+});
+export type StoredMessage = v.InferOutput<typeof StoredMessageSchema>;
+
+/** `GET /api/sessions/:id` — messages oldest first. */
+export const SessionDetailSchema = v.object({
+  session: SessionSummarySchema,
+  messages: v.array(StoredMessageSchema),
+});
+export type SessionDetail = v.InferOutput<typeof SessionDetailSchema>;
