@@ -19,12 +19,11 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { ASSET_HEADERS, MAX_ASSET_BYTES } from './worker-assets.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const DIST = join(ROOT, 'dist');
 const PUBLIC = join(DIST, 'public');
-/** Cloudflare Workers' static-asset limit per file. */
-export const MAX_ASSET_BYTES = 25 * 1024 * 1024;
 const DEFAULT_MODEL = 'Xenova/all-MiniLM-L6-v2';
 
 const args = process.argv.slice(2);
@@ -85,11 +84,7 @@ async function assembleAssets() {
     console.warn('KB_MODEL_DIR is not set: no model copied to dist/public/models (set MODELS_URL to where it is hosted).');
   }
 
-  // The widget runs on other sites: its worker, model and wasm are fetched cross-origin.
-  await writeFile(
-    join(PUBLIC, '_headers'),
-    ['/*', '  Access-Control-Allow-Origin: *', '/ort/*', '  Cache-Control: public, max-age=31536000, immutable', ''].join('\n'),
-  );
+  await writeFile(join(PUBLIC, '_headers'), ASSET_HEADERS);
 
   const over = copied.filter((f) => f.bytes > MAX_ASSET_BYTES);
   for (const f of copied) console.log(`dist/public/${f.path.padEnd(52)} ${mib(f.bytes).padStart(10)}`);

@@ -3,14 +3,15 @@
  * running in workerd (Miniflare), with supabase-js inside it talking to a PostgREST-compatible RPC server
  * over PGlite (the real migrations, SQL functions, roles and RLS). Embeddings are exact unit vectors.
  */
-import { readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { verify } from 'hono/jwt';
 import { Miniflare } from 'miniflare';
+import { unstable_getMiniflareWorkerOptions } from 'wrangler';
+import { ASSET_HEADERS } from '../../scripts/worker-assets.mjs';
 import ws from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnonymousAuth, ErrorBody, Health, Refusal } from '../../protocol/index.ts';
@@ -38,12 +39,19 @@ beforeAll(async () => {
   pg = store;
   supabase = await startRpcServer({ store: pg, jwtSecret: SECRET });
 
-  const toml = await readFile(join(ROOT, 'wrangler.toml'), 'utf8');
-  const compatibilityDate = /^compatibility_date\s*=\s*"([\d-]+)"/m.exec(toml)![1]!;
+  // Assets as wrangler.toml configures them (routing included), from a small stand-in folder.
+  const assetsDir = join(outdir, 'public');
+  await mkdir(join(assetsDir, 'ort'), { recursive: true });
+  await writeFile(join(assetsDir, 'kb-chat.js'), 'export {};\n');
+  await writeFile(join(assetsDir, 'ort', 'ort-wasm-simd-threaded.wasm'), new Uint8Array([0, 97, 115, 109]));
+  await writeFile(join(assetsDir, '_headers'), ASSET_HEADERS);
+  const fromToml = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml')).workerOptions;
+
   mf = new Miniflare({
     modules: [{ type: 'ESModule', path: join(outdir, 'worker.js') }],
     modulesRoot: outdir,
-    compatibilityDate,
+    compatibilityDate: fromToml.compatibilityDate,
+    assets: { ...fromToml.assets!, directory: assetsDir },
     cf: false,
     // What `wrangler secret put` and [vars] provide in production; never the service-role key.
     bindings: {
@@ -237,6 +245,22 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
       expect(((await res.json()) as ErrorBody).error.code).toBe('unauthorized');
     }
     expect(supabase.log).toEqual([]);
+  });
+
+  it('serves the widget assets cross-origin, and routes /api/* to the Worker (wrangler.toml [assets])', async () => {
+    const script = await worker('/kb-chat.js');
+    expect(script.status).toBe(200);
+    expect(await script.text()).toBe('export {};\n');
+    expect(script.headers.get('access-control-allow-origin')).toBe('*');
+    const wasm = await worker('/ort/ort-wasm-simd-threaded.wasm');
+    expect(wasm.status).toBe(200);
+    expect(wasm.headers.get('cache-control')).toContain('immutable');
+    await wasm.arrayBuffer();
+    expect(supabase.log).toEqual([]);
+
+    expect((await worker('/api/health')).headers.get('content-type')).toMatch(/^application\/json/);
+    expect(supabase.log).toHaveLength(1);
+    expect((await worker('/no-such-asset')).status).toBe(404);
   });
 
   it('allows CORS for the configured site only, and answers unknown API paths with the error body', async () => {
