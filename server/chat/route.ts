@@ -11,7 +11,7 @@ import { ChatRequestSchema, type ChatEvent, type ChatRequest, type Refusal } fro
 import { requireAuth, type AuthVariables } from '../auth/jwt.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import type { ChatStore, JwtClaims } from '../store/types.ts';
-import { checkEvidence } from './evidence.ts';
+import { retrieve } from '../retrieval/index.ts';
 import { extractAnswer } from './extract.ts';
 import { emptyKbRefusal, noEvidenceRefusal } from './refusal.ts';
 import { sessionTitle } from './title.ts';
@@ -34,14 +34,14 @@ export function chatRoute({ store, jwtSecret, evidenceThreshold, matchCount = 5 
     const stats = await store.kbStats().catch(rethrowStore);
     if (stats.ready_documents === 0) return c.json(await refuse(store, claims, request, emptyKbRefusal()));
 
-    if (!request.embedding) throw new AppError(400, 'invalid_request', 'embedding: required');
-    const matches = await store
-      .matchChunks(claims, request.embedding, evidenceThreshold, matchCount)
-      .catch(rethrowStore);
-    const evidence = checkEvidence(matches, evidenceThreshold);
-    if (evidence.kind === 'refuse') return c.json(await refuse(store, claims, request, noEvidenceRefusal()));
+    const retrieval = await retrieve(
+      store,
+      { claims, question: request.message, embedding: request.embedding },
+      { evidenceThreshold, matchCount },
+    ).catch(rethrowStore);
+    if (retrieval.kind === 'refuse') return c.json(await refuse(store, claims, request, noEvidenceRefusal()));
 
-    const answer = extractAnswer(request.message, evidence.chunks);
+    const answer = extractAnswer(request.message, retrieval.chunks);
     const sessionId = await beginTurn(store, claims, request);
 
     return streamSSE(
@@ -51,7 +51,10 @@ export function chatRoute({ store, jwtSecret, evidenceThreshold, matchCount = 5 
         const send = (event: ChatEvent) =>
           stream.writeSSE({ event: event.event, data: JSON.stringify(event.data), id: `${request.message_id}:${seq++}` });
 
-        await send({ event: 'answer_start', data: { session_id: sessionId, message_id: request.message_id } });
+        await send({
+          event: 'answer_start',
+          data: { session_id: sessionId, message_id: request.message_id, confidence: retrieval.confidence, mode: retrieval.mode },
+        });
         for (const text of deltas(answer.text)) await send({ event: 'answer_delta', data: { text } });
         await send({ event: 'sources', data: { citations: answer.citations } });
         const assistantId = await store.finishTurn(claims, {
@@ -59,7 +62,7 @@ export function chatRoute({ store, jwtSecret, evidenceThreshold, matchCount = 5 
           reply_to: request.message_id,
           content: answer.text,
           citations: answer.citations,
-          meta: { kind: 'answer' },
+          meta: { kind: 'answer', confidence: retrieval.confidence, mode: retrieval.mode },
         });
         await send({ event: 'answer_end', data: { message_id: assistantId } });
       },
