@@ -20,6 +20,11 @@ const steps = [
     count: () => vitestCounts(`${RESULTS}/vitest.json`),
   },
   { name: 'build', cmd: ['node', 'esbuild.config.mjs'], count: exitCodeAsOne },
+  {
+    name: 'Workers path (workerd + supabase-js + PostgREST over PGlite)',
+    cmd: ['npx', 'vitest', 'run', '--config', 'vitest.workerd.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${RESULTS}/workerd.json`],
+    count: () => vitestCounts(`${RESULTS}/workerd.json`),
+  },
   { name: 'widget tests (web-test-runner, Chromium)', cmd: ['npx', 'web-test-runner'], count: () => wtrCounts(`${RESULTS}/wtr.json`) },
   {
     name: 'end-to-end (server + Chromium)',
