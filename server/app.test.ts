@@ -5,78 +5,25 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Citation, ErrorBody, Health, Refusal } from '../protocol/index.ts';
-import { createApp } from './app.ts';
 import { issueAccessToken } from './auth/jwt.ts';
-import { openPgliteStore, type PgliteStore } from './store/pglite.ts';
+import { createTestApi, question, TEST_SECRET as SECRET, type TestApi } from './testing/api.ts';
 import { readChatEvents } from './testing/sse.ts';
 import { basis, withSimilarity } from './testing/vectors.ts';
 
-const SECRET = 'test-secret-for-app-tests-0123456789';
-let store: PgliteStore;
-let app: ReturnType<typeof createApp>;
+let api: TestApi;
+let store: TestApi['store'];
+let app: TestApi['app'];
 
 beforeAll(async () => {
-  store = await openPgliteStore(null);
-  app = createApp({ store, localAuth: store, jwtSecret: SECRET, evidenceThreshold: 0.35, embedModel: 'test-model' });
+  api = await createTestApi();
+  ({ store, app } = api);
 });
-afterAll(() => store?.close());
+afterAll(() => api?.close());
+beforeEach(() => api.reset());
 
-beforeEach(async () => {
-  await store.db.exec('delete from chat_sessions; delete from kb_documents;');
-});
-
-async function signIn(): Promise<{ token: string; userId: string }> {
-  const res = await app.request('/api/auth/anonymous', { method: 'POST' });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as { access_token: string; user_id: string };
-  return { token: body.access_token, userId: body.user_id };
-}
-
-function chat(token: string | null, body: unknown, init: RequestInit = {}) {
-  return app.request('/api/chat', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    ...init,
-  });
-}
-
-async function seedKb() {
-  await store.ingestDocument({
-    source: 'billing.md',
-    name: 'Billing',
-    meta: { url: '/docs/billing' },
-    checksum: 'x1',
-    model: 'test-model',
-    chunks: [
-      {
-        content: '## Refunds\n\nRefunds are issued within 14 days of a charge. Annual plans are refunded pro rata.',
-        meta: { section: 'Billing › Refunds', heading_path: ['Billing', 'Refunds'], anchor: 'refunds', url: '/docs/billing#refunds', page: 2 },
-        embedding: basis(0),
-      },
-      {
-        content: 'Invoices are emailed on the first day of each month.',
-        meta: { section: 'Billing › Invoices', url: '/docs/billing#invoices', page: 3 },
-        embedding: basis(1),
-      },
-    ],
-  });
-  await store.ingestDocument({
-    source: 'secret.md',
-    name: 'Internal',
-    meta: {},
-    checksum: 'x2',
-    model: 'test-model',
-    chunks: [{ content: 'The staff discount code is HIDDEN.', meta: {}, embedding: basis(2) }],
-  });
-}
-
-const question = (embedding: number[], message = 'How do refunds work?', extra: object = {}) => ({
-  embedding,
-  message,
-  message_id: crypto.randomUUID(),
-  ...extra,
-});
+const signIn = () => api.signIn();
+const chat = (token: string | null, body: unknown, init: RequestInit = {}) => api.chat(token, body, init);
+const seedKb = () => api.seedKb();
 
 async function messagesOf(sessionId: string) {
   const { rows } = await store.db.query<{ role: string; content: string; citations: Citation[] | null; meta: Record<string, unknown> }>(
@@ -221,14 +168,15 @@ describe('POST /api/chat: answers', () => {
     expect((await store.db.query('select 1 from chat_messages')).rows.length).toBe(before);
   });
 
-  it('answers 409 for a reused message id instead of answering twice', async () => {
+  it('answers 409 for a message id reused with a different message, writing nothing', async () => {
     await seedKb();
     const { token } = await signIn();
     const body = question(basis(0));
     await readChatEvents(await chat(token, body));
-    const res = await chat(token, body);
+    const res = await chat(token, { ...body, message: 'Something else entirely' });
     expect(res.status).toBe(409);
-    expect((await store.db.query("select 1 from chat_messages where role = 'assistant'")).rows).toHaveLength(1);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('conflict');
+    expect((await store.db.query('select 1 from chat_messages')).rows).toHaveLength(2);
   });
 });
 

@@ -1,12 +1,19 @@
 /**
- * The runtime-agnostic API: only Request/Response and Web Streams. The Node entry (server/node.ts) and the
- * Workers entry wrap it; tests call `app.request()` directly.
+ * The runtime-agnostic API: only Request/Response and Web Streams. The Node entry (server/node/) and the
+ * Workers entry (server/worker.ts) wrap it; tests call `app.request()` directly.
  */
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import { API_PATHS, type AnonymousAuth, type ClientConfig, type Health } from '../protocol/index.ts';
-import { issueAccessToken, TOKEN_TTL_SECONDS } from './auth/jwt.ts';
-import { chatRoute } from './chat/route.ts';
+import { adminRoute } from './admin/route.ts';
+import { issueAccessToken, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
+import { chatRoute, StreamSlots } from './chat/route.ts';
+import type { StreamOptions } from './chat/stream.ts';
+import type { Config } from './config/index.ts';
+import { historyRoute } from './history/route.ts';
 import { AppError, errorBody, fromStoreError, onAppError } from './http/errors.ts';
+import type { RetrievalOptions } from './retrieval/index.ts';
 import type { ChatStore, LocalAuthStore } from './store/types.ts';
 
 export interface AppDeps {
@@ -18,17 +25,78 @@ export interface AppDeps {
    * sign-in). Takes precedence over `localAuth`.
    */
   anonymousSignIn?: () => Promise<AnonymousAuth>;
-  jwtSecret: string;
+  /** HS256 secret (KB_JWT_SECRET). Local tokens are signed with it. */
+  jwtSecret: string | null;
+  /** Asymmetric signing keys (KB_JWKS_URL), expected issuer and audience of tokens. */
+  jwksUrl?: string | null;
+  jwtIssuer?: string | null;
+  jwtAudience?: string;
   evidenceThreshold: number;
   embedModel: string;
   /** Where browsers load model files and the ONNX Runtime wasm from (same origin as the widget). */
   modelsUrl?: string;
   ortWasmUrl?: string;
+  /** Origins whose pages may call the API (KB_ALLOWED_ORIGINS). Same-origin callers need none. */
+  allowedOrigins?: string[];
+  rateLimit?: { limit: number; windowSeconds: number };
+  confidence?: { high: number; medium: number };
+  /** Retrieval tuning beyond the threshold (mode, candidate counts…); see server/retrieval. */
+  retrieval?: Partial<RetrievalOptions>;
+  streaming?: Partial<StreamOptions> & { maxConcurrent?: number };
+  /** Largest accepted request body (bytes). */
+  maxBodyBytes?: number;
+}
+
+/** The AppDeps fields that come straight from configuration. */
+export function depsFromConfig(config: Config) {
+  return {
+    jwtSecret: config.jwtSecret,
+    jwksUrl: config.jwksUrl,
+    jwtIssuer: config.jwtIssuer,
+    jwtAudience: config.jwtAudience,
+    evidenceThreshold: config.evidenceThreshold,
+    embedModel: config.embedModel,
+    allowedOrigins: config.allowedOrigins,
+    rateLimit: config.rateLimit,
+    confidence: config.confidence,
+  } satisfies Partial<AppDeps>;
 }
 
 export function createApp(deps: AppDeps) {
   const app = new Hono();
   const { store, localAuth, jwtSecret, evidenceThreshold, embedModel } = deps;
+  const auth: TokenVerification = {
+    secret: jwtSecret,
+    jwksUrl: deps.jwksUrl ?? null,
+    issuer: deps.jwtIssuer ?? null,
+    audience: deps.jwtAudience ?? 'authenticated',
+  };
+  const rateLimit = deps.rateLimit ?? { limit: 20, windowSeconds: 60 };
+  const { maxConcurrent = 100, ...streamTuning } = deps.streaming ?? {};
+  const streaming: StreamOptions = { heartbeatMs: 15_000, idleTimeoutMs: 30_000, deltaDelayMs: 15, ...streamTuning };
+  const streams = new StreamSlots(maxConcurrent);
+
+  // Bearer tokens, never cookies: no credentials, so an allow-list is all CORS needs (and `*` is allowed
+  // only because no credentials ride along).
+  const origins = deps.allowedOrigins ?? [];
+  app.use(
+    '/api/*',
+    cors({
+      origin: (origin) => (origins.includes('*') ? '*' : origins.includes(origin) ? origin : null),
+      allowMethods: ['GET', 'POST', 'OPTIONS'],
+      allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'Last-Event-ID'],
+      exposeHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+      credentials: false,
+      maxAge: 600,
+    }),
+  );
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: deps.maxBodyBytes ?? 64 * 1024,
+      onError: (c) => c.json(errorBody('payload_too_large', 'The request body is too large.'), 413),
+    }),
+  );
 
   app.get(API_PATHS.health, async function health(c) {
     const kb = await store.kbStats().catch((error) => {
@@ -46,7 +114,7 @@ export function createApp(deps: AppDeps) {
     });
   });
 
-  const signIn = deps.anonymousSignIn ?? (localAuth && localAnonymousSignIn(localAuth, jwtSecret));
+  const signIn = deps.anonymousSignIn ?? (localAuth && jwtSecret ? localAnonymousSignIn(localAuth, jwtSecret) : null);
   if (signIn) {
     app.post(API_PATHS.anonymousAuth, async function anonymousSignIn(c) {
       const auth = await signIn().catch((error) => {
@@ -56,7 +124,19 @@ export function createApp(deps: AppDeps) {
     });
   }
 
-  app.route(API_PATHS.chat, chatRoute({ store, jwtSecret, evidenceThreshold }));
+  app.route(
+    API_PATHS.chat,
+    chatRoute({
+      store,
+      auth,
+      rateLimit,
+      retrieval: { ...deps.retrieval, evidenceThreshold, ...(deps.confidence ? { confidence: deps.confidence } : {}) },
+      streaming,
+      streams,
+    }),
+  );
+  app.route(API_PATHS.sessions, historyRoute({ store, auth }));
+  app.route('/api/admin', adminRoute({ store, auth }));
 
   app.notFound((c) =>
     c.req.path.startsWith('/api/')

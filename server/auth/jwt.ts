@@ -1,36 +1,68 @@
 /**
- * Bearer-token authentication with Supabase's claims: HS256 signed with the project's JWT secret
- * (KB_JWT_SECRET), `role: authenticated`, `sub` = the user id. In local mode the server also issues such
- * tokens itself (POST /api/auth/anonymous), standing in for Supabase's anonymous sign-in.
+ * Bearer-token authentication with Supabase's claims (`sub` = the user id, `role: authenticated`,
+ * `aud: authenticated`). Two ways to sign, as Supabase has them:
+ * - HS256 with the project's JWT secret (KB_JWT_SECRET; Supabase's legacy secret, and our local tokens);
+ * - asymmetric signing keys (RS256, ES256) published at a JWKS URL (KB_JWKS_URL; Supabase's current keys).
+ * The algorithm in the token header only selects which of the two configured verifiers runs; each accepts
+ * only its own algorithms, so `alg: none` and algorithm confusion (an HS256 token "signed" with a public key)
+ * are rejected.
  */
-import { sign, verify } from 'hono/jwt';
+import { decode, sign, verify, verifyWithJwks } from 'hono/jwt';
 import type { MiddlewareHandler } from 'hono';
 import { AppError } from '../http/errors.ts';
 import { ACCESS_TOKEN, type JwtClaims } from '../store/types.ts';
+import { jwksKeys } from './jwks.ts';
 
 export const TOKEN_TTL_SECONDS = 60 * 60 * 24 * 7;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ASYMMETRIC = ['RS256', 'ES256'] as const;
 
 export type AuthVariables = { claims: JwtClaims };
 
+export interface TokenVerification {
+  /** HS256 secret; tokens with `alg: HS256` are rejected without it. */
+  secret?: string | null;
+  /** JWKS URL; tokens with `alg: RS256/ES256` are rejected without it. */
+  jwksUrl?: string | null;
+  /** Expected `aud` (Supabase: `authenticated`). */
+  audience?: string;
+  /** Expected `iss` when set (Supabase: `https://<project>.supabase.co/auth/v1`). */
+  issuer?: string | null;
+}
+
 /** Rejects requests without a valid `Authorization: Bearer <jwt>` with 401; sets `c.var.claims`. */
-export function requireAuth({ secret }: { secret: string }): MiddlewareHandler<{ Variables: AuthVariables }> {
+export function requireAuth(options: TokenVerification): MiddlewareHandler<{ Variables: AuthVariables }> {
   return async function requireAuthMiddleware(c, next) {
     const header = c.req.header('Authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) throw new AppError(401, 'unauthorized', 'Sign in first: this endpoint needs a bearer token.');
-    c.set('claims', await verifyAccessToken(match[1]!, secret));
+    c.set('claims', await verifyAccessToken(match[1]!, options));
     await next();
   };
 }
 
-export async function verifyAccessToken(token: string, secret: string): Promise<JwtClaims> {
+const invalid = () => new AppError(401, 'unauthorized', 'Your session is invalid or has expired. Please sign in again.');
+
+export async function verifyAccessToken(token: string, options: TokenVerification | string): Promise<JwtClaims> {
+  const { secret, jwksUrl, audience = 'authenticated', issuer } =
+    typeof options === 'string' ? { secret: options } : options;
+  const checks = { aud: audience, ...(issuer ? { iss: issuer } : {}) };
   let payload: Record<string, unknown>;
   try {
-    // HS256 only (so `alg: none` and algorithm confusion fail), plus exp/nbf/iat and Supabase's audience.
-    payload = (await verify(token, secret, { alg: 'HS256', aud: 'authenticated' })) as Record<string, unknown>;
+    const { alg } = decode(token).header;
+    if (alg === 'HS256' && secret) {
+      payload = await verify(token, secret, { alg: 'HS256', ...checks });
+    } else if ((ASYMMETRIC as readonly string[]).includes(alg) && jwksUrl) {
+      payload = await verifyWithJwks(token, {
+        keys: await jwksKeys(jwksUrl),
+        allowedAlgorithms: ASYMMETRIC,
+        verification: checks,
+      });
+    } else {
+      throw new Error(`algorithm ${alg} is not accepted`);
+    }
   } catch {
-    throw new AppError(401, 'unauthorized', 'Your session is invalid or has expired. Please sign in again.');
+    throw invalid();
   }
   if (typeof payload.sub !== 'string' || !UUID.test(payload.sub) || payload.role !== 'authenticated') {
     throw new AppError(401, 'unauthorized', 'This token is not a signed-in user token.');

@@ -15,6 +15,18 @@ export interface Config {
   evidenceThreshold: number;
   /** PORT: where the Node server listens. */
   port: number;
+  /** KB_JWKS_URL: where asymmetric signing keys are published (Supabase: <project>/auth/v1/.well-known/jwks.json). */
+  jwksUrl: string | null;
+  /** KB_JWT_ISSUER: expected `iss` of tokens, when set. */
+  jwtIssuer: string | null;
+  /** KB_JWT_AUDIENCE: expected `aud` of tokens. */
+  jwtAudience: string;
+  /** KB_ALLOWED_ORIGINS: comma-separated origins whose pages may call the API (the sites embedding the widget). */
+  allowedOrigins: string[];
+  /** KB_RATE_LIMIT / KB_RATE_LIMIT_WINDOW: requests per visitor per window (seconds) on chat and search. */
+  rateLimit: { limit: number; windowSeconds: number };
+  /** CHAT_CONFIDENCE_HIGH / CHAT_CONFIDENCE_MEDIUM: best-chunk scores from which confidence is high / medium. */
+  confidence: { high: number; medium: number };
 }
 
 export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
@@ -30,6 +42,21 @@ export function readConfig(env: Env): Config {
     jwtSecret: nonEmpty(env.KB_JWT_SECRET),
     evidenceThreshold: number(env, 'CHAT_EVIDENCE_THRESHOLD', DEFAULT_EVIDENCE_THRESHOLD, 0, 1),
     port: number(env, 'PORT', 8787, 0, 65535),
+    jwksUrl: nonEmpty(env.KB_JWKS_URL),
+    jwtIssuer: nonEmpty(env.KB_JWT_ISSUER),
+    jwtAudience: nonEmpty(env.KB_JWT_AUDIENCE) ?? 'authenticated',
+    allowedOrigins: (env.KB_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim().replace(/\/$/, ''))
+      .filter(Boolean),
+    rateLimit: {
+      limit: number(env, 'KB_RATE_LIMIT', 20, 1, 1_000_000),
+      windowSeconds: number(env, 'KB_RATE_LIMIT_WINDOW', 60, 1, 86_400),
+    },
+    confidence: {
+      high: number(env, 'CHAT_CONFIDENCE_HIGH', 0.6, 0, 1),
+      medium: number(env, 'CHAT_CONFIDENCE_MEDIUM', 0.45, 0, 1),
+    },
   };
 }
 

@@ -98,7 +98,7 @@ describe('retrieval and security', () => {
   it("a visitor sees only their own sessions: another user's are invisible and cannot be written to", async () => {
     const alice = claims;
     const bob = { sub: await store.createAnonymousUser(), role: 'authenticated' };
-    const session = await store.beginTurn(alice, { message_id: crypto.randomUUID(), content: 'hello', title: 'hello' });
+    const { session_id: session } = await store.beginTurn(alice, { message_id: crypto.randomUUID(), content: 'hello', title: 'hello' });
     const asBob = await store.db.transaction(async (tx) => {
       await tx.query("select set_config('request.jwt.claims', $1, true)", [JSON.stringify(bob)]);
       await tx.exec('set local role authenticated');

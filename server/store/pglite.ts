@@ -11,6 +11,7 @@ import {
   type BeginTurn,
   type ChatStore,
   type ChunkMatch,
+  type DocumentInfo,
   type DocumentState,
   type FinishTurn,
   type IngestDocument,
@@ -18,7 +19,16 @@ import {
   type JwtClaims,
   type KbStats,
   type LocalAuthStore,
+  type SearchChunkRow,
+  type SearchChunksParams,
+  type ContentGap,
+  type MessageRow,
+  type RateLimitState,
+  type SessionRow,
+  type StoredChunk,
+  type TurnState,
 } from './types.ts';
+import { iso, toTurnState, type TurnRow } from './rows.ts';
 
 export interface PgliteStore extends ChatStore, LocalAuthStore, IngestStore {
   readonly db: PGlite;
@@ -70,16 +80,30 @@ class Store implements PgliteStore {
     return rows;
   }
 
-  async beginTurn(claims: JwtClaims, turn: BeginTurn): Promise<string> {
+  async searchChunks(claims: JwtClaims, params: SearchChunksParams): Promise<SearchChunkRow[]> {
     const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<{ id: string }>('select chat_begin_turn($1, $2, $3, $4) as id', [
+      tx.query<SearchChunkRow>('select * from search_chunks($1::vector, $2, $3, $4, $5, $6)', [
+        params.embedding ? JSON.stringify(params.embedding) : null,
+        params.text,
+        params.count,
+        params.mode,
+        JSON.stringify(params.filters),
+        params.candidates ?? 50,
+      ]),
+    );
+    return rows;
+  }
+
+  async beginTurn(claims: JwtClaims, turn: BeginTurn): Promise<TurnState> {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<TurnRow>('select * from chat_begin_turn($1, $2, $3, $4)', [
         turn.session_id ?? null,
         turn.message_id,
         turn.content,
         turn.title,
       ]),
     );
-    return rows[0]!.id;
+    return toTurnState(rows[0]!);
   }
 
   async finishTurn(claims: JwtClaims, turn: FinishTurn): Promise<string> {
@@ -93,6 +117,52 @@ class Store implements PgliteStore {
       ]),
     );
     return rows[0]!.id;
+  }
+
+  async rateLimitHit(claims: JwtClaims, bucket: string, limit: number, windowSeconds: number): Promise<RateLimitState> {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<{ allowed: boolean; remaining: number; reset_at: Date }>('select * from rate_limit_hit($1, $2, $3)', [
+        bucket,
+        limit,
+        windowSeconds,
+      ]),
+    );
+    const row = rows[0]!;
+    return { allowed: row.allowed, remaining: row.remaining, reset_at: new Date(row.reset_at) };
+  }
+
+  async listSessions(claims: JwtClaims, limit: number): Promise<SessionRow[]> {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<SessionRow>(
+        'select id, title, created_at, updated_at from list_chat_sessions($1)',
+        [limit],
+      ),
+    );
+    return rows.map((r) => ({ ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) }));
+  }
+
+  async getSession(claims: JwtClaims, sessionId: string): Promise<SessionRow | null> {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<SessionRow>('select id, title, created_at, updated_at from get_chat_session($1)', [sessionId]),
+    );
+    const row = rows[0];
+    return row ? { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) } : null;
+  }
+
+  async getMessages(claims: JwtClaims, sessionId: string): Promise<MessageRow[]> {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<MessageRow>('select id, role, content, citations, meta, created_at from get_chat_messages($1)', [sessionId]),
+    );
+    return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
+  }
+
+  async recordContentGap(claims: JwtClaims, question: string, reason: string): Promise<void> {
+    await this.asVisitor(claims, (tx) => tx.query('select record_content_gap($1, $2)', [question, reason]));
+  }
+
+  async listContentGaps(claims: JwtClaims, limit: number): Promise<ContentGap[]> {
+    const { rows } = await this.asVisitor(claims, (tx) => tx.query<ContentGap>('select * from list_content_gaps($1)', [limit]));
+    return rows.map((r) => ({ ...r, first_asked_at: iso(r.first_asked_at), last_asked_at: iso(r.last_asked_at) }));
   }
 
   async createAnonymousUser(): Promise<string> {
@@ -122,6 +192,64 @@ class Store implements PgliteStore {
       ]),
     );
     return rows[0]!.id;
+  }
+
+  async listDocuments(): Promise<DocumentInfo[]> {
+    const { rows } = await this.run((q) =>
+      q.query<Omit<DocumentInfo, 'chunks' | 'updated_at'> & { chunks: string; updated_at: Date }>(
+        'select * from kb_list_documents()',
+      ),
+    );
+    return rows.map((r) => ({ ...r, chunks: Number(r.chunks), updated_at: new Date(r.updated_at).toISOString() }));
+  }
+
+  async setDocumentEnabled(id: string, enabled: boolean): Promise<boolean> {
+    return this.scalar<boolean>('select kb_set_document_enabled($1, $2) as v', [id, enabled]);
+  }
+
+  async deleteDocument(id: string): Promise<boolean> {
+    return this.scalar<boolean>('select kb_delete_document($1) as v', [id]);
+  }
+
+  async pruneDocuments(prefix: string, keep: string[], dryRun: boolean): Promise<{ id: string; source: string }[]> {
+    const { rows } = await this.run((q) =>
+      q.query<{ id: string; source: string }>('select * from kb_prune_documents($1, $2, $3)', [prefix, keep, dryRun]),
+    );
+    return rows;
+  }
+
+  async staleDocuments(model: string): Promise<{ id: string; source: string; name: string; stale: number }[]> {
+    const { rows } = await this.run((q) =>
+      q.query<{ id: string; source: string; name: string; stale: string }>('select * from kb_stale_documents($1)', [model]),
+    );
+    return rows.map((r) => ({ ...r, stale: Number(r.stale) }));
+  }
+
+  async documentChunks(documentId: string): Promise<StoredChunk[]> {
+    const { rows } = await this.run((q) =>
+      q.query<{ chunk_id: string; chunk_position: number; content: string; meta: StoredChunk['meta'] }>(
+        'select * from kb_document_chunks($1)',
+        [documentId],
+      ),
+    );
+    return rows.map(({ chunk_position, ...r }) => ({ ...r, position: chunk_position }));
+  }
+
+  async setEmbeddings(model: string, rows: { chunk_id: string; embedding: number[] }[]): Promise<number> {
+    return this.scalar<number>('select kb_set_embeddings($1, $2) as v', [model, JSON.stringify(rows)]);
+  }
+
+  async deferEmbeddingIndex(): Promise<boolean> {
+    return this.scalar<boolean>('select kb_defer_embedding_index() as v');
+  }
+
+  async restoreIndexes(): Promise<number> {
+    return this.scalar<number>('select kb_restore_indexes() as v');
+  }
+
+  private async scalar<T>(sql: string, params: unknown[] = []): Promise<T> {
+    const { rows } = await this.run((q) => q.query<{ v: T }>(sql, params));
+    return rows[0]!.v;
   }
 
   /** Runs as the visitor: one transaction, claims set, role `authenticated` — what PostgREST does. */

@@ -98,7 +98,7 @@ describe('Supabase chat store (anon key + the visitor token)', () => {
     const alice = await visitor();
     const bob = await visitor();
     const first = turn();
-    const sessionId = await chatStore.beginTurn(alice, first);
+    const { session_id: sessionId } = await chatStore.beginTurn(alice, first);
     const answerId = await chatStore.finishTurn(alice, { session_id: sessionId, reply_to: first.message_id, content: 'A', citations: [], meta: { kind: 'answer' } });
     expect(answerId).toMatch(/^[0-9a-f-]{36}$/);
     const { rows } = await pg.db.query<{ user_id: string }>('select user_id from chat_sessions where id = $1', [sessionId]);

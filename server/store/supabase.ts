@@ -14,13 +14,23 @@ import {
   type BeginTurn,
   type ChatStore,
   type ChunkMatch,
+  type DocumentInfo,
   type DocumentState,
   type FinishTurn,
   type IngestDocument,
   type IngestStore,
   type JwtClaims,
   type KbStats,
+  type SearchChunkRow,
+  type SearchChunksParams,
+  type ContentGap,
+  type MessageRow,
+  type RateLimitState,
+  type SessionRow,
+  type StoredChunk,
+  type TurnState,
 } from './types.ts';
+import { iso, toTurnState, type TurnRow } from './rows.ts';
 
 export interface SupabaseStoreOptions {
   /** The project URL, e.g. https://abcd.supabase.co */
@@ -82,16 +92,27 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
       );
     },
 
-    async beginTurn(claims, turn: BeginTurn): Promise<string> {
-      return scalar(
-        'chat_begin_turn',
-        await asVisitor<string>(claims, 'chat_begin_turn', {
-          p_session_id: turn.session_id ?? null,
-          p_message_id: turn.message_id,
-          p_content: turn.content,
-          p_title: turn.title,
-        }),
+    async searchChunks(claims, params: SearchChunksParams): Promise<SearchChunkRow[]> {
+      return (
+        (await asVisitor<SearchChunkRow[]>(claims, 'search_chunks', {
+          query_embedding: params.embedding,
+          query_text: params.text,
+          match_count: params.count,
+          search_mode: params.mode,
+          filters: params.filters,
+          candidate_count: params.candidates ?? 50,
+        })) ?? []
       );
+    },
+
+    async beginTurn(claims, turn: BeginTurn): Promise<TurnState> {
+      const rows = await asVisitor<TurnRow[]>(claims, 'chat_begin_turn', {
+        p_session_id: turn.session_id ?? null,
+        p_message_id: turn.message_id,
+        p_content: turn.content,
+        p_title: turn.title,
+      });
+      return toTurnState(single('chat_begin_turn', rows));
     },
 
     async finishTurn(claims, turn: FinishTurn): Promise<string> {
@@ -105,6 +126,54 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
           p_meta: turn.meta,
         }),
       );
+    },
+
+    async rateLimitHit(claims, bucket, limit, windowSeconds): Promise<RateLimitState> {
+      const rows = await asVisitor<{ allowed: boolean; remaining: number; reset_at: string }[]>(claims, 'rate_limit_hit', {
+        p_bucket: bucket,
+        p_limit: limit,
+        p_window_seconds: windowSeconds,
+      });
+      const row = single('rate_limit_hit', rows);
+      return { allowed: row.allowed, remaining: row.remaining, reset_at: new Date(row.reset_at) };
+    },
+
+    async listSessions(claims, limit): Promise<SessionRow[]> {
+      const rows = (await asVisitor<SessionRow[]>(claims, 'list_chat_sessions', { p_limit: limit })) ?? [];
+      return rows.map(({ id, title, created_at, updated_at }) => ({
+        id,
+        title,
+        created_at: iso(created_at),
+        updated_at: iso(updated_at),
+      }));
+    },
+
+    async getSession(claims, sessionId): Promise<SessionRow | null> {
+      const row = ((await asVisitor<SessionRow[]>(claims, 'get_chat_session', { p_session_id: sessionId })) ?? [])[0];
+      return row
+        ? { id: row.id, title: row.title, created_at: iso(row.created_at), updated_at: iso(row.updated_at) }
+        : null;
+    },
+
+    async getMessages(claims, sessionId): Promise<MessageRow[]> {
+      const rows = (await asVisitor<MessageRow[]>(claims, 'get_chat_messages', { p_session_id: sessionId })) ?? [];
+      return rows.map(({ id, role, content, citations, meta, created_at }) => ({
+        id,
+        role,
+        content,
+        citations,
+        meta,
+        created_at: iso(created_at),
+      }));
+    },
+
+    async recordContentGap(claims, question, reason): Promise<void> {
+      await asVisitor<null>(claims, 'record_content_gap', { p_question: question, p_reason: reason });
+    },
+
+    async listContentGaps(claims, limit): Promise<ContentGap[]> {
+      const rows = (await asVisitor<ContentGap[]>(claims, 'list_content_gaps', { p_limit: limit })) ?? [];
+      return rows.map((r) => ({ ...r, first_asked_at: iso(r.first_asked_at), last_asked_at: iso(r.last_asked_at) }));
     },
   };
 }
@@ -137,6 +206,44 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
           }),
         ),
       );
+    },
+
+    async listDocuments() {
+      const rows = await call<(DocumentInfo & { chunks: number | string })[]>('kb_list_documents', supabase.rpc('kb_list_documents'));
+      return (rows ?? []).map((r) => ({ ...r, chunks: Number(r.chunks) }));
+    },
+
+    async setDocumentEnabled(id, enabled) {
+      return (await call<boolean>('kb_set_document_enabled', supabase.rpc('kb_set_document_enabled', { p_id: id, p_enabled: enabled }))) === true;
+    },
+
+    async deleteDocument(id) {
+      return (await call<boolean>('kb_delete_document', supabase.rpc('kb_delete_document', { p_id: id }))) === true;
+    },
+
+    async pruneDocuments(prefix, keep, dryRun) {
+      const args = { p_prefix: prefix, p_keep: keep, p_dry_run: dryRun };
+      return (await call<{ id: string; source: string }[]>('kb_prune_documents', supabase.rpc('kb_prune_documents', args))) ?? [];
+    },
+
+    async staleDocuments(model) {
+      const rows = await call<{ id: string; source: string; name: string; stale: number | string }[]>(
+        'kb_stale_documents',
+        supabase.rpc('kb_stale_documents', { p_model: model }),
+      );
+      return (rows ?? []).map((r) => ({ ...r, stale: Number(r.stale) }));
+    },
+
+    async documentChunks(documentId) {
+      const rows = await call<(Omit<StoredChunk, 'position'> & { chunk_position: number })[]>(
+        'kb_document_chunks',
+        supabase.rpc('kb_document_chunks', { p_document_id: documentId }),
+      );
+      return (rows ?? []).map(({ chunk_position, ...r }) => ({ ...r, position: chunk_position }));
+    },
+
+    async setEmbeddings(model, rows) {
+      return Number(await call<number>('kb_set_embeddings', supabase.rpc('kb_set_embeddings', { p_model: model, p_embeddings: rows })));
     },
   };
 }

@@ -44,6 +44,39 @@ export interface ChunkMatch {
   similarity: number;
 }
 
+/** Arguments of `search_chunks` (hybrid retrieval, supabase/migrations/20261122030000_hybrid_search.sql). */
+export interface SearchChunksParams {
+  embedding: number[] | null;
+  text: string | null;
+  count: number;
+  mode: 'hybrid' | 'vector' | 'lexical';
+  /** `{document_ids, source_types, tags, languages, date_from, date_to}`; absent keys do not filter. */
+  filters: Record<string, unknown>;
+  /** Candidates taken from each list (vector, full text) before fusion. Default 50. */
+  candidates?: number;
+}
+
+/** One row of `search_chunks`, best first. */
+export interface SearchChunkRow {
+  chunk_id: string;
+  content: string;
+  meta: ChunkMeta;
+  document_id: string;
+  document_title: string;
+  document_url: string | null;
+  document_meta: Record<string, unknown>;
+  /** Cosine similarity to the question; null without an embedding. */
+  cosine: number | null;
+  /** BM25 of the full-text match; null when the chunk is not among the full-text candidates. */
+  bm25: number | null;
+  /** IDF-weighted share of the question's lexemes that the chunk contains (0…1); null without text. */
+  coverage: number | null;
+  vector_rank: number | null;
+  lexical_rank: number | null;
+  /** RRF (hybrid), cosine (vector) or BM25 (lexical). */
+  score: number;
+}
+
 /** One row of `kb_stats`. */
 export interface KbStats {
   documents: number;
@@ -68,13 +101,74 @@ export interface FinishTurn {
   meta: Record<string, unknown>;
 }
 
+/** What `chat_begin_turn` found: a new turn, or the earlier one with this message id (and its answer). */
+export interface TurnState {
+  session_id: string;
+  /** The user message was stored by this call. */
+  is_new: boolean;
+  /** An earlier message with this id has the same content and session: a retry, not a reuse. */
+  same_request: boolean;
+  /** The stored answer to that message, when there is one. */
+  answer: StoredAnswer | null;
+}
+
+export interface StoredAnswer {
+  id: string;
+  content: string;
+  citations: Citation[] | null;
+  meta: Record<string, unknown>;
+}
+
+export interface RateLimitState {
+  allowed: boolean;
+  remaining: number;
+  /** When the current window ends. */
+  reset_at: Date;
+}
+
+export interface SessionRow {
+  id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MessageRow {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  citations: Citation[] | null;
+  meta: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface ContentGap {
+  question: string;
+  reason: string;
+  asked: number;
+  first_asked_at: string;
+  last_asked_at: string;
+}
+
 export interface ChatStore {
   kbStats(): Promise<KbStats>;
   matchChunks(claims: JwtClaims, embedding: number[], threshold: number, count: number): Promise<ChunkMatch[]>;
-  /** Returns the session id (created when needed). */
-  beginTurn(claims: JwtClaims, turn: BeginTurn): Promise<string>;
-  /** Returns the assistant message id. */
+  /** Hybrid / vector / full-text retrieval with filters (`search_chunks`), as the visitor. */
+  searchChunks(claims: JwtClaims, params: SearchChunksParams): Promise<SearchChunkRow[]>;
+  /** Creates the session when needed and stores the user message, or finds the earlier turn with this id. */
+  beginTurn(claims: JwtClaims, turn: BeginTurn): Promise<TurnState>;
+  /** Returns the assistant message id (the existing one when the turn was already answered). */
   finishTurn(claims: JwtClaims, turn: FinishTurn): Promise<string>;
+  /** Counts one request of the visitor against `bucket`. */
+  rateLimitHit(claims: JwtClaims, bucket: string, limit: number, windowSeconds: number): Promise<RateLimitState>;
+  listSessions(claims: JwtClaims, limit: number): Promise<SessionRow[]>;
+  /** Null when the session does not exist or is not the visitor's. */
+  getSession(claims: JwtClaims, sessionId: string): Promise<SessionRow | null>;
+  /** Oldest first; empty when the session does not exist or is not the visitor's. */
+  getMessages(claims: JwtClaims, sessionId: string): Promise<MessageRow[]>;
+  recordContentGap(claims: JwtClaims, question: string, reason: string): Promise<void>;
+  /** Admins only (app_metadata.role = 'admin'); others get a `forbidden` StoreError. */
+  listContentGaps(claims: JwtClaims, limit: number): Promise<ContentGap[]>;
 }
 
 /** Local mode only: the stand-in for Supabase Auth's anonymous sign-in creates the auth.users row. */
@@ -109,6 +203,44 @@ export interface IngestStore {
   documentState(source: string, model: string): Promise<DocumentState | null>;
   /** Replaces the document and all its chunks atomically; returns the document id. */
   ingestDocument(doc: IngestDocument): Promise<string>;
+  /** Lifecycle (supabase/migrations/20261122020000_document_lifecycle.sql), service role only. */
+  listDocuments(): Promise<DocumentInfo[]>;
+  /** False when no document has this id. */
+  setDocumentEnabled(id: string, enabled: boolean): Promise<boolean>;
+  deleteDocument(id: string): Promise<boolean>;
+  /** Deletes (or, dry, lists) documents whose source starts with `prefix` and is not in `keep`. */
+  pruneDocuments(prefix: string, keep: string[], dryRun: boolean): Promise<{ id: string; source: string }[]>;
+  /** Documents with chunks not embedded by `model`. */
+  staleDocuments(model: string): Promise<{ id: string; source: string; name: string; stale: number }[]>;
+  documentChunks(documentId: string): Promise<StoredChunk[]>;
+  /** Replaces the embeddings of these chunks (one document per call, atomically); returns rows written. */
+  setEmbeddings(model: string, rows: { chunk_id: string; embedding: number[] }[]): Promise<number>;
+  /**
+   * Bulk loading (embedded store only): drop the HNSW index before a large run, rebuild it after. Restoring
+   * also repairs a run that was killed in between.
+   */
+  deferEmbeddingIndex?(): Promise<boolean>;
+  restoreIndexes?(): Promise<number>;
+}
+
+/** One row of `kb_list_documents`. */
+export interface DocumentInfo {
+  id: string;
+  source: string;
+  name: string;
+  status: string;
+  enabled: boolean;
+  chunks: number;
+  meta: Record<string, unknown>;
+  updated_at: string;
+}
+
+/** One row of `kb_document_chunks`. */
+export interface StoredChunk {
+  chunk_id: string;
+  position: number;
+  content: string;
+  meta: ChunkMeta;
 }
 
 /**

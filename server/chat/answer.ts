@@ -1,0 +1,132 @@
+/**
+ * One chat turn, independent of how it is delivered: record the question, then either replay the stored
+ * answer (a retry with the same message id) or retrieve, gate and extract a new one. The result is an
+ * `Outcome` that the route sends as SSE, as one JSON body, or as a refusal.
+ */
+import type { Citation, Confidence, Refusal, RetrievalMode } from '../../protocol/index.ts';
+import { AppError, fromStoreError } from '../http/errors.ts';
+import { retrieve, type RetrievalOptions } from '../retrieval/index.ts';
+import type { ChatStore, JwtClaims, StoredAnswer, TurnState } from '../store/types.ts';
+import { extractAnswer } from './extract.ts';
+import { emptyKbRefusal, noEvidenceRefusal } from './refusal.ts';
+import type { ReadChatRequest } from './request.ts';
+import { sessionTitle } from './title.ts';
+
+export interface AnswerOutcome {
+  kind: 'answer';
+  session_id: string;
+  message_id: string;
+  /** Set when the answer was already stored (a replay); otherwise it is stored while streaming. */
+  answer_message_id: string | null;
+  text: string;
+  citations: Citation[];
+  confidence: Confidence;
+  mode: RetrievalMode;
+  warning?: string;
+}
+
+export type Outcome = AnswerOutcome | { kind: 'refusal'; refusal: Refusal };
+
+export async function answerTurn(
+  store: ChatStore,
+  claims: JwtClaims,
+  request: ReadChatRequest,
+  retrieval: RetrievalOptions,
+): Promise<Outcome> {
+  const turn = await store
+    .beginTurn(claims, {
+      session_id: request.session_id,
+      message_id: request.message_id,
+      content: request.message,
+      title: sessionTitle(request.message),
+    })
+    .catch(rethrow);
+  if (!turn.is_new && !turn.same_request) {
+    throw new AppError(409, 'conflict', 'This message id was already used for a different message.');
+  }
+  if (turn.answer) return replay(turn, turn.answer, request);
+
+  const stats = await store.kbStats().catch(rethrow);
+  if (stats.ready_documents === 0) return refuse(store, claims, turn, request, emptyKbRefusal());
+
+  const found = await retrieve(store, { claims, question: request.query, embedding: request.embedding }, retrieval).catch(
+    rethrow,
+  );
+  if (found.kind === 'refuse') return refuse(store, claims, turn, request, noEvidenceRefusal());
+
+  const { text, citations } = extractAnswer(request.query, found.chunks);
+  return {
+    kind: 'answer',
+    session_id: turn.session_id,
+    message_id: request.message_id,
+    answer_message_id: null,
+    text,
+    citations,
+    confidence: found.confidence,
+    mode: found.mode,
+    ...(request.warning ? { warning: request.warning } : {}),
+  };
+}
+
+/** Stores the answer of a streamed or aggregated outcome; returns the assistant message id. */
+export function storeAnswer(store: ChatStore, claims: JwtClaims, outcome: AnswerOutcome): Promise<string> {
+  return store.finishTurn(claims, {
+    session_id: outcome.session_id,
+    reply_to: outcome.message_id,
+    content: outcome.text,
+    citations: outcome.citations,
+    meta: {
+      kind: 'answer',
+      confidence: outcome.confidence,
+      mode: outcome.mode,
+      ...(outcome.warning ? { warning: outcome.warning } : {}),
+    },
+  });
+}
+
+/** A refusal is an answer too: stored in the session, and counted as a content gap for the site owner. */
+async function refuse(
+  store: ChatStore,
+  claims: JwtClaims,
+  turn: TurnState,
+  request: ReadChatRequest,
+  refusal: Refusal,
+): Promise<Outcome> {
+  await store
+    .finishTurn(claims, {
+      session_id: turn.session_id,
+      reply_to: request.message_id,
+      content: refusal.message,
+      citations: null,
+      meta: { kind: 'refusal', reason: refusal.reason, suggestions: refusal.suggestions },
+    })
+    .catch(rethrow);
+  // Only a first asking counts; a retried request must not inflate the gap report.
+  if (turn.is_new) await store.recordContentGap(claims, request.message, refusal.reason).catch(rethrow);
+  return { kind: 'refusal', refusal };
+}
+
+function replay(turn: TurnState, answer: StoredAnswer, request: ReadChatRequest): Outcome {
+  const meta = answer.meta as { kind?: string; reason?: Refusal['reason']; suggestions?: string[]; confidence?: Confidence; mode?: RetrievalMode; warning?: string };
+  if (meta.kind === 'refusal') {
+    return {
+      kind: 'refusal',
+      refusal: { type: 'refusal', reason: meta.reason ?? 'no_evidence', message: answer.content, suggestions: meta.suggestions ?? [] },
+    };
+  }
+  return {
+    kind: 'answer',
+    session_id: turn.session_id,
+    message_id: request.message_id,
+    answer_message_id: answer.id,
+    text: answer.content,
+    citations: answer.citations ?? [],
+    confidence: meta.confidence ?? 'low',
+    mode: meta.mode ?? 'vector',
+    ...(meta.warning ? { warning: meta.warning } : {}),
+  };
+}
+
+function rethrow(error: unknown): never {
+  throw fromStoreError(error);
+}

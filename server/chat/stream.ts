@@ -1,0 +1,119 @@
+/**
+ * Sends an answer as Server-Sent Events: `answer_start`, `answer_delta`…, `sources`, `answer_end`, each with
+ * an `id:` of `<message_id>:<n>`. The sequence is a pure function of the stored answer, so a retry (same
+ * message id) replays exactly the same events, and a reconnect with `Last-Event-ID` gets only the rest.
+ * Heartbeat comments keep proxies from closing a quiet connection; a client that stops reading is dropped
+ * after the idle timeout; a client that disconnects stops the sending (the answer is still stored, so a
+ * retry can replay it).
+ */
+import type { Context } from 'hono';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
+import type { ChatEvent } from '../../protocol/index.ts';
+import { fromStoreError } from '../http/errors.ts';
+import type { AnswerOutcome } from './answer.ts';
+
+export interface StreamOptions {
+  /** Comment lines every so often while a stream is open (default 15 s). */
+  heartbeatMs: number;
+  /** A write that cannot complete for this long (the client stopped reading) ends the stream. */
+  idleTimeoutMs: number;
+  /** Pause between answer deltas, so the answer visibly streams; 0 sends them back to back. */
+  deltaDelayMs: number;
+}
+
+/** The events of an answer, in order; `answer_end` needs the stored message id. */
+export function answerEvents(outcome: AnswerOutcome, answerMessageId: string): ChatEvent[] {
+  return [
+    {
+      event: 'answer_start',
+      data: {
+        session_id: outcome.session_id,
+        message_id: outcome.message_id,
+        confidence: outcome.confidence,
+        mode: outcome.mode,
+        ...(outcome.warning ? { warning: outcome.warning } : {}),
+      },
+    },
+    ...[...deltas(outcome.text)].map((text): ChatEvent => ({ event: 'answer_delta', data: { text } })),
+    { event: 'sources', data: { citations: outcome.citations } },
+    { event: 'answer_end', data: { message_id: answerMessageId } },
+  ];
+}
+
+/** The answer in a few words at a time, so the widget renders it as it arrives. */
+export function* deltas(text: string, wordsPerDelta = 4): Generator<string> {
+  const words = text.split(/(?<=\s)/);
+  for (let i = 0; i < words.length; i += wordsPerDelta) yield words.slice(i, i + wordsPerDelta).join('');
+}
+
+/** `Last-Event-ID: <message_id>:<n>` → n, when it belongs to this message. */
+export function resumeAfter(lastEventId: string | undefined, messageId: string): number {
+  const match = /^(.+):(\d+)$/.exec(lastEventId ?? '');
+  return match && match[1] === messageId ? Number(match[2]) : -1;
+}
+
+export function streamAnswer(
+  c: Context,
+  outcome: AnswerOutcome,
+  store: (outcome: AnswerOutcome) => Promise<string>,
+  options: StreamOptions,
+  onClose: () => void,
+): Response {
+  const skipThrough = resumeAfter(c.req.header('Last-Event-ID'), outcome.message_id);
+  const response = streamSSE(
+    c,
+    async (stream) => {
+      const heartbeat = setInterval(() => void stream.write(': keep-alive\n\n').catch(() => {}), options.heartbeatMs);
+      try {
+        // Events before answer_end do not need the stored id; store it only when it is needed, after the
+        // deltas, so a database failure there still reaches the client as an in-band error.
+        const pending = answerEvents(outcome, outcome.answer_message_id ?? '');
+        for (let [seq, event] of pending.entries()) {
+          if (event.event === 'answer_end' && !outcome.answer_message_id) {
+            event = { event: 'answer_end', data: { message_id: await store(outcome) } };
+          }
+          if (stream.aborted) {
+            // The visitor left: stop sending, but keep the answer so a retry replays it.
+            if (!outcome.answer_message_id) await store(outcome).catch(() => {});
+            return;
+          }
+          if (seq <= skipThrough) continue;
+          await writeWithin(stream, event, `${outcome.message_id}:${seq}`, options.idleTimeoutMs);
+          if (event.event === 'answer_delta' && options.deltaDelayMs > 0) await sleep(options.deltaDelayMs);
+        }
+      } catch (error) {
+        // Handled here, not by streamSSE's onError: Hono follows onError with an `error` event carrying the
+        // raw exception message, which must never reach a client.
+        console.error('[kb-chat] stream failed', error);
+        const { code, message } = fromStoreError(error);
+        if (!stream.aborted) await stream.writeSSE({ event: 'error', data: JSON.stringify({ code, message }) }).catch(() => {});
+      } finally {
+        clearInterval(heartbeat);
+        onClose();
+      }
+    },
+  );
+  // Cloudflare (and other proxies) may buffer or compress a response they think is compressible; an
+  // explicit identity encoding keeps an event stream flowing event by event.
+  response.headers.set('Cache-Control', 'no-cache, no-transform');
+  response.headers.set('Content-Encoding', 'identity');
+  response.headers.set('X-Accel-Buffering', 'no');
+  return response;
+}
+
+async function writeWithin(stream: SSEStreamingApi, event: ChatEvent, id: string, timeoutMs: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('client idle')), timeoutMs);
+  });
+  try {
+    await Promise.race([stream.writeSSE({ event: event.event, data: JSON.stringify(event.data), id }), idle]);
+  } catch (error) {
+    stream.abort();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,59 @@
+/**
+ * Chat history (seed 000 US4): `GET /api/sessions` (the visitor's sessions, newest first) and
+ * `GET /api/sessions/:id` (its messages with citations, oldest first). Isolation is row-level security in
+ * the database: another visitor's session is not there, so it is a 404.
+ */
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import type { SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
+import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
+import { AppError, fromStoreError } from '../http/errors.ts';
+import type { ChatStore, MessageRow } from '../store/types.ts';
+
+const Limit = v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(200));
+const Uuid = v.pipe(v.string(), v.uuid());
+
+export function historyRoute({ store, auth }: { store: ChatStore; auth: TokenVerification }) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+  app.use('*', requireAuth(auth));
+
+  app.get('/', async function listSessions(c) {
+    const raw = c.req.query('limit');
+    const limit = raw === undefined ? 50 : v.safeParse(Limit, raw);
+    if (typeof limit !== 'number' && !limit.success) {
+      throw new AppError(400, 'invalid_request', 'limit: must be a whole number from 1 to 200');
+    }
+    const sessions = await store
+      .listSessions(c.get('claims'), typeof limit === 'number' ? limit : limit.output)
+      .catch(rethrow);
+    return c.json<SessionList>({ sessions });
+  });
+
+  app.get('/:id', async function getSession(c) {
+    const id = c.req.param('id');
+    if (!v.is(Uuid, id)) throw new AppError(400, 'invalid_request', 'id: must be a UUID');
+    const claims = c.get('claims');
+    const session = await store.getSession(claims, id).catch(rethrow);
+    if (!session) throw new AppError(404, 'not_found', 'No such chat session.');
+    const messages = await store.getMessages(claims, id).catch(rethrow);
+    return c.json<SessionDetail>({ session, messages: messages.map(toStoredMessage) });
+  });
+
+  return app;
+}
+
+function toStoredMessage(row: MessageRow): StoredMessage {
+  const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[] };
+  return {
+    id: row.id,
+    role: row.role,
+    content: row.content,
+    citations: row.citations,
+    ...(meta.kind === 'refusal' ? { refusal: { reason: meta.reason ?? 'no_evidence', suggestions: meta.suggestions ?? [] } } : {}),
+    created_at: row.created_at,
+  };
+}
+
+function rethrow(error: unknown): never {
+  throw fromStoreError(error);
+}

@@ -1,0 +1,105 @@
+/**
+ * Test support: the real app over a real in-memory PGlite (migrations, RLS, SQL functions), plus the few
+ * calls every API test makes. Embeddings are exact unit vectors (see vectors.ts).
+ */
+import { createApp, type AppDeps } from '../app.ts';
+import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import { basis } from './vectors.ts';
+
+export const TEST_SECRET = 'test-secret-for-api-tests-0123456789';
+
+export interface TestApi {
+  store: PgliteStore;
+  app: ReturnType<typeof createApp>;
+  /** Another app instance over the same database (another server, another Worker isolate). */
+  instance(overrides?: Partial<AppDeps>): ReturnType<typeof createApp>;
+  signIn(app?: ReturnType<typeof createApp>): Promise<{ token: string; userId: string }>;
+  chat(token: string | null, body: unknown, init?: RequestInit, app?: ReturnType<typeof createApp>): Promise<Response>;
+  seedKb(): Promise<void>;
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createTestApi(overrides: Partial<AppDeps> = {}): Promise<TestApi> {
+  const store = await openPgliteStore(null);
+  const instance = (more: Partial<AppDeps> = {}) =>
+    createApp({
+      store,
+      localAuth: store,
+      jwtSecret: TEST_SECRET,
+      evidenceThreshold: 0.35,
+      embedModel: 'test-model',
+      // Vector mode pins the seed's cosine gate exactly; the fused modes have their own tests.
+      retrieval: { mode: 'vector' },
+      streaming: { deltaDelayMs: 0 },
+      ...overrides,
+      ...more,
+    });
+  const app = instance();
+  return {
+    store,
+    app,
+    instance,
+    async signIn(target = app) {
+      const res = await target.request('/api/auth/anonymous', { method: 'POST' });
+      if (res.status !== 200) throw new Error(`sign-in failed: ${res.status}`);
+      const body = (await res.json()) as { access_token: string; user_id: string };
+      return { token: body.access_token, userId: body.user_id };
+    },
+    chat(token, body, init = {}, target = app) {
+      return target.request('/api/chat', {
+        method: 'POST',
+        ...init,
+        headers: {
+          'Content-Type': 'application/json',
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+          ...(init.headers as Record<string, string> | undefined),
+        },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    },
+    seedKb: () => seedKb(store),
+    async reset() {
+      await store.db.exec('delete from chat_sessions; delete from kb_documents; delete from rate_limits; delete from content_gaps;');
+    },
+    close: () => store.close(),
+  };
+}
+
+/** Two documents: Billing (refunds on basis(0), invoices on basis(1)) and Internal (basis(2)). */
+export async function seedKb(store: PgliteStore): Promise<void> {
+  await store.ingestDocument({
+    source: 'billing.md',
+    name: 'Billing',
+    meta: { url: '/docs/billing' },
+    checksum: 'x1',
+    model: 'test-model',
+    chunks: [
+      {
+        content: '## Refunds\n\nRefunds are issued within 14 days of a charge. Annual plans are refunded pro rata.',
+        meta: { section: 'Billing › Refunds', heading_path: ['Billing', 'Refunds'], anchor: 'refunds', url: '/docs/billing#refunds', page: 2 },
+        embedding: basis(0),
+      },
+      {
+        content: 'Invoices are emailed on the first day of each month.',
+        meta: { section: 'Billing › Invoices', url: '/docs/billing#invoices', page: 3 },
+        embedding: basis(1),
+      },
+    ],
+  });
+  await store.ingestDocument({
+    source: 'secret.md',
+    name: 'Internal',
+    meta: {},
+    checksum: 'x2',
+    model: 'test-model',
+    chunks: [{ content: 'The staff discount code is HIDDEN.', meta: {}, embedding: basis(2) }],
+  });
+}
+
+export const question = (embedding: number[] | undefined, message = 'How do refunds work?', extra: object = {}) => ({
+  ...(embedding ? { embedding } : {}),
+  message,
+  message_id: crypto.randomUUID(),
+  ...extra,
+});
