@@ -1,13 +1,17 @@
 /**
- * Builds the browser widget: dist/kb-chat.js (the element) and dist/kb-chat-embedder.js (the Web Worker
- * with transformers.js). Two entry points rather than code splitting, so the element can create its worker
- * from a fixed file name next to itself (`new URL('./kb-chat-embedder.js', import.meta.url)`).
+ * Builds the browser widget, three files with fixed names next to each other:
+ *   dist/kb-chat.js           the loader: defines <kb-chat> and paints the bubble          budget ≤ 4 KB gz
+ *   dist/kb-chat-ui.js        the chat UI, imported by the loader on intent (hover/focus)  budget ≤ 40 KB gz
+ *   dist/kb-chat-embedder.js  the Web Worker with transformers.js, started when the panel opens
+ * Separate entry points rather than code splitting, so each file can be found from a fixed name next to the
+ * loader (`new URL('./kb-chat-ui.js', import.meta.url)`) and no shared chunk sneaks into the loader.
+ * The sizes are written to `<outdir>/sizes.json`; widget/kb-chat.bundle.test.ts fails when a budget is exceeded.
  *
  *   node esbuild.config.mjs          build into dist/ and print sizes (npm run build)
  *   import { buildWidget } from …    used by web-test-runner.config.mjs to test the built bundles
  */
 import { build } from 'esbuild';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -30,8 +34,12 @@ const common = {
 
 const ENTRIES = [
   { entry: 'widget/kb-chat.ts', file: 'kb-chat.js' },
+  { entry: 'widget/ui/chat-ui.ts', file: 'kb-chat-ui.js' },
   { entry: 'widget/embedder/embedder.worker.ts', file: 'kb-chat-embedder.js' },
 ];
+
+/** gzip budgets in bytes (issue 4): the loader paints the bubble; the chat UI is everything but the worker. */
+export const BUDGETS = { 'kb-chat.js': 4 * 1024, 'kb-chat-ui.js': 40 * 1024 };
 
 /** Build both bundles into `outdir`; returns [{ file, min, gzip }] sizes in bytes. */
 export async function buildWidget({ outdir = 'dist' } = {}) {
@@ -39,26 +47,31 @@ export async function buildWidget({ outdir = 'dist' } = {}) {
     ENTRIES.map(({ entry, file }) => build({ ...common, entryPoints: [entry], outfile: join(outdir, file) })),
   );
 
-  // The main bundle must stay small: transformers.js and ONNX Runtime belong in the worker only.
-  const leaked = Object.keys(results[0].metafile.inputs).filter((path) =>
-    /@huggingface\/transformers|onnxruntime/.test(path),
-  );
-  if (leaked.length) throw new Error(`kb-chat.js must not include the embedder, but it bundles:\n  ${leaked.join('\n  ')}`);
+  // The loader is only the bubble: no Lit, no sanitizer. transformers.js and ONNX Runtime belong in the worker only.
+  const leaks = (i, pattern) => Object.keys(results[i].metafile.inputs).filter((path) => pattern.test(path));
+  const leaked = [...leaks(0, /node_modules|widget\/(ui|render|controllers|api)\//), ...leaks(1, /@huggingface\/transformers|onnxruntime/)];
+  if (leaked.length) throw new Error(`the loader or the chat UI bundles what it must not:\n  ${leaked.join('\n  ')}`);
 
-  return Promise.all(
+  const sizes = await Promise.all(
     ENTRIES.map(async ({ file }) => {
       const code = await readFile(join(outdir, file));
-      return { file: join(outdir, file), min: code.length, gzip: gzipSync(code).length };
+      return { file: join(outdir, file), min: code.length, gzip: gzipSync(code, { level: 9 }).length, budget: BUDGETS[file] ?? null };
     }),
   );
+  await writeFile(join(outdir, 'sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
+  return sizes;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
-    for (const { file, min, gzip } of await buildWidget()) {
-      console.log(`${file.padEnd(26)} ${kb(min).padStart(10)} min  ${kb(gzip).padStart(10)} gzip`);
+    let over = false;
+    for (const { file, min, gzip, budget } of await buildWidget()) {
+      const note = budget ? `  (budget ${kb(budget)}${gzip > budget ? ' EXCEEDED' : ''})` : '';
+      over ||= budget !== null && gzip > budget;
+      console.log(`${file.padEnd(26)} ${kb(min).padStart(10)} min  ${kb(gzip).padStart(10)} gzip${note}`);
     }
+    if (over) process.exit(1);
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);

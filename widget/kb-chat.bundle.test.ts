@@ -15,12 +15,27 @@ describe('built kb-chat.js', () => {
     await import(/* @vite-ignore */ BUNDLE);
   });
 
+  it('stays within the size budgets: loader ≤ 4 KB gz, chat UI ≤ 40 KB gz', async () => {
+    // Written by buildWidget() (esbuild.config.mjs) when the test config built the bundles.
+    const sizes = (await (await fetch('/test-results/widget-dist/sizes.json')).json()) as {
+      file: string;
+      gzip: number;
+      budget: number | null;
+    }[];
+    const gzip = (name: string) => sizes.find((s) => s.file.endsWith(`/${name}`))!.gzip;
+    expect(gzip('kb-chat.js')).to.be.at.most(4 * 1024);
+    expect(gzip('kb-chat-ui.js')).to.be.at.most(40 * 1024);
+    for (const { file, gzip: size, budget } of sizes) if (budget !== null) expect(size, file).to.be.at.most(budget);
+  });
+
   it('answers a question using kb-chat-embedder.js from next to itself', async () => {
     const el = await fixture<KbChat>(html`<kb-chat heading="Help"></kb-chat>`);
     const root = el.shadowRoot!;
     expect(root.querySelector('.panel')).to.equal(null);
-    root.querySelector<HTMLButtonElement>('.bubble')!.click();
-    await waitUntil(() => el.embedder.status === 'ready', 'embedder not ready', { timeout: 25_000 });
+    const bubble = root.querySelector<HTMLButtonElement>('.bubble')!;
+    bubble.focus(); // intent: starts fetching kb-chat-ui.js
+    bubble.click();
+    await waitUntil(() => el.ui?.embedder.status === 'ready', 'embedder not ready', { timeout: 25_000 });
     await el.updateComplete;
     expect(root.querySelector('.panel h2')!.textContent).to.equal('Help');
 
@@ -33,6 +48,7 @@ describe('built kb-chat.js', () => {
     expect(root.querySelectorAll('.sources a')).to.have.length(2);
 
     const pageUrls = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname);
+    expect(pageUrls).to.include('/test-results/widget-dist/kb-chat-ui.js');
     expect(pageUrls).to.include('/test-results/widget-dist/kb-chat-embedder.js');
     // Only test code comes from widget/: the element and its worker are the bundles.
     const sources = pageUrls.filter((p) => p.startsWith('/widget/') && !p.startsWith('/widget/test/') && !p.endsWith('.test.ts'));

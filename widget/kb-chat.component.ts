@@ -1,184 +1,220 @@
-import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import { property, query } from 'lit/decorators.js';
-import { ApiClient } from './api/api-client.ts';
-import { ChatController } from './controllers/chat-controller.ts';
-import { EmbedderController } from './controllers/embedder-controller.ts';
-import { renderTurn } from './render/message.ts';
 import styles from './kb-chat.styles.ts';
+import type { KbChatStrings } from './i18n.ts';
+import type { WidgetCitation } from './api/wire.ts';
+import type { ChatUi } from './ui/chat-ui.ts';
 
-// Resolved against this module, i.e. the built kb-chat.js, so the widget finds its worker and API wherever
-// it is hosted.
+// Resolved against this module (the built kb-chat.js), so the widget finds its chunks and API wherever it is hosted.
 const SCRIPT_URL = import.meta.url;
 
-export const STATUS_TEXT = {
-  loading: 'Initializing AI…',
-  timeout: 'Connection timed out',
-  unsupported: 'Browser not supported — please use a recent version of Chrome, Edge, Firefox or Safari.',
-  error: 'The AI model could not be loaded.',
-} as const;
+const ICON =
+  '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true"><path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z"/></svg>';
 
 /**
  * A chat bubble that answers questions from the site's knowledge base, with cited sources.
  *
- * @summary Floating "ask our docs" chat.
+ * This class is the loader: it only paints the bubble. The chat UI (kb-chat-ui.js) is fetched on intent —
+ * hover, focus or click on the bubble — and the embedding model when the panel first opens.
  *
- * @fires kb-open - The panel was opened.
- * @fires kb-close - The panel was closed.
+ * @summary Floating (or inline) "ask our docs" chat.
+ *
+ * @attr {string} api-url - Base URL of the kb-chat API. Default: the origin this script was loaded from.
+ * @attr {string} heading - Panel title. Default "Ask our docs".
+ * @attr {string} greeting - A first message shown in an empty chat.
+ * @attr {string} placeholder - Placeholder of the question field.
+ * @attr {string} model-base-url - Where the browser fetches the embedding model (overrides the server's `models_url`).
+ * @attr {boolean} open - Whether the panel is open; set it in the HTML to start open.
+ * @attr {'auto'|'light'|'dark'} theme - Colour scheme; `auto` (default) follows `prefers-color-scheme`.
+ * @attr {'right'|'left'} position - Which bottom corner the bubble sits in (mirrored in RTL).
+ * @attr {'floating'|'inline'} mode - `inline` renders the chat in the page flow, always open, without the bubble.
+ *
+ * @fires {CustomEvent<void>} kb-open - The panel was opened.
+ * @fires {CustomEvent<void>} kb-close - The panel was closed.
+ * @fires {CustomEvent<KbQuestionDetail>} kb-question - A question was sent.
+ * @fires {CustomEvent<KbAnswerDetail>} kb-answer - An answer was completed.
+ * @fires {CustomEvent<KbRefusalDetail>} kb-refusal - The knowledge base had no evidence; the assistant declined.
+ * @fires {CustomEvent<KbErrorDetail>} kb-error - A question failed (network, rate limit, auth …).
  *
  * @csspart bubble - The round button that opens and closes the panel.
  * @csspart panel - The chat panel.
- * @csspart header - The panel's title bar.
- * @csspart close-button - The close button in the header.
- * @csspart messages - The scrolling list of messages.
- * @csspart message - Every message; also `user-message`, `assistant-message` or `refusal`.
- * @csspart sources - The sources under an answer; each item is `source`, each link `source-link`.
+ * @csspart header - The panel's title bar; its buttons are `history-button`, `new-chat-button`, `close-button`.
+ * @csspart messages - The scrolling list of messages (`role="log"`).
+ * @csspart message - Every message; also `user-message`, `assistant-message`, `refusal` or `greeting`.
+ * @csspart citation - An inline `[n]` citation badge; its hover/focus preview is `citation-preview`.
+ * @csspart sources - The sources under an answer; each item is `source`, its link `source-link`, its expand button `source-toggle`, the passage `source-passage`; `more-sources` shows the rest.
+ * @csspart answer-footer - "Grounded in N sources" and the `copy-button`.
  * @csspart suggestions - The suggestions of a refusal; each is `suggestion`.
  * @csspart typing-indicator - Shown while an answer is on its way.
- * @csspart error - An error shown under a (possibly partial) answer.
- * @csspart status - The status line (model loading, time-outs).
+ * @csspart error - An error under a (possibly partial) answer, with its `retry-button`.
+ * @csspart status - The status line (model loading, keyword mode, time-outs).
+ * @csspart sessions - The history view; each past conversation is a `session` button.
  * @csspart input - The question textarea.
  * @csspart send-button - The send button.
  *
  * @cssprop [--kb-accent=#2563eb] - Bubble, header, user messages and links.
  * @cssprop [--kb-accent-contrast=#ffffff] - Text on the accent colour.
  * @cssprop [--kb-background=#ffffff] - Panel background.
+ * @cssprop [--kb-surface=#f3f4f6] - Assistant message background.
  * @cssprop [--kb-foreground=#111827] - Text colour.
- * @cssprop [--kb-muted=#6b7280] - Secondary text.
- * @cssprop [--kb-border=#e5e7eb] - Borders.
+ * @cssprop [--kb-muted=#4b5563] - Secondary text.
+ * @cssprop [--kb-border=#d1d5db] - Borders.
  * @cssprop [--kb-error=#b91c1c] - Error text.
+ * @cssprop [--kb-focus=#1d4ed8] - Focus ring.
  * @cssprop [--kb-radius=12px] - Corner radius.
  * @cssprop [--kb-font=system-ui] - Font family.
+ * @cssprop [--kb-font-size=15px] - Base font size (the input is never below 16px on small screens).
  * @cssprop [--kb-panel-width=380px] - Panel width.
- * @cssprop [--kb-panel-height=560px] - Panel height.
- * @cssprop [--kb-z-index=2147483000] - Stacking order of the widget.
+ * @cssprop [--kb-panel-height=560px] - Panel height (and the inline mode's height).
+ * @cssprop [--kb-z-index=2147483000] - Stacking order of the floating widget.
+ * @cssprop [--kb-offset-x=20px] - Distance of the bubble from the side of the viewport.
+ * @cssprop [--kb-offset-y=20px] - Distance of the bubble from the bottom of the viewport.
  */
-export default class KbChat extends LitElement {
-  static override styles = styles;
+export default class KbChat extends HTMLElement {
+  static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position'];
 
-  /** Base URL of the kb-chat API. Defaults to the origin this script was loaded from. */
-  @property({ attribute: 'api-url' }) apiUrl = new URL('.', SCRIPT_URL).origin;
-
-  /** Panel title. (Not `title`, which would give the whole element a tooltip.) */
-  @property() heading = 'Ask our docs';
-
-  /** Whether the panel is open. */
-  @property({ type: Boolean, reflect: true }) open = false;
-
-  /** URL of the embedder worker script. Defaults to `kb-chat-embedder.js` next to this script. */
-  @property({ attribute: false }) embedderUrl: string | URL = new URL('./kb-chat-embedder.js', SCRIPT_URL);
-
+  /** The host page's access token (e.g. its Supabase session's `access_token`); replaces the anonymous sign-in. */
+  token: string | null = null;
+  /** Called before each request for a fresh token; wins over `token`. */
+  getToken: (() => string | null | undefined | Promise<string | null | undefined>) | null = null;
+  /** Overrides for any user-visible string (i18n); see `DEFAULT_STRINGS` in i18n.ts. */
+  strings: Partial<KbChatStrings> = {};
+  /** URL of the chat UI module. Default: `kb-chat-ui.js` next to this script. */
+  uiUrl: string | URL = new URL('./kb-chat-ui.js', SCRIPT_URL);
+  /** URL of the embedder worker script. Default: `kb-chat-embedder.js` next to this script. */
+  embedderUrl: string | URL = new URL('./kb-chat-embedder.js', SCRIPT_URL);
   /** Milliseconds the AI model may take to load before the widget gives up and offers a retry. */
-  @property({ attribute: false }) embedderTimeout = 15_000;
+  embedderTimeout = 15_000;
 
-  @query('textarea') private textarea?: HTMLTextAreaElement;
-  @query('.messages') private messages?: HTMLElement;
+  /** @internal the loaded chat UI. */
+  ui?: ChatUi;
+  private loading?: Promise<ChatUi>;
+  private bubble?: HTMLButtonElement;
 
-  private client?: ApiClient;
-  private readonly chat = new ChatController(this, () => this.api());
-  /** @internal exposed for tests and diagnostics. */
-  readonly embedder = new EmbedderController(this, {
-    api: () => this.api(),
-    workerUrl: () => this.embedderUrl,
-    timeoutMs: () => this.embedderTimeout,
-  });
-
-  private api(): ApiClient {
-    if (this.client?.baseUrl !== this.apiUrl) this.client = new ApiClient(this.apiUrl);
-    return this.client;
+  get apiUrl(): string {
+    return this.getAttribute('api-url') || new URL('.', SCRIPT_URL).origin;
+  }
+  set apiUrl(value: string) {
+    this.setAttribute('api-url', value);
+  }
+  get heading(): string | null {
+    return this.getAttribute('heading');
+  }
+  set heading(value: string | null) {
+    this.reflect('heading', value);
+  }
+  get greeting(): string | null {
+    return this.getAttribute('greeting');
+  }
+  set greeting(value: string | null) {
+    this.reflect('greeting', value);
+  }
+  get placeholder(): string | null {
+    return this.getAttribute('placeholder');
+  }
+  set placeholder(value: string | null) {
+    this.reflect('placeholder', value);
+  }
+  get modelBaseUrl(): string | null {
+    return this.getAttribute('model-base-url');
+  }
+  set modelBaseUrl(value: string | null) {
+    this.reflect('model-base-url', value);
+  }
+  get open(): boolean {
+    return this.hasAttribute('open');
+  }
+  set open(value: boolean) {
+    this.toggleAttribute('open', Boolean(value));
+  }
+  get inline(): boolean {
+    return this.getAttribute('mode') === 'inline';
   }
 
-  protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has('open') && (this.open || changed.get('open') !== undefined)) {
-      // The model is fetched only once someone actually opens the chat, never at page load.
-      if (this.open) this.embedder.start();
+  /** Resolves once pending rendering is done (and the chat UI, if it is loading, is loaded). */
+  get updateComplete(): Promise<boolean> {
+    return (this.loading ?? Promise.resolve(undefined)).then((ui) => ui?.updateComplete ?? true);
+  }
+
+  connectedCallback(): void {
+    if (!this.shadowRoot) {
+      const root = this.attachShadow({ mode: 'open', delegatesFocus: false });
+      root.innerHTML = `<style>${styles}</style><div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button>`;
+      this.bubble = root.querySelector('button')!;
+      this.bubble.addEventListener('click', () => (this.open = !this.open));
+      // Intent: fetch the chat UI as soon as the visitor is likely to open it.
+      for (const type of ['pointerenter', 'focus', 'touchstart']) this.bubble.addEventListener(type, () => void this.load(), { passive: true });
+    }
+    this.paintBubble();
+    if (this.open || this.inline) void this.load().then((ui) => ui.opened());
+    this.ui?.connected();
+  }
+
+  disconnectedCallback(): void {
+    this.ui?.disconnected();
+  }
+
+  attributeChangedCallback(name: string, old: string | null, value: string | null): void {
+    if (old === value) return;
+    this.paintBubble();
+    if (name === 'open' && this.isConnected) {
       this.dispatchEvent(new CustomEvent(this.open ? 'kb-open' : 'kb-close', { bubbles: true, composed: true }));
+      if (this.open) void this.load().then((ui) => ui.opened());
+      else if (this.shadowRoot?.activeElement) this.bubble?.focus(); // closing returns focus to the bubble
     }
-    if (this.messages) this.messages.scrollTop = this.messages.scrollHeight;
+    if (name === 'mode' && this.inline) void this.load().then((ui) => ui.opened());
+    this.ui?.requestUpdate();
   }
 
-  private toggle(): void {
-    this.open = !this.open;
-    if (this.open) void this.updateComplete.then(() => this.textarea?.focus());
+  /** Load the chat UI now (it is loaded on intent anyway). */
+  load(): Promise<ChatUi> {
+    this.loading ??= import(/* @vite-ignore */ String(this.uiUrl)).then((module: typeof import('./ui/chat-ui.ts')) => {
+      this.ui = module.mountChatUi(this, this.shadowRoot!);
+      return this.ui;
+    });
+    this.loading.catch((error: unknown) => {
+      console.error('[kb-chat] the chat UI could not be loaded:', error);
+      this.loading = undefined;
+    });
+    return this.loading;
   }
 
-  private send(event?: Event): void {
-    event?.preventDefault();
-    const textarea = this.textarea;
-    if (!textarea || !this.canSend) return;
-    const text = textarea.value;
-    if (!text.trim()) return;
-    textarea.value = '';
-    void this.chat.ask(text, (question) => this.embedder.embed(question));
+  /** Move focus to the bubble (after Esc). */
+  focusBubble(): void {
+    this.bubble?.focus();
   }
 
-  private onKeydown(event: KeyboardEvent): void {
-    // Enter sends, Shift+Enter starts a new line; IME composition must not send half a word.
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) this.send(event);
+  private paintBubble(): void {
+    if (!this.bubble) return;
+    const label = this.open ? (this.strings.closeChat ?? 'Close chat') : (this.strings.openChat ?? 'Open chat');
+    this.bubble.setAttribute('aria-label', label);
+    this.bubble.setAttribute('aria-expanded', String(this.open));
   }
 
-  private get canSend(): boolean {
-    return this.embedder.status === 'ready' && !this.chat.busy;
+  private reflect(name: string, value: string | null): void {
+    if (value == null) this.removeAttribute(name);
+    else this.setAttribute(name, value);
   }
+}
 
-  private renderStatus(): TemplateResult | typeof nothing {
-    const status = this.embedder.status;
-    switch (status) {
-      case 'idle':
-      case 'ready':
-        return nothing;
-      case 'loading':
-      case 'unsupported':
-        return html`${STATUS_TEXT[status]}`;
-      case 'timeout':
-      case 'error':
-        return html`<span class="status--problem">${STATUS_TEXT[status]}</span
-          ><button type="button" part="retry-button" @click=${() => this.embedder.retry()}>Retry</button>`;
-    }
-  }
-
-  private renderPanel(): TemplateResult {
-    return html`
-      <section class="panel" part="panel" role="dialog" aria-label=${this.heading}>
-        <header class="header" part="header">
-          <h2>${this.heading}</h2>
-          <button class="close" part="close-button" type="button" aria-label="Close chat" @click=${this.toggle}>
-            ×
-          </button>
-        </header>
-        <div class="messages" part="messages" role="log" aria-live="polite">${this.chat.turns.map(renderTurn)}</div>
-        <div class="status" part="status" role="status" aria-live="polite">${this.renderStatus()}</div>
-        <form class="composer" @submit=${this.send}>
-          <textarea
-            part="input"
-            rows="1"
-            maxlength="2000"
-            placeholder="Ask a question…"
-            aria-label="Your question"
-            @keydown=${this.onKeydown}
-          ></textarea>
-          <button class="send" part="send-button" type="submit" ?disabled=${!this.canSend}>Send</button>
-        </form>
-      </section>
-    `;
-  }
-
-  protected override render(): TemplateResult {
-    return html`
-      ${this.open ? this.renderPanel() : nothing}
-      <button
-        class="bubble"
-        part="bubble"
-        type="button"
-        aria-label=${this.open ? 'Close chat' : 'Open chat'}
-        aria-expanded=${this.open ? 'true' : 'false'}
-        @click=${this.toggle}
-      >
-        <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true">
-          <path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z" />
-        </svg>
-      </button>
-    `;
-  }
+export interface KbQuestionDetail {
+  message: string;
+  messageId: string;
+  sessionId?: string;
+  /** Sent without an embedding: the model could not load and the server answers from full-text search. */
+  keyword: boolean;
+}
+export interface KbAnswerDetail {
+  messageId: string;
+  sessionId?: string;
+  text: string;
+  citations: WidgetCitation[];
+}
+export interface KbRefusalDetail {
+  message: string;
+  suggestions: string[];
+}
+export interface KbErrorDetail {
+  code: string;
+  message: string;
 }
 
 declare global {
@@ -188,5 +224,9 @@ declare global {
   interface GlobalEventHandlersEventMap {
     'kb-open': CustomEvent<void>;
     'kb-close': CustomEvent<void>;
+    'kb-question': CustomEvent<KbQuestionDetail>;
+    'kb-answer': CustomEvent<KbAnswerDetail>;
+    'kb-refusal': CustomEvent<KbRefusalDetail>;
+    'kb-error': CustomEvent<KbErrorDetail>;
   }
 }

@@ -1,26 +1,29 @@
 /**
- * The widget's view of the kb-chat HTTP API except the chat stream: anonymous sign-in with a token cached in
- * localStorage, and the client config. Shapes come from the shared wire contract in `protocol/`.
+ * The widget's view of the kb-chat HTTP API: the access token (the host page's own Supabase session via
+ * `token`/`getToken`, else an anonymous sign-in cached in localStorage), config, history, chunk text and the
+ * raw chat POST. Shapes come from the shared wire contract in `protocol/` (checked in wire.ts).
  */
-import * as v from 'valibot';
-import {
-  API_PATHS,
-  AnonymousAuthSchema,
-  ClientConfigSchema,
-  ErrorBodySchema,
-  type ClientConfig,
-} from '../../protocol/index.ts';
+import { API_PATHS } from '../../protocol/api.ts';
+import { parseAuth, parseChunk, parseConfig, parseSession, parseSessions, type ChunkDetail } from './wire.ts';
+import type { ClientConfig, SessionDetail, SessionSummary } from '../../protocol/index.ts';
 
 /** An HTTP failure with the server's error code (never its message: 5xx messages are not for users). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
-    message = `HTTP ${status} (${code})`,
+    /** Seconds, from `Retry-After` on a 429. */
+    readonly retryAfter?: number,
   ) {
-    super(message);
+    super(`HTTP ${status} (${code})`);
     this.name = 'ApiError';
   }
+}
+
+/** What the host page may supply instead of the anonymous sign-in (e.g. its Supabase session). */
+export interface TokenSource {
+  token?: string | null;
+  getToken?: (() => string | null | undefined | Promise<string | null | undefined>) | null;
 }
 
 interface StoredToken {
@@ -32,13 +35,35 @@ interface StoredToken {
 // Refresh a little early so a token does not expire between reading it and the server checking it.
 const EXPIRY_MARGIN_MS = 30_000;
 
+/** localStorage that never throws (privacy modes and sandboxed iframes block it). */
+export const storage = {
+  get(key: string): string | null {
+    try {
+      return globalThis.localStorage.getItem(key);
+    } catch {
+      return null;
+    }
+  },
+  set(key: string, value: string | null): void {
+    try {
+      if (value === null) globalThis.localStorage.removeItem(key);
+      else globalThis.localStorage.setItem(key, value);
+    } catch {
+      // Storage full or blocked: it still works for this page view.
+    }
+  },
+};
+
 export class ApiClient {
   readonly origin: string;
   private readonly storageKey: string;
   private tokenRequest?: Promise<string>;
   private configRequest?: Promise<ClientConfig>;
 
-  constructor(readonly baseUrl: string) {
+  constructor(
+    readonly baseUrl: string,
+    private readonly source: () => TokenSource = () => ({}),
+  ) {
     this.origin = new URL(baseUrl).origin;
     // One token per API origin: two widgets on one page talking to different servers must not mix tokens.
     this.storageKey = `kb-chat:token:${this.origin}`;
@@ -49,8 +74,14 @@ export class ApiClient {
     return new URL(pathOrUrl, this.baseUrl).href;
   }
 
-  /** A cached, still-valid token, or a fresh one. Concurrent callers share one sign-in request. */
+  /** The host's token if it supplies one, else a cached anonymous token, else a fresh sign-in. */
   async token(): Promise<string> {
+    const { token, getToken } = this.source();
+    if (getToken) {
+      const supplied = await getToken();
+      if (supplied) return supplied;
+    }
+    if (token) return token;
     const stored = this.readToken();
     if (stored) return stored;
     this.tokenRequest ??= this.signIn().finally(() => (this.tokenRequest = undefined));
@@ -59,71 +90,97 @@ export class ApiClient {
 
   /** Forget the cached token (after a 401) so the next `token()` signs in again. */
   invalidateToken(rejected: string): void {
-    if (this.readToken() === rejected) this.storage()?.removeItem(this.storageKey);
+    if (this.readToken() === rejected) storage.set(this.storageKey, null);
+  }
+
+  /** True when a 401 can be cured by signing in again (not when the host supplies a fixed token). */
+  get canRenewToken(): boolean {
+    const { token, getToken } = this.source();
+    return Boolean(getToken) || !token;
   }
 
   config(): Promise<ClientConfig> {
-    this.configRequest ??= this.getJson(API_PATHS.config, ClientConfigSchema).catch((error: unknown) => {
+    this.configRequest ??= this.getJson(API_PATHS.config).then(parseConfig).catch((error: unknown) => {
       this.configRequest = undefined; // let a retry fetch it again
       throw error;
     });
     return this.configRequest;
   }
 
+  async sessions(): Promise<SessionSummary[]> {
+    return parseSessions(await this.authed(API_PATHS.sessions)).sessions;
+  }
+
+  async session(id: string): Promise<SessionDetail> {
+    return parseSession(await this.authed(`${API_PATHS.sessions}/${encodeURIComponent(id)}`));
+  }
+
+  async chunk(id: string): Promise<ChunkDetail> {
+    return parseChunk(await this.authed(`/api/chunks/${encodeURIComponent(id)}`));
+  }
+
+  /** POST /api/chat; the caller reads the stream. `lastEventId` asks the server to resume after that event. */
+  chat(body: unknown, token: string, signal: AbortSignal, lastEventId?: string): Promise<Response> {
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'text/event-stream, application/json',
+    };
+    if (lastEventId) headers['Last-Event-ID'] = lastEventId;
+    return fetch(this.url(API_PATHS.chat), { method: 'POST', headers, body: JSON.stringify(body), signal });
+  }
+
+  /** GET with the token; one re-sign-in on 401. */
+  private async authed(path: string): Promise<unknown> {
+    let token = await this.token();
+    try {
+      return await this.getJson(path, token);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401 && this.canRenewToken)) throw error;
+      this.invalidateToken(token);
+      token = await this.token();
+      return this.getJson(path, token);
+    }
+  }
+
   private async signIn(): Promise<string> {
-    const auth = await this.getJson(API_PATHS.anonymousAuth, AnonymousAuthSchema, { method: 'POST' });
+    const auth = parseAuth(await this.getJson(API_PATHS.anonymousAuth, undefined, 'POST'));
     const stored: StoredToken = {
       access_token: auth.access_token,
       expires_at: Date.now() + auth.expires_in * 1000 - EXPIRY_MARGIN_MS,
     };
-    try {
-      this.storage()?.setItem(this.storageKey, JSON.stringify(stored));
-    } catch {
-      // Storage full or blocked: the token still works for this page view.
-    }
+    storage.set(this.storageKey, JSON.stringify(stored));
     return auth.access_token;
   }
 
   private readToken(): string | undefined {
     try {
-      const raw = this.storage()?.getItem(this.storageKey);
-      if (!raw) return undefined;
-      const stored = JSON.parse(raw) as Partial<StoredToken>;
-      if (typeof stored.access_token !== 'string' || typeof stored.expires_at !== 'number') return undefined;
+      const stored = JSON.parse(storage.get(this.storageKey) ?? 'null') as Partial<StoredToken> | null;
+      if (typeof stored?.access_token !== 'string' || typeof stored.expires_at !== 'number') return undefined;
       return stored.expires_at > Date.now() ? stored.access_token : undefined;
     } catch {
       return undefined;
     }
   }
 
-  private storage(): Storage | undefined {
-    // Accessing localStorage throws in some privacy modes and sandboxed iframes.
-    try {
-      return globalThis.localStorage;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private async getJson<T extends v.GenericSchema>(
-    path: string,
-    schema: T,
-    init: RequestInit = {},
-  ): Promise<v.InferOutput<T>> {
-    const response = await fetch(this.url(path), { ...init, headers: { Accept: 'application/json' } });
+  private async getJson(path: string, token?: string, method = 'GET'): Promise<unknown> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    const response = await fetch(this.url(path), { method, headers });
     if (!response.ok) throw await errorFromResponse(response);
-    return v.parse(schema, await response.json());
+    return response.json();
   }
 }
 
-/** Turn a non-2xx response into an ApiError, reading `{error:{code}}` when the body has it. */
+/** Turn a non-2xx response into an ApiError, reading `{error:{code}}` and `Retry-After` when present. */
 export async function errorFromResponse(response: Response): Promise<ApiError> {
   let code = 'http_error';
   try {
-    const body = v.safeParse(ErrorBodySchema, await response.json());
-    if (body.success) code = body.output.error.code;
+    const body = (await response.json()) as { error?: { code?: unknown } };
+    if (typeof body?.error?.code === 'string') code = body.error.code;
   } catch {
     // Not JSON (a proxy's HTML error page, say): the status alone decides the message.
   }
-  return new ApiError(response.status, code);
+  const retryAfter = Number(response.headers.get('retry-after'));
+  return new ApiError(response.status, code, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
 }

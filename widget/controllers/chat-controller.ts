@@ -1,20 +1,15 @@
 /**
- * The conversation and the `POST /api/chat` stream. One question at a time; each question gets its own
- * AbortController; the stream is never re-POSTed automatically (a retry would ask the question twice).
+ * The conversation and the `POST /api/chat` stream (Lit's Task is the model): one AbortController per
+ * question, a new question aborts the unfinished one, events of a superseded run are ignored. A dropped
+ * stream is never re-POSTed automatically; the user's Retry re-sends the SAME message_id, so the server
+ * replays the stored answer instead of answering twice (with `Last-Event-ID` when we have one, to resume).
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { fetchEventSource } from '@microsoft/fetch-event-source';
-import * as v from 'valibot';
-import {
-  API_PATHS,
-  RefusalSchema,
-  parseChatEvent,
-  type ChatRequest,
-  type Citation,
-  type Refusal,
-} from '../../protocol/index.ts';
+import type { ChatRequest, SessionDetail } from '../../protocol/index.ts';
 import { ApiError, errorFromResponse, type ApiClient } from '../api/api-client.ts';
-import { StreamError, StreamInterrupted, userMessageFor } from './chat-errors.ts';
+import { readSse } from '../api/sse.ts';
+import { parseRefusal, parseWireEvent, type WidgetCitation } from '../api/wire.ts';
+import { StreamError, StreamInterrupted } from './chat-errors.ts';
 
 export interface UserTurn {
   kind: 'user';
@@ -25,10 +20,16 @@ export interface AnswerTurn {
   kind: 'answer';
   id: string;
   markdown: string;
-  citations: Citation[];
-  status: 'pending' | 'streaming' | 'done' | 'error';
-  /** Plain-words error shown under whatever part of the answer arrived. */
-  error?: string;
+  citations: WidgetCitation[];
+  status: 'pending' | 'streaming' | 'done' | 'error' | 'cancelled';
+  /** What failed, for plain words in the view. */
+  error?: unknown;
+  /** The request, kept so Retry re-sends exactly the same question (same message_id). */
+  request?: ChatRequest;
+  lastEventId?: string;
+  mode?: string;
+  confidence?: string;
+  warning?: string;
 }
 export interface RefusalTurn {
   kind: 'refusal';
@@ -38,15 +39,23 @@ export interface RefusalTurn {
 }
 export type Turn = UserTurn | AnswerTurn | RefusalTurn;
 
+export interface ChatEvents {
+  question(detail: { message: string; messageId: string; sessionId?: string; keyword: boolean }): void;
+  answer(turn: AnswerTurn, sessionId: string | undefined): void;
+  refusal(turn: RefusalTurn): void;
+  error(turn: AnswerTurn): void;
+  session(sessionId: string | undefined): void;
+}
+
 /** The server answered with a JSON refusal instead of a stream. */
 class Refused extends Error {
-  constructor(readonly refusal: Refusal) {
+  constructor(readonly refusal: { message: string; suggestions: string[] }) {
     super('refused');
   }
 }
+
 export class ChatController implements ReactiveController {
   turns: Turn[] = [];
-  busy = false;
   /** Sent with every later question so the server keeps one conversation. */
   sessionId?: string;
   private abort?: AbortController;
@@ -54,6 +63,7 @@ export class ChatController implements ReactiveController {
   constructor(
     private readonly host: ReactiveControllerHost,
     private readonly api: () => ApiClient,
+    private readonly events: ChatEvents,
   ) {
     host.addController(this);
   }
@@ -62,85 +72,149 @@ export class ChatController implements ReactiveController {
     this.abort?.abort();
   }
 
-  /** Ask a question: `embed` turns it into the query vector (it runs in the embedder worker). */
-  async ask(text: string, embed: (text: string) => Promise<number[]>): Promise<void> {
+  get busy(): boolean {
+    return this.abort !== undefined;
+  }
+
+  /** Ask a question. `embed` turns it into the query vector; without it the server answers in keyword mode. */
+  async ask(text: string, embed?: (text: string) => Promise<number[]>): Promise<void> {
     const message = text.trim();
-    if (!message || this.busy) return;
-    this.busy = true;
-    const abort = (this.abort = new AbortController());
+    if (!message) return;
+    this.cancel();
     const messageId = uuid();
-    this.turns = [...this.turns, { kind: 'user', id: messageId, text: message }];
+    this.push({ kind: 'user', id: messageId, text: message });
     const answer: AnswerTurn = { kind: 'answer', id: uuid(), markdown: '', citations: [], status: 'pending' };
     this.push(answer);
+    this.events.question({ message, messageId, sessionId: this.sessionId, keyword: !embed });
+    const abort = (this.abort = new AbortController());
     try {
-      const embedding = await embed(message);
-      const body: ChatRequest = { embedding, message, message_id: messageId };
-      if (this.sessionId) body.session_id = this.sessionId;
-      await this.send(body, answer, abort.signal);
+      const request: ChatRequest = { message, message_id: messageId };
+      if (embed) request.embedding = await embed(message);
+      if (this.sessionId) request.session_id = this.sessionId;
+      answer.request = request;
+      await this.run(answer, abort);
     } catch (error) {
-      if (abort.signal.aborted) return;
-      if (error instanceof Refused) {
-        // The refusal replaces the (empty) pending answer.
-        this.turns = this.turns.filter((turn) => turn !== answer);
-        const { message: refusalMessage, suggestions } = error.refusal;
-        this.push({ kind: 'refusal', id: answer.id, message: refusalMessage, suggestions });
-      } else {
-        if (!(error instanceof ApiError || error instanceof StreamError || error instanceof StreamInterrupted)) {
-          console.warn('[kb-chat] question failed:', error);
-        }
-        this.update(answer, { status: 'error', error: userMessageFor(error, answer.markdown !== '') });
+      this.fail(answer, abort, error);
+    }
+  }
+
+  /** Re-send a failed question with its original message_id: the server replays, it does not answer twice. */
+  async retry(answerId: string): Promise<void> {
+    const answer = this.turns.find((t): t is AnswerTurn => t.kind === 'answer' && t.id === answerId);
+    if (!answer?.request || (answer.status !== 'error' && answer.status !== 'cancelled')) return;
+    this.cancel();
+    const abort = (this.abort = new AbortController());
+    this.update(answer, { status: 'pending', error: undefined });
+    try {
+      await this.run(answer, abort);
+    } catch (error) {
+      this.fail(answer, abort, error);
+    }
+  }
+
+  /** Stop the unfinished answer, if any (a new question, a new chat, another session). */
+  cancel(): void {
+    const abort = this.abort;
+    if (!abort) return;
+    this.abort = undefined;
+    abort.abort();
+    for (const turn of this.turns) {
+      if (turn.kind === 'answer' && (turn.status === 'pending' || turn.status === 'streaming')) {
+        this.update(turn, { status: 'cancelled' });
       }
+    }
+  }
+
+  newChat(): void {
+    this.cancel();
+    this.turns = [];
+    this.setSession(undefined);
+    this.host.requestUpdate();
+  }
+
+  /** Show a stored conversation (history); later questions continue it. */
+  restore(detail: SessionDetail): void {
+    this.cancel();
+    this.turns = detail.messages.map((m): Turn => {
+      if (m.role === 'user') return { kind: 'user', id: m.id, text: m.content };
+      if (m.refusal) return { kind: 'refusal', id: m.id, message: m.content, suggestions: m.refusal.suggestions };
+      return { kind: 'answer', id: m.id, markdown: m.content, citations: m.citations ?? [], status: 'done' };
+    });
+    this.setSession(detail.session.id);
+    this.host.requestUpdate();
+  }
+
+  private async run(answer: AnswerTurn, abort: AbortController): Promise<void> {
+    try {
+      await this.send(answer, abort.signal);
     } finally {
       if (this.abort === abort) this.abort = undefined;
-      this.busy = false;
       this.host.requestUpdate();
     }
   }
 
-  /** POST with the cached token; on a 401 sign in again once and resend (same message_id: idempotent). */
-  private async send(body: ChatRequest, answer: AnswerTurn, signal: AbortSignal): Promise<void> {
+  private fail(answer: AnswerTurn, abort: AbortController, error: unknown): void {
+    if (abort.signal.aborted) return;
+    if (this.abort === abort) this.abort = undefined;
+    if (error instanceof Refused) {
+      // The refusal replaces the (empty) pending answer.
+      const refusal: RefusalTurn = { kind: 'refusal', id: answer.id, ...error.refusal };
+      this.turns = this.turns.map((turn) => (turn.id === answer.id ? refusal : turn));
+      this.host.requestUpdate();
+      this.events.refusal(refusal);
+      return;
+    }
+    if (!(error instanceof ApiError || error instanceof StreamError || error instanceof StreamInterrupted)) {
+      console.warn('[kb-chat] question failed:', error);
+    }
+    this.update(answer, { status: 'error', error });
+    this.events.error(answer);
+  }
+
+  /** POST with the token; on a 401 sign in again once and resend (same message_id: idempotent). */
+  private async send(answer: AnswerTurn, signal: AbortSignal): Promise<void> {
     const api = this.api();
     let token = await api.token();
     try {
-      await this.stream(body, token, answer, signal);
+      await this.stream(answer, token, signal);
     } catch (error) {
-      if (!(error instanceof ApiError && error.status === 401)) throw error;
+      if (!(error instanceof ApiError && error.status === 401 && api.canRenewToken)) throw error;
       api.invalidateToken(token);
       token = await api.token();
-      await this.stream(body, token, answer, signal);
+      await this.stream(answer, token, signal);
     }
   }
 
-  private async stream(body: ChatRequest, token: string, answer: AnswerTurn, signal: AbortSignal): Promise<void> {
+  private async stream(answer: AnswerTurn, token: string, signal: AbortSignal): Promise<void> {
+    let response: Response;
+    try {
+      response = await this.api().chat(answer.request, token, signal, answer.lastEventId);
+    } catch (error) {
+      throw signal.aborted ? error : new StreamInterrupted(error);
+    }
+    const type = response.headers.get('content-type') ?? '';
+    if (!response.ok) throw await errorFromResponse(response);
+    if (type.includes('application/json')) {
+      const refusal = parseRefusal(await response.json());
+      if (refusal) throw new Refused({ message: refusal.message, suggestions: refusal.suggestions });
+      throw new ApiError(response.status, 'unexpected_response');
+    }
+    if (!type.startsWith('text/event-stream') || !response.body) throw new ApiError(response.status, 'unexpected_response');
+
     let ended = false;
-    await fetchEventSource(this.api().url(API_PATHS.chat), {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${token}`,
-        'Content-Type': 'application/json',
-        // Lower-case: fetch-event-source adds its own `accept` unless this exact key is present.
-        accept: 'text/event-stream, application/json',
-      },
-      body: JSON.stringify(body),
-      signal,
-      // The default (false) aborts when the tab is hidden and re-POSTs when it is shown again.
-      openWhenHidden: true,
-      onopen: async (response) => {
-        const type = response.headers.get('content-type') ?? '';
-        if (response.ok && type.startsWith('text/event-stream')) return;
-        if (!response.ok) throw await errorFromResponse(response);
-        const refusal = type.includes('application/json') ? v.safeParse(RefusalSchema, await response.json()) : null;
-        if (refusal?.success) throw new Refused(refusal.output);
-        throw new ApiError(response.status, 'unexpected_response');
-      },
-      onmessage: (message) => {
-        if (!message.event && !message.data) return; // keep-alive comment
-        const event = parseChatEvent(message.event, message.data);
+    try {
+      await readSse(response.body, (message) => {
+        if (signal.aborted) return;
+        const event = parseWireEvent(message.event, message.data);
+        if (message.id) answer.lastEventId = message.id;
         switch (event.event) {
-          case 'answer_start':
-            this.sessionId = event.data.session_id;
-            this.update(answer, { status: 'streaming' });
+          case 'answer_start': {
+            const { session_id, mode, confidence, warning } = event.data;
+            this.setSession(session_id);
+            // A replay (Retry without resume) starts over: show it once, not twice.
+            this.update(answer, { status: 'streaming', markdown: '', citations: [], mode, confidence, warning });
             break;
+          }
           case 'answer_delta':
             this.update(answer, { status: 'streaming', markdown: answer.markdown + event.data.text });
             break;
@@ -150,21 +224,23 @@ export class ChatController implements ReactiveController {
           case 'answer_end':
             ended = true;
             this.update(answer, { status: 'done' });
+            this.events.answer(answer, this.sessionId);
             break;
           case 'error':
             throw new StreamError(event.data.code);
         }
-      },
-      onclose: () => {
-        if (!ended) throw new StreamInterrupted();
-      },
-      // Throwing stops fetch-event-source from retrying (its default re-POSTs every second, forever).
-      onerror: (error: unknown) => {
-        if (error instanceof Refused || error instanceof ApiError || error instanceof StreamError) throw error;
-        if (error instanceof StreamInterrupted) throw error;
-        throw new StreamInterrupted(error);
-      },
-    });
+      });
+    } catch (error) {
+      if (signal.aborted || error instanceof StreamError) throw error;
+      throw new StreamInterrupted(error);
+    }
+    if (!ended && !signal.aborted) throw new StreamInterrupted();
+  }
+
+  private setSession(id: string | undefined): void {
+    if (this.sessionId === id) return;
+    this.sessionId = id;
+    this.events.session(id);
   }
 
   private push(turn: Turn): void {
@@ -181,7 +257,7 @@ export class ChatController implements ReactiveController {
 }
 
 /** `crypto.randomUUID` exists only in secure contexts; a widget may be embedded on a plain-http page. */
-function uuid(): string {
+export function uuid(): string {
   if (typeof crypto.randomUUID === 'function' && globalThis.isSecureContext) return crypto.randomUUID();
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   bytes[6] = (bytes[6]! & 0x0f) | 0x40;

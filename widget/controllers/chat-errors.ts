@@ -1,8 +1,9 @@
 /**
- * The ways a question can fail after it was sent, and plain words for each. Server messages are never shown verbatim: a 5xx message is
- * internal, and a code is a stable contract while its English text is not.
+ * The ways a question can fail after it was sent, and plain words for each. Server messages are never shown
+ * verbatim: a 5xx message is internal, and a code is a stable contract while its English text is not.
  */
 import { ApiError } from '../api/api-client.ts';
+import { format, type KbChatStrings } from '../i18n.ts';
 
 /** The server sent an in-band `error` event after the stream started. */
 export class StreamError extends Error {
@@ -17,35 +18,40 @@ export class StreamInterrupted extends Error {
   }
 }
 
-const BY_CODE: Record<string, string> = {
-  rate_limited: 'You are sending questions too quickly. Please wait a moment and try again.',
-  unauthorized: 'Your session could not be verified. Please reload the page and try again.',
-  forbidden: 'You are not allowed to ask questions here.',
-  invalid_request: 'That question could not be sent. Please rephrase it and try again.',
-  payload_too_large: 'That question is too long. Please shorten it.',
-  unavailable: 'The assistant is temporarily unavailable. Please try again in a moment.',
+const BY_CODE: Record<string, keyof KbChatStrings> = {
+  rate_limited: 'rateLimited',
+  unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  invalid_request: 'invalidRequest',
+  payload_too_large: 'tooLong',
+  unavailable: 'unavailable',
+};
+const BY_STATUS: Record<number, keyof KbChatStrings> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  413: 'tooLong',
+  429: 'rateLimited',
+  503: 'unavailable',
 };
 
-const BY_STATUS: Record<number, string> = {
-  401: BY_CODE.unauthorized!,
-  403: BY_CODE.forbidden!,
-  413: BY_CODE.payload_too_large!,
-  429: BY_CODE.rate_limited!,
-  503: BY_CODE.unavailable!,
-};
-
-const GENERIC = 'Something went wrong. Please try again.';
+/** A stable code for `kb-error` events. */
+export function errorCode(error: unknown): string {
+  if (error instanceof ApiError || error instanceof StreamError) return error.code;
+  if (error instanceof StreamInterrupted || error instanceof TypeError) return 'network';
+  return 'internal';
+}
 
 /** `partial` = part of an answer is already on screen. */
-export function userMessageFor(error: unknown, partial: boolean): string {
-  if (error instanceof ApiError) return BY_CODE[error.code] ?? BY_STATUS[error.status] ?? GENERIC;
+export function userMessageFor(error: unknown, partial: boolean, s: KbChatStrings): string {
+  if (error instanceof ApiError) {
+    const key = BY_CODE[error.code] ?? BY_STATUS[error.status];
+    if (key === 'rateLimited' && error.retryAfter) return format(s.rateLimitedSeconds, { seconds: Math.ceil(error.retryAfter) });
+    return key ? s[key] : s.generic;
+  }
   if (error instanceof StreamError) {
-    return BY_CODE[error.code] ?? (partial ? 'The answer could not be completed. Please try again.' : GENERIC);
+    const key = BY_CODE[error.code];
+    return key ? s[key] : partial ? s.incomplete : s.generic;
   }
-  if (error instanceof StreamInterrupted || error instanceof TypeError) {
-    return partial
-      ? 'The connection was lost before the answer was complete. Please try again.'
-      : 'Could not reach the server. Please check your connection and try again.';
-  }
-  return GENERIC;
+  if (error instanceof StreamInterrupted || error instanceof TypeError) return partial ? s.interruptedPartial : s.unreachable;
+  return s.generic;
 }

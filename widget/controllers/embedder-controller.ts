@@ -14,6 +14,8 @@ export interface EmbedderControllerOptions {
   workerUrl: () => string | URL;
   /** How long loading (config + model + wasm) may take before we give up and offer a retry. */
   timeoutMs: () => number;
+  /** Overrides the server's `models_url` (the `model-base-url` attribute). */
+  modelsUrl?: () => string | null | undefined;
 }
 
 interface Pending {
@@ -23,6 +25,8 @@ interface Pending {
 
 export class EmbedderController implements ReactiveController {
   status: EmbedderStatus = 'idle';
+  /** 0–100 while the model downloads (first load only; afterwards it comes from the Cache API). */
+  progress?: number;
   /** Technical detail of the last failure, for the console; the UI shows plain words. */
   detail?: string;
 
@@ -43,6 +47,11 @@ export class EmbedderController implements ReactiveController {
   hostDisconnected(): void {
     this.stop();
     this.setStatus('idle');
+  }
+
+  /** The model will not be available (until a retry): questions go out without an embedding. */
+  get failed(): boolean {
+    return this.status === 'timeout' || this.status === 'error' || this.status === 'unsupported';
   }
 
   /** Begin loading unless already loading or loaded. */
@@ -83,6 +92,7 @@ export class EmbedderController implements ReactiveController {
       return;
     }
     this.detail = undefined;
+    this.progress = undefined;
     this.setStatus('loading');
     this.timer = setTimeout(() => {
       if (run !== this.run) return;
@@ -101,6 +111,11 @@ export class EmbedderController implements ReactiveController {
         worker.addEventListener('message', (event: MessageEvent<EmbedderResponse>) => {
           const message = event.data;
           if (message.type === 'ready') resolve();
+          else if (message.type === 'progress') {
+            if (run !== this.run) return;
+            this.progress = Math.min(100, Math.round((message.loaded / Math.max(1, message.total)) * 100));
+            this.host.requestUpdate();
+          }
           else if (message.type === 'init-error') reject(new Error(message.message));
           else this.settle(message);
         });
@@ -112,7 +127,7 @@ export class EmbedderController implements ReactiveController {
         worker.postMessage({
           type: 'init',
           model: config.embed_model,
-          modelsUrl: api.url(config.models_url),
+          modelsUrl: api.url(this.options.modelsUrl?.() || config.models_url),
           wasmUrl: api.url(config.ort_wasm_url),
         } satisfies EmbedderRequest);
       });

@@ -46,7 +46,24 @@ function load({ model, modelsUrl, wasmUrl }: EmbedderInit): Promise<FeatureExtra
     // Threads need SharedArrayBuffer, i.e. cross-origin isolation, which a widget cannot demand of its host.
     wasm.numThreads = 1;
   }
-  return pipeline('feature-extraction', model, { dtype: 'q8', device: 'wasm' }) as Promise<FeatureExtractionPipeline>;
+  // Model files are kept in the Cache API (transformers.js' browser cache), so only the first visit downloads.
+  env.useBrowserCache = typeof caches !== 'undefined';
+  const files = new Map<string, { loaded: number; total: number }>();
+  return pipeline('feature-extraction', model, {
+    dtype: 'q8',
+    device: 'wasm',
+    progress_callback: (info: { status: string; file?: string; loaded?: number; total?: number }) => {
+      if (info.status !== 'progress' || !info.file || !info.total) return;
+      files.set(info.file, { loaded: info.loaded ?? 0, total: info.total });
+      let loaded = 0;
+      let total = 0;
+      for (const file of files.values()) {
+        loaded += file.loaded;
+        total += file.total;
+      }
+      post({ type: 'progress', loaded, total });
+    },
+  }) as Promise<FeatureExtractionPipeline>;
 }
 
 async function embed(text: string): Promise<number[]> {

@@ -23,6 +23,8 @@ export type EmbedderRequest = EmbedderInit | EmbedderEmbed | EmbedderResources;
 
 export type EmbedderResponse =
   | { type: 'ready' }
+  /** Bytes of the model files downloaded so far (absent when everything comes from the cache). */
+  | { type: 'progress'; loaded: number; total: number }
   | { type: 'init-error'; message: string }
   | { type: 'embedding'; id: number; vector: number[] }
   | { type: 'embed-error'; id: number; message: string }

@@ -1,40 +1,25 @@
 /**
- * Markdown → sanitized HTML for assistant answers.
+ * Markdown → sanitized HTML for everything the widget renders from the API (answers, passages).
  *
- * Answers are model output grounded in documents we do not fully control, so they are treated as hostile:
- * raw HTML in the Markdown is shown as text (never parsed), images are reduced to their alt text (no
- * third-party requests, no tracking pixels), and the HTML that marked produces is then passed through
- * DOMPurify with a small allow-list as a second, independent line of defence.
+ * Content is treated as hostile: the renderer (markdown-parse.ts) escapes all source text and emits only its
+ * own tags, and its output then goes through DOMPurify with a strict allow-list as a second, independent line
+ * of defence: no raw HTML, no `javascript:`/`data:` links, no event handlers, no forms, iframes or images.
  */
-import { Marked, type Tokens } from 'marked';
 import DOMPurify from 'dompurify';
-import { escapeHtml, safeHref } from './escape.ts';
+import { markdownToHtml } from './markdown-parse.ts';
+import { safeHref } from './escape.ts';
 
 const ALLOWED_TAGS = [
   'p', 'br', 'hr', 'strong', 'em', 'del', 'code', 'pre', 'blockquote',
-  'ul', 'ol', 'li', 'a', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'table', 'thead', 'tbody', 'tr', 'th', 'td', 'sup',
+  'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
 ];
-const ALLOWED_ATTR = ['href', 'title', 'start', 'align'];
-
-const marked = new Marked({
-  gfm: true,
-  breaks: false,
-  async: false,
-  renderer: {
-    // Raw HTML in content is displayed literally: escaping here beats relying on the sanitizer alone.
-    html({ text }: Tokens.HTML | Tokens.Tag): string {
-      return escapeHtml(text);
-    },
-    image({ text }: Tokens.Image): string {
-      return escapeHtml(text);
-    },
-  },
-});
+const ALLOWED_ATTR = ['href', 'start', 'class'];
+const CONFIG = { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false, ALLOW_ARIA_ATTR: false, ALLOW_UNKNOWN_PROTOCOLS: false };
 
 // One DOMPurify instance for the widget, so our hooks never leak into a host page that uses DOMPurify too.
 const purify = DOMPurify(window);
 purify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.hasAttribute('class') && node.getAttribute('class') !== 'md-heading') node.removeAttribute('class');
   if (node.nodeName !== 'A') return;
   const href = safeHref(node.getAttribute('href'));
   if (href === null) {
@@ -48,13 +33,12 @@ purify.addHook('afterSanitizeAttributes', (node) => {
   node.setAttribute('rel', 'noopener noreferrer');
 });
 
-/** Render (possibly partial, mid-stream) Markdown to HTML that is safe to insert with `unsafeHTML`. */
+/** Render (possibly partial, mid-stream) Markdown to HTML that is safe to insert. */
 export function renderMarkdown(markdown: string): string {
-  const html = marked.parse(markdown) as string;
-  return purify.sanitize(html, {
-    ALLOWED_TAGS,
-    ALLOWED_ATTR,
-    ALLOW_DATA_ATTR: false,
-    ALLOW_ARIA_ATTR: false,
-  });
+  return purify.sanitize(markdownToHtml(markdown), CONFIG);
+}
+
+/** The same, as a detached fragment (for further DOM work such as citation badges). */
+export function renderMarkdownFragment(markdown: string): DocumentFragment {
+  return purify.sanitize(markdownToHtml(markdown), { ...CONFIG, RETURN_DOM_FRAGMENT: true });
 }

@@ -1,46 +1,83 @@
-/** One turn of the conversation. Only the assistant's Markdown is HTML, and only after sanitizing. */
-import { html, nothing, type TemplateResult } from 'lit';
-import { unsafeHTML } from 'lit/directives/unsafe-html.js';
+/** One turn of the conversation. Only the assistant's Markdown becomes HTML, and only after sanitizing. */
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { AnswerTurn, RefusalTurn, Turn } from '../controllers/chat-controller.ts';
-import { renderMarkdown } from './markdown.ts';
-import { renderSources } from './sources.ts';
+import { userMessageFor } from '../controllers/chat-errors.ts';
+import { format, type KbChatStrings } from '../i18n.ts';
+import { renderSources, type SourcesView } from './sources.ts';
 
-const typing = html`<span class="typing" part="typing-indicator" role="img" aria-label="The assistant is typing"
-  ><span></span><span></span><span></span
-></span>`;
+export interface MessageView {
+  strings: KbChatStrings;
+  /** The rendered Markdown with citation badges (cached per turn by the caller). */
+  answerBody: (turn: AnswerTurn) => Node;
+  sources: (turn: AnswerTurn) => SourcesView;
+  copied: (turn: AnswerTurn) => boolean;
+  copy: (turn: AnswerTurn) => void;
+  retry: (turn: AnswerTurn) => void;
+  suggest: (text: string) => void;
+}
 
-function renderAnswer(turn: AnswerTurn): TemplateResult {
+function typing(s: KbChatStrings): TemplateResult {
+  return html`<span class="typing" part="typing-indicator" role="img" aria-label=${s.typing}
+    ><span></span><span></span><span></span
+  ></span>`;
+}
+
+function renderAnswer(turn: AnswerTurn, view: MessageView): TemplateResult {
+  const s = view.strings;
   const inProgress = turn.status === 'pending' || turn.status === 'streaming';
+  const failed = turn.status === 'error' || turn.status === 'cancelled';
+  const n = turn.citations.length;
   return html`
     <div class="message message--assistant" part="message assistant-message" data-status=${turn.status}>
-      ${turn.markdown ? html`<div class="markdown">${unsafeHTML(renderMarkdown(turn.markdown))}</div>` : nothing}
-      ${inProgress ? typing : nothing}
-      ${turn.error ? html`<div class="message__error" part="error" role="alert">${turn.error}</div>` : nothing}
-      ${renderSources(turn.citations)}
+      ${turn.markdown ? view.answerBody(turn) : nothing}
+      ${inProgress ? typing(s) : nothing}
+      ${turn.confidence === 'low' && !inProgress ? html`<p class="message__note" part="note">${s.lowConfidence}</p>` : nothing}
+      ${failed
+        ? html`<div class="message__error" part="error" role="alert">
+            <span>${turn.status === 'cancelled' ? s.stopped : userMessageFor(turn.error, turn.markdown !== '', s)}</span>
+            ${turn.request
+              ? html`<button type="button" class="pill-button" part="retry-button" @click=${() => view.retry(turn)}>${s.retry}</button>`
+              : nothing}
+          </div>`
+        : nothing}
+      ${renderSources(turn.citations, view.sources(turn))}
+      ${turn.status === 'done'
+        ? html`<div class="answer-footer" part="answer-footer">
+            <span>${n === 0 ? nothing : n === 1 ? s.groundedInOne : format(s.groundedIn, { count: n })}</span>
+            <button type="button" class="link-button" part="copy-button" @click=${() => view.copy(turn)}>
+              ${view.copied(turn) ? s.copied : s.copy}
+            </button>
+          </div>`
+        : nothing}
     </div>
   `;
 }
 
-function renderRefusal(turn: RefusalTurn): TemplateResult {
+function renderRefusal(turn: RefusalTurn, view: MessageView): TemplateResult {
   return html`
     <div class="message message--refusal" part="message refusal">
       <p>${turn.message}</p>
       ${turn.suggestions.length
         ? html`<ul class="suggestions" part="suggestions">
-            ${turn.suggestions.map((suggestion) => html`<li class="suggestion" part="suggestion">${suggestion}</li>`)}
+            ${turn.suggestions.map(
+              (suggestion) =>
+                html`<li><button type="button" class="suggestion" part="suggestion" @click=${() => view.suggest(suggestion)}>
+                  ${suggestion}
+                </button></li>`,
+            )}
           </ul>`
         : nothing}
     </div>
   `;
 }
 
-export function renderTurn(turn: Turn): TemplateResult {
+export function renderTurn(turn: Turn, view: MessageView): TemplateResult {
   switch (turn.kind) {
     case 'user':
       return html`<div class="message message--user" part="message user-message">${turn.text}</div>`;
     case 'answer':
-      return renderAnswer(turn);
+      return renderAnswer(turn, view);
     case 'refusal':
-      return renderRefusal(turn);
+      return renderRefusal(turn, view);
   }
 }

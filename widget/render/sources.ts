@@ -1,35 +1,89 @@
-/** The numbered list of sources under an answer. Numbers match the `[n]` markers in the answer text. */
-import { html, nothing, type TemplateResult } from 'lit';
-import type { Citation } from '../../protocol/index.ts';
+/** The sources block under an answer (seed 000 US5, seed 001): numbered like the `[n]` markers. */
+import { html, nothing, type TemplateResult } from 'lit/html.js';
+import type { WidgetCitation } from '../api/wire.ts';
+import { format, type KbChatStrings } from '../i18n.ts';
 import { safeHref } from './escape.ts';
+import { plainExcerpt } from './citations.ts';
 
-/** "Refund policy — Page 3, Section Returns" (page and section only when known). */
-export function citationLabel(citation: Citation): string {
-  const where = [
-    citation.page != null ? `Page ${citation.page}` : '',
-    citation.section ? `Section ${citation.section}` : '',
-  ].filter(Boolean);
-  return where.length ? `${citation.title} — ${where.join(', ')}` : citation.title;
+/** Sources shown before "Show more sources". */
+export const VISIBLE_SOURCES = 3;
+
+export interface SourcesView {
+  strings: KbChatStrings;
+  showAll: boolean;
+  expanded: (citation: WidgetCitation) => boolean;
+  passage: (citation: WidgetCitation) => unknown;
+  togglePassage: (citation: WidgetCitation) => void;
+  toggleAll: () => void;
 }
 
-export function renderSources(citations: readonly Citation[]): TemplateResult | typeof nothing {
+/** "Page 3 · Section Returns" (only what is known). */
+export function citationMeta(citation: WidgetCitation, s: KbChatStrings): string {
+  return [
+    citation.page != null ? format(s.page, { page: citation.page }) : '',
+    citation.section ? format(s.section, { section: citation.section }) : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+/**
+ * The link to a source. For a web page it deep-links to the quoted passage with a text fragment
+ * (`#:~:text=`), built from the first words of the excerpt; `javascript:`, `data:` … are never linked.
+ */
+export function sourceHref(citation: WidgetCitation): string | null {
+  const href = safeHref(citation.url);
+  if (!href || !href.startsWith('http')) return href;
+  const words = plainExcerpt(citation.excerpt, 400).replace(/…$/, '').split(' ').filter(Boolean).slice(0, 6);
+  if (words.length < 2) return href;
+  // In a text directive `-`, `,` and `&` are syntax and must be percent-encoded inside the text.
+  const text = encodeURIComponent(words.join(' ')).replace(/-/g, '%2D');
+  return `${href}${href.includes('#') ? '' : '#'}:~:text=${text}`;
+}
+
+export function renderSources(citations: readonly WidgetCitation[], view: SourcesView): TemplateResult | typeof nothing {
   if (citations.length === 0) return nothing;
+  const s = view.strings;
   const sorted = [...citations].sort((a, b) => a.n - b.n);
+  const shown = view.showAll ? sorted : sorted.slice(0, VISIBLE_SOURCES);
+  const hidden = sorted.length - VISIBLE_SOURCES;
   return html`
     <div class="sources" part="sources">
-      <div class="sources__title">Sources</div>
+      <div class="sources__title">${s.sources}</div>
       <ol class="sources__list">
-        ${sorted.map((citation) => {
-          // Lit escapes text, but does not vet URLs: a `javascript:` href would still run on click.
-          const href = safeHref(citation.url);
-          const label = citationLabel(citation);
-          return html`<li class="sources__item" value=${citation.n} part="source">
+        ${shown.map((citation) => {
+          const href = sourceHref(citation);
+          const meta = citationMeta(citation, s);
+          const expanded = view.expanded(citation);
+          return html`<li class="source" value=${citation.n} part="source" data-n=${citation.n}>
             ${href
-              ? html`<a href=${href} target="_blank" rel="noopener noreferrer" part="source-link">${label}</a>`
-              : html`<span>${label}</span>`}
+              ? html`<a href=${href} target="_blank" rel="noopener noreferrer" part="source-link">${citation.title}</a>`
+              : html`<span class="source__title">${citation.title}</span>`}
+            ${meta ? html`<span class="source__meta">${meta}</span>` : nothing}
+            <button
+              type="button"
+              class="link-button"
+              part="source-toggle"
+              aria-expanded=${expanded ? 'true' : 'false'}
+              @click=${() => view.togglePassage(citation)}
+            >
+              ${expanded ? s.hidePassage : s.showPassage}
+            </button>
+            ${expanded ? html`<div class="source__passage" part="source-passage">${view.passage(citation)}</div>` : nothing}
           </li>`;
         })}
       </ol>
+      ${hidden > 0
+        ? html`<button
+            type="button"
+            class="link-button"
+            part="more-sources"
+            aria-expanded=${view.showAll ? 'true' : 'false'}
+            @click=${view.toggleAll}
+          >
+            ${view.showAll ? s.showFewerSources : format(s.showMoreSources, { count: hidden })}
+          </button>`
+        : nothing}
     </div>
   `;
 }

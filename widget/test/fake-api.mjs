@@ -7,8 +7,12 @@
  * Everything else the browser loads is real: transformers.js, the ONNX Runtime wasm (served at /ort/ from
  * node_modules/onnxruntime-web/dist, as the real server does) and the test-double model (served at /models/).
  *
- * Questions choose the scenario: "weather" → JSON refusal, "ratelimit" → 429, "drop" → the socket is
- * destroyed after two deltas, "xss" → hostile Markdown and a `javascript:` source URL, else a normal answer.
+ * Questions choose the scenario: "weather" → JSON refusal, "ratelimit" → 429 with Retry-After, "drop" → the
+ * socket is destroyed after two deltas (only the first time for a message_id: a re-POST of the same
+ * message_id replays the stored answer, as the real server does), "many" → five sources, "slow" → long
+ * pauses, "xss" → hostile Markdown and a `javascript:` source URL, "xss-batch N" → payload batch N of
+ * `POST /__fake/xss` as answer, titles, URLs, excerpts and chunk texts; else a normal answer.
+ * Sessions (`/api/sessions`) and chunk texts (`/api/chunks/:id`) are kept in memory per fake.
  */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -19,12 +23,62 @@ const CITATIONS = [
   { n: 1, chunk_id: 'c1', document_id: 'd1', title: 'Refund policy', page: 3, section: 'Returns', url: '/docs/refunds#returns', similarity: 0.71 },
   { n: 2, chunk_id: 'c2', document_id: 'd2', title: 'Warranty', page: null, section: 'Coverage', url: 'https://example.com/warranty', similarity: 0.55 },
 ];
+const MANY = [
+  ...CITATIONS,
+  { n: 3, chunk_id: 'c3', document_id: 'd3', title: 'Shipping', page: 1, section: null, url: 'https://example.com/shipping', similarity: 0.5 },
+  { n: 4, chunk_id: 'c4', document_id: 'd4', title: 'Exchanges', page: null, section: 'Swaps', url: null, similarity: 0.45 },
+  { n: 5, chunk_id: 'c5', document_id: 'd5', title: 'Store credit', page: 7, section: null, url: 'https://example.com/credit', similarity: 0.4 },
+];
+const EXCERPTS = {
+  c1: 'Refunds are accepted within 30 days of purchase, provided the item is unused.',
+  c2: 'The warranty covers manufacturing defects for two years.',
+};
+const CHUNKS = {
+  c1: '## Returns\n\nRefunds are accepted within **30 days** of purchase, provided the item is unused and in its original packaging.',
+  c2: 'The warranty covers manufacturing defects for two years. It does not cover accidental damage.',
+};
 const XSS = ['Look: <img src=x onerror="window.__kbXss=1"> ', 'and [click me](javascript:window.__kbXss=2) ', 'and <script>window.__kbXss=3</script> done.'];
 
 export function createFakeApi({ delayMs = 150 } = {}) {
   const tokens = new Set();
   /** What the fake saw, for assertions: chat request bodies + auth, asset paths, CSP violation reports. */
   const log = { chat: [], assets: [], csp: [], auth: 0 };
+  /** Sessions by id: { id, title, created_at, updated_at, owner, messages: StoredMessage[] }. */
+  let sessions = new Map();
+  /** message_id → the stored answer's events, for idempotent replay. */
+  let answers = new Map();
+  /** Payload batches for the XSS tests (POST /__fake/xss). */
+  let xss = [];
+  const chunks = new Map(Object.entries(CHUNKS));
+
+  function authorized(ctx) {
+    const token = /^Bearer (.+)$/.exec(ctx.get('authorization') ?? '')?.[1];
+    return token && tokens.has(token) ? token : undefined;
+  }
+
+  function xssBatch(index) {
+    const payloads = xss[index] ?? [];
+    const citations = payloads.map((p, i) => {
+      chunks.set(`x${index}-${i}`, p);
+      return { n: i + 1, chunk_id: `x${index}-${i}`, document_id: `xd${i}`, title: p, page: null, section: p, url: p, similarity: 0.5, excerpt: p };
+    });
+    const markdown = payloads.map((p, i) => `${p} [${i + 1}]`).join('\n\n');
+    return { deltas: [markdown.slice(0, markdown.length >> 1), markdown.slice(markdown.length >> 1)], citations };
+  }
+
+  function remember(token, body, sessionId, text, citations, refusal) {
+    const now = new Date().toISOString();
+    let session = sessions.get(sessionId);
+    if (!session) {
+      session = { id: sessionId, title: body.message.slice(0, 80), created_at: now, updated_at: now, owner: token, messages: [] };
+      sessions.set(sessionId, session);
+    }
+    session.updated_at = now;
+    session.messages.push(
+      { id: body.message_id, role: 'user', content: body.message, citations: null, created_at: now },
+      { id: crypto.randomUUID(), role: 'assistant', content: text, citations: refusal ? null : citations, ...(refusal ? { refusal } : {}), created_at: now },
+    );
+  }
 
   function json(ctx, status, body) {
     ctx.status = status;
@@ -43,56 +97,104 @@ export function createFakeApi({ delayMs = 150 } = {}) {
   }
 
   async function chat(ctx) {
-    const token = /^Bearer (.+)$/.exec(ctx.get('authorization') ?? '')?.[1];
+    const rawToken = /^Bearer (.+)$/.exec(ctx.get('authorization') ?? '')?.[1];
     const body = await readJson(ctx.req);
-    log.chat.push({ token, body });
-    if (!token || !tokens.has(token)) return json(ctx, 401, { error: { code: 'unauthorized', message: 'bad token' } });
+    const lastEventId = ctx.get('last-event-id') || undefined;
+    log.chat.push({ token: rawToken, body, lastEventId });
+    const token = authorized(ctx);
+    if (!token) return json(ctx, 401, { error: { code: 'unauthorized', message: 'bad token' } });
     const valid =
       body &&
-      Array.isArray(body.embedding) &&
-      body.embedding.length === 384 &&
-      body.embedding.every((x) => typeof x === 'number' && Number.isFinite(x)) &&
+      (body.embedding === undefined ||
+        (Array.isArray(body.embedding) &&
+          body.embedding.length === 384 &&
+          body.embedding.every((x) => typeof x === 'number' && Number.isFinite(x)))) &&
       typeof body.message === 'string' &&
       UUID.test(body.message_id) &&
       (body.session_id === undefined || UUID.test(body.session_id));
     if (!valid) return json(ctx, 400, { error: { code: 'invalid_request', message: 'invalid body' } });
 
     const message = body.message.toLowerCase();
+    const sessionId = body.session_id ?? crypto.randomUUID();
     if (message.includes('weather')) {
-      return json(ctx, 200, {
+      const refusal = {
         type: 'refusal',
         reason: 'no_evidence',
         message: "I couldn't find this in our documentation.",
         suggestions: ['How do refunds work?', 'What does the warranty cover?'],
-      });
+      };
+      remember(token, body, sessionId, refusal.message, null, { reason: refusal.reason, suggestions: refusal.suggestions });
+      return json(ctx, 200, refusal);
     }
-    if (message.includes('ratelimit')) return json(ctx, 429, { error: { code: 'rate_limited', message: 'slow down' } });
+    if (message.includes('ratelimit')) {
+      ctx.set('Retry-After', '17');
+      ctx.set('X-RateLimit-Limit', '20');
+      ctx.set('X-RateLimit-Remaining', '0');
+      return json(ctx, 429, { error: { code: 'rate_limited', message: 'slow down' } });
+    }
 
     ctx.respond = false; // we write the stream ourselves
     const res = ctx.res;
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
     res.flushHeaders();
-    const send = (event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    const sessionId = body.session_id ?? crypto.randomUUID();
-    send('answer_start', { session_id: sessionId, message_id: body.message_id });
-    const deltas = message.includes('xss') ? XSS : ANSWER;
-    for (const [i, text] of deltas.entries()) {
-      await sleep(delayMs);
-      send('answer_delta', { text });
-      if (message.includes('drop') && i === 1) {
+
+    // Idempotent replay: the same message_id gets the stored events again (after Last-Event-ID if given).
+    const stored = answers.get(body.message_id);
+    if (stored) {
+      const from = lastEventId ? Number(lastEventId) + 1 : 0;
+      for (const [id, [event, data]] of stored.events.entries()) {
+        if (id < from) continue;
+        res.write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      }
+      res.end();
+      return;
+    }
+
+    const mode = body.embedding ? 'hybrid' : 'lexical';
+    const batch = /xss-batch (\d+)/.exec(message);
+    const scenario = batch ? xssBatch(Number(batch[1])) : undefined;
+    const deltas = scenario ? scenario.deltas : message.includes('xss') ? XSS : ANSWER;
+    const citations = scenario
+      ? scenario.citations
+      : message.includes('xss')
+        ? [{ ...CITATIONS[0], title: '<img src=x onerror="window.__kbXss=4">', url: 'javascript:window.__kbXss=5' }]
+        : (message.includes('many') ? MANY : CITATIONS).map((c) => ({ ...c, ...(EXCERPTS[c.chunk_id] ? { excerpt: EXCERPTS[c.chunk_id] } : {}) }));
+    const events = [
+      ['answer_start', { session_id: sessionId, message_id: body.message_id, mode, confidence: 'high' }],
+      ...deltas.map((text) => ['answer_delta', { text }]),
+      ['sources', { citations }],
+      ['answer_end', { message_id: crypto.randomUUID() }],
+    ];
+    answers.set(body.message_id, { events });
+    remember(token, body, sessionId, deltas.join(''), citations);
+    const pause = message.includes('slow') ? 1500 : scenario ? 0 : delayMs;
+    for (const [id, [event, data]] of events.entries()) {
+      if (id > 0) await sleep(pause);
+      if (res.destroyed) return;
+      res.write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (message.includes('drop') && id === 2) {
         await sleep(delayMs);
         res.destroy(); // no answer_end: the browser sees the connection die mid-answer
         return;
       }
     }
-    await sleep(delayMs);
-    const citations = message.includes('xss')
-      ? [{ ...CITATIONS[0], title: '<img src=x onerror="window.__kbXss=4">', url: 'javascript:window.__kbXss=5' }]
-      : CITATIONS;
-    send('sources', { citations });
-    await sleep(delayMs);
-    send('answer_end', { message_id: crypto.randomUUID() });
     res.end();
+  }
+
+  function history(ctx, path) {
+    const token = authorized(ctx);
+    if (!token) return json(ctx, 401, { error: { code: 'unauthorized', message: 'bad token' } });
+    const mine = [...sessions.values()].filter((s) => s.owner === token);
+    if (path === '/api/sessions') {
+      const list = mine
+        .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
+        .map(({ id, title, created_at, updated_at }) => ({ id, title, created_at, updated_at }));
+      return json(ctx, 200, { sessions: list });
+    }
+    const session = mine.find((s) => s.id === decodeURIComponent(path.slice('/api/sessions/'.length)));
+    if (!session) return json(ctx, 404, { error: { code: 'not_found', message: 'no such session' } });
+    const { id, title, created_at, updated_at, messages } = session;
+    return json(ctx, 200, { session: { id, title, created_at, updated_at }, messages });
   }
 
   async function fakeApi(ctx, next) {
@@ -115,12 +217,26 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       return json(ctx, 200, { embed_model: 'test-double/bert-384', dimensions: 384, models_url: '/models/', ort_wasm_url: '/ort/' });
     }
     if (path === '/api/chat' && ctx.method === 'POST') return chat(ctx);
+    if (path.startsWith('/api/sessions') && ctx.method === 'GET') return history(ctx, path);
+    if (path.startsWith('/api/chunks/') && ctx.method === 'GET') {
+      if (!authorized(ctx)) return json(ctx, 401, { error: { code: 'unauthorized', message: 'bad token' } });
+      const id = decodeURIComponent(path.slice('/api/chunks/'.length));
+      const content = chunks.get(id);
+      if (content === undefined) return json(ctx, 404, { error: { code: 'not_found', message: 'no such chunk' } });
+      return json(ctx, 200, { chunk_id: id, content, title: id, section: null, page: null, url: null });
+    }
+    if (path === '/__fake/xss' && ctx.method === 'POST') {
+      xss = (await readJson(ctx.req)).batches;
+      return json(ctx, 200, { batches: xss.length });
+    }
     if (path === '/__fake/log') return json(ctx, 200, log);
     if (path === '/__fake/reset' && ctx.method === 'POST') {
       log.chat = [];
       log.assets = [];
       log.csp = [];
       log.auth = 0;
+      sessions = new Map();
+      answers = new Map();
       return json(ctx, 200, {});
     }
     if (path === '/__fake/csp-report' && ctx.method === 'POST') {

@@ -1,7 +1,7 @@
 /** Read and reset the fake API's request log (see fake-api.mjs). No widget imports, so any test can use it. */
 
 export interface FakeLog {
-  chat: { token?: string; body: { message: string; embedding: number[]; session_id?: string; message_id: string } }[];
+  chat: { token?: string; lastEventId?: string; body: { message: string; embedding?: number[]; session_id?: string; message_id: string } }[];
   assets: string[];
   csp: unknown[];
   auth: number;

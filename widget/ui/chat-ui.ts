@@ -1,0 +1,455 @@
+/**
+ * The chat UI (dist/kb-chat-ui.js), loaded by the `<kb-chat>` loader on intent and rendered with lit-html
+ * into the loader's shadow root. It is the ReactiveControllerHost of the controllers that do the I/O
+ * (chat stream, embedder, history); the templates stay declarative.
+ */
+import { html, nothing, render, type TemplateResult } from 'lit/html.js';
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type KbChat from '../kb-chat.component.ts';
+import { ApiClient } from '../api/api-client.ts';
+import type { WidgetCitation } from '../api/wire.ts';
+import { ChatController, type AnswerTurn } from '../controllers/chat-controller.ts';
+import { errorCode, userMessageFor } from '../controllers/chat-errors.ts';
+import { EmbedderController } from '../controllers/embedder-controller.ts';
+import { HistoryController } from '../controllers/history-controller.ts';
+import { DEFAULT_STRINGS, format, type KbChatStrings } from '../i18n.ts';
+import { answerElement, plainAnswer } from '../render/citations.ts';
+import { renderMarkdownFragment } from '../render/markdown.ts';
+import { renderTurn, type MessageView } from '../render/message.ts';
+import type { SourcesView } from '../render/sources.ts';
+import styles from './chat-ui.styles.ts';
+
+const FOCUSABLE = 'button:not([disabled]), textarea:not([disabled]), a[href], [tabindex]:not([tabindex="-1"])';
+
+export function mountChatUi(host: KbChat, root: ShadowRoot): ChatUi {
+  return new ChatUi(host, root);
+}
+
+export class ChatUi implements ReactiveControllerHost {
+  readonly chat: ChatController;
+  readonly embedder: EmbedderController;
+  readonly history: HistoryController;
+  view: 'chat' | 'sessions' = 'chat';
+  updateComplete: Promise<boolean> = Promise.resolve(true);
+
+  private readonly controllers = new Set<ReactiveController>();
+  private readonly container: HTMLElement;
+  private client?: ApiClient;
+  private pending = false;
+  private restored = false;
+  private announcement = '';
+  private copiedId?: string;
+  /** Per-answer caches: the rendered Markdown (rebuilt only when text or sources change) and UI toggles. */
+  private readonly bodies = new Map<string, { key: string; node: HTMLElement }>();
+  private readonly showAll = new Set<string>();
+  private readonly expanded = new Set<string>();
+  private readonly passages = new Map<string, { status: 'loading' | 'ready' | 'error'; content?: string; node?: Node }>();
+
+  constructor(
+    readonly host: KbChat,
+    private readonly root: ShadowRoot,
+  ) {
+    const style = document.createElement('style');
+    style.textContent = styles;
+    root.prepend(style);
+    this.container = root.querySelector('.ui')!;
+    this.chat = new ChatController(this, () => this.api(), {
+      question: (detail) => this.emit('kb-question', detail),
+      answer: (turn, sessionId) => {
+        const text = plainAnswer(turn.markdown);
+        this.announce(format(this.strings.answerAnnouncement, { text }));
+        this.emit('kb-answer', { messageId: turn.request?.message_id ?? turn.id, sessionId, text, citations: turn.citations });
+      },
+      refusal: (turn) => {
+        this.announce(turn.message);
+        this.emit('kb-refusal', { message: turn.message, suggestions: turn.suggestions });
+      },
+      error: (turn) =>
+        this.emit('kb-error', { code: errorCode(turn.error), message: userMessageFor(turn.error, turn.markdown !== '', this.strings) }),
+      session: (id) => this.history.remember(id),
+    });
+    this.embedder = new EmbedderController(this, {
+      api: () => this.api(),
+      workerUrl: () => host.embedderUrl,
+      timeoutMs: () => host.embedderTimeout,
+      modelsUrl: () => host.modelBaseUrl,
+    });
+    this.history = new HistoryController(this, () => this.api());
+    this.container.addEventListener('keydown', (event) => this.onPanelKeydown(event));
+    this.container.addEventListener('click', (event) => this.onCitationClick(event));
+    this.connected();
+  }
+
+  get strings(): KbChatStrings {
+    return { ...DEFAULT_STRINGS, ...this.host.strings };
+  }
+
+  // ReactiveControllerHost
+  addController(controller: ReactiveController): void {
+    this.controllers.add(controller);
+  }
+  removeController(controller: ReactiveController): void {
+    this.controllers.delete(controller);
+  }
+  requestUpdate(): void {
+    if (this.pending) return;
+    this.pending = true;
+    this.updateComplete = Promise.resolve().then(() => {
+      this.pending = false;
+      this.update();
+      return true;
+    });
+  }
+
+  connected(): void {
+    for (const controller of this.controllers) controller.hostConnected?.();
+    this.requestUpdate();
+  }
+  disconnected(): void {
+    for (const controller of this.controllers) controller.hostDisconnected?.();
+  }
+
+  /** The panel was opened (or the widget is inline): load the model, restore the session, focus the input. */
+  opened(): void {
+    this.embedder.start();
+    if (!this.restored) {
+      this.restored = true;
+      const current = this.history.current;
+      if (current && this.chat.turns.length === 0) void this.openSession(current);
+    }
+    this.requestUpdate();
+    if (!this.host.inline) void this.updateComplete.then(() => this.textarea?.focus());
+  }
+
+  private api(): ApiClient {
+    const url = this.host.apiUrl;
+    if (this.client?.baseUrl !== url) this.client = new ApiClient(url, () => this.host);
+    return this.client;
+  }
+
+  private emit(type: string, detail: unknown): void {
+    this.host.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+
+  private announce(text: string): void {
+    // Cleared first so the same text twice is still announced twice.
+    this.announcement = '';
+    this.update();
+    this.announcement = text;
+    this.requestUpdate();
+  }
+
+  private get textarea(): HTMLTextAreaElement | null {
+    return this.root.querySelector('textarea');
+  }
+
+  private get canSend(): boolean {
+    return this.embedder.status === 'ready' || this.embedder.failed;
+  }
+
+  send(text?: string): void {
+    const textarea = this.textarea;
+    const question = text ?? textarea?.value ?? '';
+    if (!question.trim() || !this.canSend) return;
+    if (textarea) textarea.value = '';
+    this.view = 'chat';
+    // Without the model the question goes out without an embedding: the server answers in keyword mode.
+    void this.chat.ask(question, this.embedder.status === 'ready' ? (q) => this.embedder.embed(q) : undefined);
+  }
+
+  private onSubmit(event: Event): void {
+    event.preventDefault();
+    this.send();
+  }
+
+  private onInputKeydown(event: KeyboardEvent): void {
+    // Enter sends, Shift+Enter starts a new line; IME composition must not send half a word.
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      this.send();
+    }
+  }
+
+  private onPanelKeydown(event: KeyboardEvent): void {
+    if (this.host.inline) return;
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      this.host.open = false;
+      this.host.focusBubble();
+      return;
+    }
+    if (event.key !== 'Tab') return;
+    // Focus stays inside the open panel (a modal dialog on small screens, a non-modal one otherwise).
+    const panel = this.root.querySelector('.panel');
+    const items = [...(panel?.querySelectorAll<HTMLElement>(FOCUSABLE) ?? [])].filter((el) => el.offsetParent !== null || el === this.root.activeElement);
+    if (!items.length) return;
+    const first = items[0]!;
+    const last = items[items.length - 1]!;
+    const active = this.root.activeElement;
+    if (event.shiftKey && (active === first || !panel?.contains(active))) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && (active === last || !panel?.contains(active))) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+
+  /** A click on a `[n]` badge reveals and focuses that source in the sources block. */
+  private onCitationClick(event: Event): void {
+    const badge = (event.target as Element).closest?.('.cite__badge') as HTMLElement | null;
+    if (!badge) return;
+    const message = badge.closest<HTMLElement>('.turn');
+    const turn = this.chat.turns.find((t) => t.id === message?.dataset.turn);
+    if (!turn) return;
+    const n = badge.dataset.n!;
+    this.showAll.add(turn.id);
+    this.requestUpdate();
+    void this.updateComplete.then(() => {
+      const source = message?.querySelector<HTMLElement>(`.source[data-n="${n}"]`);
+      const target = source?.querySelector<HTMLElement>('a, button');
+      source?.classList.add('source--highlight');
+      setTimeout(() => source?.classList.remove('source--highlight'), 1500);
+      target?.focus();
+      source?.scrollIntoView?.({ block: 'nearest' });
+    });
+  }
+
+  private async openSession(id: string): Promise<void> {
+    const detail = await this.history.open(id);
+    if (!detail) return;
+    this.chat.restore(detail);
+    this.view = 'chat';
+    this.requestUpdate();
+  }
+
+  private newChat(): void {
+    this.chat.newChat();
+    this.view = 'chat';
+    this.requestUpdate();
+    void this.updateComplete.then(() => this.textarea?.focus());
+  }
+
+  private toggleHistory(): void {
+    this.view = this.view === 'sessions' ? 'chat' : 'sessions';
+    if (this.view === 'sessions') void this.history.refresh();
+    this.requestUpdate();
+  }
+
+  private async copy(turn: AnswerTurn): Promise<void> {
+    const text = plainAnswer(turn.markdown);
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      // Clipboard API blocked (permissions, insecure context): the old way.
+      const area = document.createElement('textarea');
+      area.value = text;
+      this.root.append(area);
+      area.select();
+      document.execCommand('copy');
+      area.remove();
+    }
+    this.copiedId = turn.id;
+    this.requestUpdate();
+    setTimeout(() => {
+      if (this.copiedId === turn.id) this.copiedId = undefined;
+      this.requestUpdate();
+    }, 2000);
+  }
+
+  private answerBody(turn: AnswerTurn): Node {
+    const key = `${turn.markdown}\u0000${turn.citations.length}`;
+    const cached = this.bodies.get(turn.id);
+    if (cached?.key === key) return cached.node;
+    const node = answerElement(turn.markdown, turn.citations, `kb-cite-${turn.id}`, this.strings);
+    this.bodies.set(turn.id, { key, node });
+    return node;
+  }
+
+  private sourcesView(turn: AnswerTurn): SourcesView {
+    const key = (c: WidgetCitation) => `${turn.id}:${c.n}`;
+    return {
+      strings: this.strings,
+      showAll: this.showAll.has(turn.id),
+      expanded: (c) => this.expanded.has(key(c)),
+      passage: (c) => this.passage(key(c), c),
+      togglePassage: (c) => {
+        if (this.expanded.delete(key(c))) return this.requestUpdate();
+        this.expanded.add(key(c));
+        void this.loadPassage(c);
+        this.requestUpdate();
+      },
+      toggleAll: () => {
+        if (!this.showAll.delete(turn.id)) this.showAll.add(turn.id);
+        this.requestUpdate();
+      },
+    };
+  }
+
+  /** The full chunk text (GET /api/chunks/:id), rendered through the same sanitizing pipeline as answers. */
+  private passage(key: string, citation: WidgetCitation): unknown {
+    const entry = this.passages.get(citation.chunk_id);
+    if (entry?.status === 'error' && !citation.excerpt) return this.strings.passageError;
+    const content = entry?.content ?? citation.excerpt;
+    if (!content) return html`<span class="typing" aria-hidden="true"><span></span><span></span><span></span></span>`;
+    const cacheKey = `${key}\u0000${content}`;
+    let node = this.passageNodes.get(cacheKey);
+    if (!node) {
+      node = document.createElement('div');
+      node.append(renderMarkdownFragment(content));
+      this.passageNodes.set(cacheKey, node);
+    }
+    return node;
+  }
+  private readonly passageNodes = new Map<string, HTMLElement>();
+
+  private async loadPassage(citation: WidgetCitation): Promise<void> {
+    if (this.passages.has(citation.chunk_id)) return;
+    this.passages.set(citation.chunk_id, { status: 'loading' });
+    try {
+      const chunk = await this.api().chunk(citation.chunk_id);
+      this.passages.set(citation.chunk_id, { status: 'ready', content: chunk.content });
+    } catch (error) {
+      console.warn('[kb-chat] passage failed:', error);
+      this.passages.set(citation.chunk_id, { status: 'error' });
+    }
+    this.requestUpdate();
+  }
+
+  private messageView(): MessageView {
+    return {
+      strings: this.strings,
+      answerBody: (turn) => this.answerBody(turn),
+      sources: (turn) => this.sourcesView(turn),
+      copied: (turn) => this.copiedId === turn.id,
+      copy: (turn) => void this.copy(turn),
+      retry: (turn) => void this.chat.retry(turn.id),
+      suggest: (text) => this.send(text),
+    };
+  }
+
+  private renderStatus(s: KbChatStrings): TemplateResult | typeof nothing {
+    const { status, progress } = this.embedder;
+    const retry = html`<button type="button" class="pill-button" part="retry-button" @click=${() => this.embedder.retry()}>${s.retry}</button>`;
+    switch (status) {
+      case 'idle':
+      case 'ready':
+        return nothing;
+      case 'loading':
+        return html`<span>${progress === undefined ? s.loading : format(s.loadingProgress, { percent: progress })}</span>${progress === undefined
+            ? nothing
+            : html`<progress max="100" value=${progress} aria-label=${s.loading}></progress>`}`;
+      case 'unsupported':
+      case 'timeout':
+      case 'error': {
+        const problem = status === 'unsupported' ? s.unsupported : status === 'timeout' ? s.timeout : s.modelError;
+        return html`<span class="status--problem">${problem}</span>${status === 'unsupported' ? nothing : retry}
+          <span class="status__note" part="keyword-note">${s.keywordMode}</span>`;
+      }
+    }
+  }
+
+  private renderSessions(s: KbChatStrings): TemplateResult {
+    const { status, sessions } = this.history;
+    const when = (iso: string) => {
+      const date = new Date(iso);
+      return Number.isNaN(date.getTime()) ? '' : date.toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
+    };
+    return html`<div class="sessions" part="sessions">
+      <h3 class="sessions__title">${s.sessionsHeading}</h3>
+      ${status === 'loading' ? html`<p class="muted">${s.loading.replace(/AI/, '')}</p>` : nothing}
+      ${status === 'error' ? html`<p class="status--problem" role="alert">${s.historyError}</p>` : nothing}
+      ${status === 'ready' && sessions.length === 0 ? html`<p class="muted">${s.noSessions}</p>` : nothing}
+      <ul class="sessions__list">
+        ${sessions.map(
+          (session) => html`<li>
+            <button
+              type="button"
+              class="session"
+              part="session"
+              aria-current=${session.id === this.chat.sessionId ? 'true' : 'false'}
+              @click=${() => void this.openSession(session.id)}
+            >
+              <span class="session__title">${session.title}</span>
+              <time class="session__time" datetime=${session.updated_at}>${when(session.updated_at)}</time>
+            </button>
+          </li>`,
+        )}
+      </ul>
+    </div>`;
+  }
+
+  private renderPanel(): TemplateResult {
+    const s = this.strings;
+    const host = this.host;
+    const heading = host.heading ?? s.heading;
+    const greeting = host.greeting ?? s.greeting;
+    const view = this.messageView();
+    const floating = !host.inline;
+    return html`
+      <section
+        class="panel"
+        part="panel"
+        role=${floating ? 'dialog' : 'region'}
+        aria-label=${heading}
+        aria-modal=${floating ? 'false' : nothing}
+      >
+        <header class="header" part="header">
+          <h2>${heading}</h2>
+          <div class="header__actions">
+            <button
+              type="button"
+              class="header__button"
+              part="history-button"
+              aria-pressed=${this.view === 'sessions' ? 'true' : 'false'}
+              @click=${this.toggleHistory}
+            >
+              ${this.view === 'sessions' ? s.backToChat : s.history}
+            </button>
+            <button type="button" class="header__button" part="new-chat-button" @click=${this.newChat}>${s.newChat}</button>
+            ${floating
+              ? html`<button class="header__button close" part="close-button" type="button" aria-label=${s.closeChat} @click=${() => {
+                  host.open = false;
+                  host.focusBubble();
+                }}>
+                  <span aria-hidden="true">×</span>
+                </button>`
+              : nothing}
+          </div>
+        </header>
+        ${this.view === 'sessions'
+          ? this.renderSessions(s)
+          : html`<div class="messages" part="messages" role="log" aria-live="off" aria-label=${heading} tabindex="0">
+              ${greeting && this.chat.turns.length === 0
+                ? html`<div class="message message--assistant" part="message greeting">${greeting}</div>`
+                : nothing}
+              ${this.chat.turns.map((turn) =>
+                html`<div class="turn" data-turn=${turn.id}>${renderTurn(turn, view)}</div>`,
+              )}
+            </div>`}
+        <div class="sr-only" part="announcer" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+        <div class="status" part="status" role="status">${this.renderStatus(s)}</div>
+        <form class="composer" @submit=${this.onSubmit}>
+          <textarea
+            part="input"
+            rows="1"
+            maxlength="2000"
+            placeholder=${host.placeholder ?? s.placeholder}
+            aria-label=${s.inputLabel}
+            @keydown=${this.onInputKeydown}
+          ></textarea>
+          <button class="send" part="send-button" type="submit" ?disabled=${!this.canSend}>${s.send}</button>
+        </form>
+      </section>
+    `;
+  }
+
+  private update(): void {
+    for (const controller of this.controllers) controller.hostUpdate?.();
+    const visible = this.host.open || this.host.inline;
+    render(visible ? this.renderPanel() : nothing, this.container, { host: this });
+    const messages = this.root.querySelector('.messages');
+    if (messages) messages.scrollTop = messages.scrollHeight;
+    for (const controller of this.controllers) controller.hostUpdated?.();
+  }
+}
