@@ -12,6 +12,7 @@ import { chatRoute, StreamSlots } from './chat/route.ts';
 import type { StreamOptions } from './chat/stream.ts';
 import type { Config } from './config/index.ts';
 import { historyRoute } from './history/route.ts';
+import { searchRoute } from './search/route.ts';
 import { AppError, errorBody, fromStoreError, onAppError } from './http/errors.ts';
 import type { RetrievalOptions } from './retrieval/index.ts';
 import type { ChatStore, LocalAuthStore } from './store/types.ts';
@@ -135,6 +136,7 @@ export function createApp(deps: AppDeps) {
       streams,
     }),
   );
+  app.route(API_PATHS.search, searchRoute({ store, auth, rateLimit }));
   app.route(API_PATHS.sessions, historyRoute({ store, auth }));
   app.route('/api/admin', adminRoute({ store, auth }));
 

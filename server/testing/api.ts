@@ -46,7 +46,7 @@ export async function createTestApi(overrides: Partial<AppDeps> = {}): Promise<T
       const body = (await res.json()) as { access_token: string; user_id: string };
       return { token: body.access_token, userId: body.user_id };
     },
-    chat(token, body, init = {}, target = app) {
+    async chat(token, body, init = {}, target = app) {
       return target.request('/api/chat', {
         method: 'POST',
         ...init,

@@ -1,0 +1,75 @@
+/**
+ * `POST /api/search` (seed 002): ranked chunks for a query — no answer, no gate — for site search boxes
+ * and debugging retrieval. Same auth and rate limit as chat.
+ */
+import { Hono } from 'hono';
+import { SearchRequestSchema, type SearchResponse } from '../../protocol/index.ts';
+import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
+import { cleanMessage, parseBody, readJson } from '../chat/request.ts';
+import { AppError, fromStoreError } from '../http/errors.ts';
+import { rateLimit, type RateLimitOptions } from '../http/rate-limit.ts';
+import { search } from '../retrieval/index.ts';
+import type { ChatStore } from '../store/types.ts';
+
+const SNIPPET_CHARS = 200;
+
+export function searchRoute({
+  store,
+  auth,
+  rateLimit: limits,
+}: {
+  store: ChatStore;
+  auth: TokenVerification;
+  rateLimit: Omit<RateLimitOptions, 'store'>;
+}) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.post('/', requireAuth(auth), rateLimit({ store, ...limits }), async function searchChunks(c) {
+    const started = performance.now();
+    const body = parseBody(SearchRequestSchema, await readJson(c.req.raw));
+    const question = body.query_text ? cleanMessage(body.query_text).trim() : '';
+    if (!question && !body.embedding) {
+      throw new AppError(400, 'invalid_request', 'query_text: give query_text, embedding, or both');
+    }
+    const { results } = await search(store, {
+      claims: c.get('claims'),
+      question: question || null,
+      embedding: body.embedding ?? null,
+      mode: body.mode,
+      topK: body.top_k,
+      filters: body.filters,
+    }).catch((error) => {
+      throw fromStoreError(error);
+    });
+    return c.json<SearchResponse>({
+      results: results.map((hit) => ({
+        rank: hit.rank,
+        score: Math.round(hit.score * 10_000) / 10_000,
+        snippet: snippet(hit.content),
+        title: hit.title,
+        url: hit.url,
+        meta: { ...hit.document_meta, ...hit.meta },
+        chunk_id: hit.chunk_id,
+        document_id: hit.document_id,
+      })),
+      total_found: results.length,
+      processing_time_ms: Math.round(performance.now() - started),
+    });
+  });
+
+  return app;
+}
+
+/** The chunk's text without Markdown markup, cut at a word boundary within 200 characters. */
+export function snippet(content: string): string {
+  const plain = content
+    .replace(/```[\s\S]*?```/g, ' ')
+    .replace(/^#{1,6}\s+/gm, '')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[*_`>|]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (plain.length <= SNIPPET_CHARS) return plain;
+  const cut = plain.slice(0, SNIPPET_CHARS - 1);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), SNIPPET_CHARS / 2)).trimEnd()}…`;
+}
