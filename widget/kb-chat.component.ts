@@ -153,7 +153,8 @@ export default class KbChat extends HTMLElement {
   }
 
   attributeChangedCallback(name: string, old: string | null, value: string | null): void {
-    if (old === value) return;
+    // Before connectedCallback (upgrade of parsed HTML) there is nothing to update; connecting handles it.
+    if (old === value || !this.shadowRoot) return;
     this.paintBubble();
     if (name === 'open' && this.isConnected) {
       this.dispatchEvent(new CustomEvent(this.open ? 'kb-open' : 'kb-close', { bubbles: true, composed: true }));

@@ -1,0 +1,120 @@
+/** Keyboard, live region, configuration, events, theming and RTL, in Chromium. */
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import type KbChat from '../kb-chat.component.ts';
+import { UI_URL, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';
+
+const key = (target: Element, k: string, init: KeyboardEventInit = {}) =>
+  target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, composed: true, cancelable: true, ...init }));
+
+describe('accessibility and configuration', () => {
+  beforeEach(resetFake);
+
+  it('Enter sends, Shift+Enter does not; the log is not live, one polite announcement per answer', async () => {
+    const el = await createWidget();
+    await openKeyword(el);
+    const root = shadow(el);
+    expect(root.querySelector('[role="log"]')!.getAttribute('aria-live')).to.equal('off');
+    const textarea = root.querySelector('textarea')!;
+    expect(root.activeElement).to.equal(textarea); // opening focuses the input
+    textarea.value = 'What is the refund policy?';
+    key(textarea, 'Enter', { shiftKey: true });
+    expect((await fakeLog()).chat).to.have.length(0);
+    const announcer = root.querySelector('[part="announcer"]')!;
+    expect(announcer.getAttribute('aria-live')).to.equal('polite');
+    const seen: string[] = [];
+    new MutationObserver(() => announcer.textContent!.trim() && seen.push(announcer.textContent!.trim())).observe(announcer, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+    });
+    key(textarea, 'Enter');
+    await waitForAnswerEnd(el);
+    await el.updateComplete;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen).to.deep.equal(['Answer: Refunds are accepted within 30 days of purchase. See also the warranty terms.']);
+  });
+
+  it('Esc closes and returns focus to the bubble; Tab stays inside the panel', async () => {
+    const el = await createWidget();
+    await openKeyword(el);
+    const root = shadow(el);
+    const panel = root.querySelector('.panel')!;
+    const focusables = [...panel.querySelectorAll<HTMLElement>('button:not([disabled]), textarea, [tabindex="0"]')];
+    focusables[focusables.length - 1]!.focus();
+    key(root.activeElement!, 'Tab');
+    expect(root.activeElement).to.equal(focusables[0]);
+    key(root.activeElement!, 'Tab', { shiftKey: true });
+    expect(root.activeElement).to.equal(focusables[focusables.length - 1]);
+    key(root.activeElement!, 'Escape');
+    await el.updateComplete;
+    expect(el.open).to.equal(false);
+    expect(root.activeElement).to.equal(root.querySelector('.bubble'));
+  });
+
+  it('is accessible (axe) closed, open and answered', async () => {
+    const el = await createWidget();
+    await expect(el).to.be.accessible();
+    await openKeyword(el);
+    // Let the panel's fade-in finish: axe measures contrast on what is painted.
+    await Promise.all(shadow(el).getAnimations().map((a) => a.finished));
+    await expect(el).to.be.accessible();
+    await ask(el, 'What is the refund policy?');
+    await waitForAnswerEnd(el);
+    await expect(el).to.be.accessible();
+  });
+
+  it('honours heading, greeting, placeholder, strings (i18n), theme, position, RTL and inline mode', async () => {
+    const el = await fixture<KbChat>(html`<div dir="rtl" lang="ar">
+      <kb-chat
+        .uiUrl=${UI_URL}
+        .embedderUrl=${new URL('./nope.js', location.href)}
+        .strings=${{ send: 'أرسل', openChat: 'افتح الدردشة' }}
+        heading="مساعدة"
+        greeting="مرحبا!"
+        placeholder="اكتب سؤالك"
+        theme="dark"
+        position="left"
+        mode="inline"
+      ></kb-chat>
+    </div>`).then((div) => div.querySelector('kb-chat')!);
+    await waitUntil(() => shadow(el).querySelector('.panel'), 'inline panel not rendered', { timeout: 10_000 });
+    const root = shadow(el);
+    expect(root.querySelector('.panel')!.getAttribute('role')).to.equal('region');
+    expect(root.querySelector('.close')).to.equal(null);
+    expect(getComputedStyle(root.querySelector('.bubble')!).display).to.equal('none');
+    expect(root.querySelector('h2')!.textContent).to.equal('مساعدة');
+    expect(root.querySelector('[part~="greeting"]')!.textContent).to.equal('مرحبا!');
+    expect(root.querySelector('textarea')!.placeholder).to.equal('اكتب سؤالك');
+    expect(root.querySelector('.send')!.textContent).to.equal('أرسل');
+    expect(getComputedStyle(el).getPropertyValue('--kb-background').trim()).to.equal('#111827');
+    expect(getComputedStyle(root.querySelector('.panel')!).direction).to.equal('rtl');
+  });
+
+  it('uses the host page token (getToken) instead of the anonymous sign-in', async () => {
+    const el = await createWidget();
+    // The fake only accepts tokens it issued: get one the way a host page would have its own.
+    const { access_token } = await (await fetch('/api/auth/anonymous', { method: 'POST' })).json();
+    await resetFakeLogOnly();
+    let calls = 0;
+    el.getToken = async () => (calls++, access_token);
+    await openKeyword(el);
+    await ask(el, 'What is the refund policy?');
+    await waitForAnswerEnd(el);
+    expect(lastAssistant(el)!.dataset.status).to.equal('done');
+    const log = await fakeLog();
+    expect(log.auth).to.equal(0);
+    expect(log.chat[0]!.token).to.equal(access_token);
+    expect(calls).to.be.greaterThan(0);
+  });
+
+  it('starts open with the open attribute', async () => {
+    const el = await fixture<KbChat>(html`<kb-chat open .uiUrl=${UI_URL} .embedderUrl=${new URL('./nope.js', location.href)}></kb-chat>`);
+    await waitUntil(() => shadow(el).querySelector('.panel'), 'not open', { timeout: 10_000 });
+  });
+});
+
+async function resetFakeLogOnly(): Promise<void> {
+  const token = Object.keys(localStorage);
+  await fetch('/__fake/reset', { method: 'POST' });
+  void token;
+}
