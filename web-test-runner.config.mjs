@@ -66,7 +66,7 @@ export default {
   concurrency: 1,
   watch: false,
   testFramework: { config: { timeout: 30_000 } },
-  testsFinishTimeout: 300_000,
+  testsFinishTimeout: 900_000,
   browserStartTimeout: 60_000,
   reporters: [defaultReporter(), summaryReporter(), jsonSummaryReporter()],
 };

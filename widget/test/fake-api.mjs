@@ -15,6 +15,19 @@
  * Sessions (`/api/sessions`) and chunk texts (`/api/chunks/:id`) are kept in memory per fake.
  */
 
+import { readFileSync } from 'node:fs';
+
+/** The XSS payload lists (../shared/data/xss/ beside the repository): one payload a line / one JSON object a line. */
+export function xssPayloads() {
+  const dir = new URL('../../../shared/data/xss/', import.meta.url);
+  const lines = readFileSync(new URL('payloadbox-xss-payload-list-public.txt', dir), 'utf8').split('\n').filter((l) => l.trim());
+  const vectors = readFileSync(new URL('h5sc-vectors-public.jsonl', dir), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l).payload);
+  return [...lines, ...vectors];
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -116,6 +129,10 @@ export function createFakeApi({ delayMs = 150 } = {}) {
 
     const message = body.message.toLowerCase();
     const sessionId = body.session_id ?? crypto.randomUUID();
+    if (message.startsWith('xss-q')) {
+      // A hostile question is echoed back at once, as a refusal whose suggestions are the question's lines.
+      return json(ctx, 200, { type: 'refusal', reason: 'no_evidence', message: body.message, suggestions: body.message.split('\n') });
+    }
     if (message.includes('weather')) {
       const refusal = {
         type: 'refusal',
@@ -226,8 +243,11 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       return json(ctx, 200, { chunk_id: id, content, title: id, section: null, page: null, url: null });
     }
     if (path === '/__fake/xss' && ctx.method === 'POST') {
-      xss = (await readJson(ctx.req)).batches;
-      return json(ctx, 200, { batches: xss.length });
+      const { size } = await readJson(ctx.req);
+      const all = xssPayloads();
+      xss = [];
+      for (let i = 0; i < all.length; i += size) xss.push(all.slice(i, i + size));
+      return json(ctx, 200, { batches: xss.length, payloads: all });
     }
     if (path === '/__fake/log') return json(ctx, 200, log);
     if (path === '/__fake/reset' && ctx.method === 'POST') {

@@ -1,0 +1,142 @@
+/**
+ * Safety (issue 4 item 6), proven in Chromium with every payload in ../shared/data/xss/ (payloadbox list +
+ * h5sc vectors): as chunk content (excerpt preview and the expanded passage), as answer text, as a question
+ * (and a refusal echoing it), and as a document title and URL. None may execute: no dialog, no element other
+ * than the widget's own, no event-handler attribute, no javascript:/data: link, no navigation.
+ */
+import { expect, waitUntil } from '@open-wc/testing';
+import { renderMarkdown } from './render/markdown.ts';
+import { ask, createWidget, openKeyword, resetFake, shadow } from './test/helpers.ts';
+
+/** Every tag the widget itself creates while rendering messages. */
+const WIDGET_TAGS = new Set(
+  'div p span button strong em del code pre blockquote ul ol li a table thead tbody tr th td br hr time h3 progress'.split(' '),
+);
+const SIZE = 150;
+
+describe('XSS payloads', () => {
+  const fired: string[] = [];
+  const saved: Record<string, unknown> = {};
+  const startUrl = location.href;
+
+  before(async () => {
+    await resetFake();
+    for (const name of ['alert', 'confirm', 'prompt', 'print', 'open'] as const) {
+      saved[name] = window[name];
+      (window as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => void fired.push(`${name}(${String(args[0])})`);
+    }
+    window.addEventListener('beforeunload', () => fired.push('navigation'));
+  });
+  after(() => Object.assign(window, saved));
+
+  function inspect(root: ParentNode, where: string): string[] {
+    const problems: string[] = [];
+    for (const el of root.querySelectorAll('*')) {
+      const tag = el.localName;
+      if (!WIDGET_TAGS.has(tag)) problems.push(`${where}: <${tag}>`);
+      for (const attr of el.attributes) {
+        if (/^on/i.test(attr.name) || attr.name === 'src' || attr.name === 'style' || attr.name === 'srcdoc' || attr.name === 'action') {
+          problems.push(`${where}: <${tag} ${attr.name}>`);
+        }
+        if ((attr.name === 'href' || attr.name === 'xlink:href') && !/^(https?:|mailto:)/i.test(attr.value)) {
+          problems.push(`${where}: href=${attr.value}`);
+        }
+      }
+    }
+    return problems;
+  }
+
+  it('renderMarkdown neutralises every payload (rendered into the live page)', async () => {
+    const { payloads } = (await (await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })).json()) as {
+      payloads: string[];
+    };
+    expect(payloads.length).to.be.greaterThan(4000);
+    // The detector itself detects (negative control).
+    const control = document.createElement('template');
+    control.innerHTML = '<img src=x onerror=1><a href="javascript:x">x</a><iframe></iframe>';
+    expect(inspect(control.content, 'control')).to.have.length(5);
+    const host = document.createElement('div');
+    document.body.append(host);
+    const problems: string[] = [];
+    for (const [i, payload] of payloads.entries()) {
+      host.innerHTML = renderMarkdown(payload);
+      problems.push(...inspect(host, `payload ${i}`).filter((p) => !/<(p|ul|ol|li|strong|em|code|pre|a|blockquote|table|thead|tbody|tr|th|td|hr|del)>$/.test(p)));
+    }
+    await new Promise((r) => setTimeout(r, 200)); // give any onerror/onload a chance to fire
+    host.remove();
+    expect(problems).to.deep.equal([]);
+    expect(fired).to.deep.equal([]);
+  });
+
+  it('in the widget: as answer, chunk content, excerpt, title, URL and question — nothing executes', async function () {
+    (this as { timeout(ms: number): void }).timeout(400_000);
+    const started = performance.now();
+    const { batches } = (await (await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })).json()) as {
+      batches: number;
+      payloads: string[];
+    };
+    const el = await createWidget();
+    await openKeyword(el);
+    const root = shadow(el);
+    const added: Element[] = [];
+    const observer = new MutationObserver((records) => {
+      for (const record of records) for (const node of record.addedNodes) if (node instanceof Element) added.push(node, ...node.querySelectorAll('*'));
+    });
+    observer.observe(root, { childList: true, subtree: true });
+    const outside = new MutationObserver((records) => {
+      for (const record of records) {
+        for (const node of record.addedNodes) if (node instanceof Element && !node.closest('kb-chat') && node.localName !== 'div') added.push(node);
+      }
+    });
+    outside.observe(document.documentElement, { childList: true, subtree: true });
+
+    for (let b = 0; b < batches; b++) {
+      await ask(el, `xss-batch ${b}`);
+      await waitUntil(() => root.querySelector('.message--assistant[data-status="done"], .message--assistant[data-status="error"]'), `batch ${b}`, {
+        timeout: 20_000,
+        interval: 20,
+      });
+      const answer = root.querySelector<HTMLElement>('.message--assistant[data-status]')!;
+      expect(answer.dataset.status, `batch ${b}`).to.equal('done');
+      answer.querySelector<HTMLButtonElement>('[part="more-sources"]')?.click();
+      await el.updateComplete;
+      // Expand every passage: the chunk text comes from GET /api/chunks/:id.
+      for (const toggle of answer.querySelectorAll<HTMLButtonElement>('[part="source-toggle"]')) toggle.click();
+      for (const badge of answer.querySelectorAll<HTMLButtonElement>('.cite__badge')) badge.focus();
+      await new Promise((r) => setTimeout(r, 300));
+      await el.updateComplete;
+      const problems = inspect(root.querySelector('.messages')!, `batch ${b}`);
+      expect(problems).to.deep.equal([]);
+      el.ui!.chat.newChat();
+      await el.updateComplete;
+    }
+
+    console.log(`[xss] ${batches} answer batches in ${Math.round(performance.now() - started)} ms`);
+    // Every payload as a question (≤ 2000 characters each, as the API allows); the refusal echoes it back.
+    const { payloads } = (await (await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })).json()) as {
+      payloads: string[];
+    };
+    let question = 'xss-q';
+    const questions: string[] = [];
+    for (const payload of payloads) {
+      if (question.length + payload.length + 1 > 2000) questions.push(question), (question = 'xss-q');
+      question += `\n${payload.slice(0, 1990)}`;
+    }
+    questions.push(question);
+    for (const [i, q] of questions.entries()) {
+      await ask(el, q);
+      await waitUntil(() => root.querySelectorAll('.message--refusal').length === i + 1, `question ${i}`, { timeout: 10_000, interval: 10 });
+    }
+    await el.updateComplete;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(inspect(root.querySelector('.messages')!, 'questions')).to.deep.equal([]);
+    expect(root.querySelectorAll('.message--user')).to.have.length(questions.length);
+
+    observer.disconnect();
+    outside.disconnect();
+    const foreign = added.filter((node) => !WIDGET_TAGS.has(node.localName) && node.localName !== 'style');
+    expect(foreign.map((n) => n.outerHTML.slice(0, 80))).to.deep.equal([]);
+    expect(fired).to.deep.equal([]);
+    expect(location.href).to.equal(startUrl);
+  });
+});
