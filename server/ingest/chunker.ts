@@ -6,6 +6,11 @@
  * repeated), text between sentences, and as a last resort between words. Sizes are balanced: a section of
  * 300 tokens becomes two chunks of ~150, not 256 + 44.
  *
+ * Neighbouring chunks of one section overlap: a chunk after a split starts with the last sentence(s) of the
+ * one before (at most `overlapTokens`), so a statement cut from its context is still found with it. The
+ * overlap is prose only (never a code or table fragment) and is not part of `char_start`/`char_end`, which
+ * locate the chunk's own text in the source (the widget deep-links with them).
+ *
  * What gets embedded is the chunk prefixed with its context line ("Refunds › Requesting a refund"), so a
  * paragraph that never repeats its heading's words is still found by them; what gets stored is the chunk
  * alone, because answers quote it verbatim. The embedded text, [CLS] and [SEP] included, fits in
@@ -29,9 +34,12 @@ export interface ChunkOptions {
   countTokens: (text: string) => number;
   /** Hard limit per embedded text, special tokens included. Default 256. */
   maxTokens?: number;
+  /** Upper bound of the text repeated from the previous chunk of the same section. Default 40; 0 = none. */
+  overlapTokens?: number;
 }
 
 export const DEFAULT_MAX_TOKENS = 256;
+export const DEFAULT_OVERLAP_TOKENS = 40;
 const SEPARATOR = ' › ';
 /** Below this content budget the context line is dropped rather than starving the chunk. */
 const MIN_CONTENT_BUDGET = 96;
@@ -39,10 +47,16 @@ const MIN_CONTENT_BUDGET = 96;
 interface Unit {
   text: string;
   tokens: number;
+  /** Offsets in the source text, when known. */
+  start?: number;
+  end?: number;
+  /** Prose that may be repeated as overlap. */
+  prose?: boolean;
 }
 
 export function chunkDocument(doc: ParsedDocument, options: ChunkOptions): Chunk[] {
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const overlapTokens = options.overlapTokens ?? DEFAULT_OVERLAP_TOKENS;
   const special = options.countTokens('');
   // Word pieces without [CLS]/[SEP]. BERT's pre-tokenizer splits on whitespace first, so the pieces of
   // texts joined by whitespace add up exactly.
@@ -55,10 +69,29 @@ export function chunkDocument(doc: ParsedDocument, options: ChunkOptions): Chunk
       context = '';
       budget = maxTokens - special;
     }
-    const units = section.blocks.flatMap((block) => fitBlock(block, budget, count));
-    for (const content of pack(units, budget, '\n\n')) {
+    let units = section.blocks.flatMap((block) => fitBlock(block, budget, count));
+    const total = units.reduce((sum, u) => sum + u.tokens, 0);
+    // A section that needs several chunks leaves room in each for the overlap.
+    const overlap = total > budget ? Math.min(overlapTokens, Math.floor(budget / 4)) : 0;
+    if (overlap > 0) units = section.blocks.flatMap((block) => fitBlock(block, budget - overlap, count));
+    let previous: Unit[] | null = null;
+    for (const piece of packUnits(units, budget - overlap)) {
+      const own = joinUnits(piece, '\n\n');
+      const carried = previous && overlap > 0 ? tail(previous[previous.length - 1]!, overlap, count) : '';
+      const content = carried ? `${carried}${sameBlock(previous!, piece) ? ' ' : '\n\n'}${own}` : own;
       const embedText = context ? `${context}\n\n${content}` : content;
-      chunks.push({ content, embedText, tokens: options.countTokens(embedText), meta: chunkMeta(doc, section) });
+      const located = piece.filter((u) => u.start !== undefined && u.end !== undefined);
+      chunks.push({
+        content,
+        embedText,
+        tokens: options.countTokens(embedText),
+        meta: {
+          ...chunkMeta(doc, section),
+          char_start: located.length > 0 ? Math.min(...located.map((u) => u.start!)) : null,
+          char_end: located.length > 0 ? Math.max(...located.map((u) => u.end!)) : null,
+        },
+      });
+      previous = piece;
     }
   }
   for (const chunk of chunks) {
@@ -68,7 +101,28 @@ export function chunkDocument(doc: ParsedDocument, options: ChunkOptions): Chunk
   return chunks;
 }
 
-function contextLine(title: string, headingPath: string[]): string {
+/** The last sentences of a prose unit, at most `limit` tokens; '' when not prose or nothing fits. */
+function tail(unit: Unit, limit: number, count: (text: string) => number): string {
+  if (!unit.prose) return '';
+  const parts = [...sentences.segment(unit.text)].map((s) => s.segment.trim()).filter(Boolean);
+  let taken: string[] = [];
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const candidate = [parts[i]!, ...taken];
+    if (count(candidate.join(' ')) > limit) break;
+    taken = candidate;
+  }
+  return taken.join(' ');
+}
+
+/** Both pieces split one block (sentences of one paragraph): the overlap continues the paragraph. */
+function sameBlock(previous: Unit[], next: Unit[]): boolean {
+  const a = previous[previous.length - 1]!;
+  const b = next[0]!;
+  return a.end !== undefined && b.start !== undefined && b.start <= a.end + 2 && b.start >= a.end;
+}
+
+/** "Title › Section › Subsection": what is embedded before a chunk (reindex rebuilds it from the stored meta). */
+export function contextLine(title: string, headingPath: string[]): string {
   const path = headingPath[0]?.toLowerCase() === title.toLowerCase() ? headingPath.slice(1) : headingPath;
   return [title, ...path].join(SEPARATOR);
 }
@@ -80,27 +134,31 @@ function chunkMeta(doc: ParsedDocument, section: Section): ChunkMeta {
     heading_path: path,
     anchor: section.anchor,
     url: doc.url === null ? null : section.anchor ? `${doc.url}#${section.anchor}` : doc.url,
-    page: null,
+    page: section.page ?? null,
   };
 }
 
 /** Splits one block into units of at most `budget` tokens each. */
 function fitBlock(block: Block, budget: number, count: (text: string) => number): Unit[] {
+  const range = block.start !== undefined && block.end !== undefined ? { start: block.start, end: block.end } : {};
   const tokens = count(block.markdown);
-  if (tokens <= budget) return [{ text: block.markdown, tokens }];
+  if (tokens <= budget) return [{ text: block.markdown, tokens, ...range, prose: block.kind === 'text' }];
+  // Parts of a block that is a verbatim slice of the source get their own offsets; others the block's.
+  const verbatim = block.start !== undefined && block.end! - block.start === block.markdown.length ? block.start : null;
+  const within = (units: Unit[]): Unit[] => units.map((u) => (u.start === undefined ? { ...u, ...range } : u));
   switch (block.kind) {
     case 'code':
-      return fitLines(codeLines(block), `\`\`\`${block.lang ?? ''}\n`, '\n```', budget, count);
+      return within(fitLines(codeLines(block), `\`\`\`${block.lang ?? ''}\n`, '\n```', budget, count));
     case 'table': {
       const lines = block.markdown.split('\n');
-      return fitLines(lines.slice(2), `${lines.slice(0, 2).join('\n')}\n`, '', budget, count);
+      return within(fitLines(lines.slice(2), `${lines.slice(0, 2).join('\n')}\n`, '', budget, count));
     }
     case 'list': {
-      const items = (block.items ?? [block.markdown]).flatMap((item) => fitText(item, budget, count));
-      return pack(items, budget, '\n').map((text) => ({ text, tokens: count(text) }));
+      const items = (block.items ?? [block.markdown]).flatMap((item) => fitText(item, budget, count, null));
+      return within(pack(items, budget, '\n').map((text) => ({ text, tokens: count(text) })));
     }
     default:
-      return fitText(block.markdown, budget, count);
+      return within(fitText(block.markdown, budget, count, verbatim).map((u) => ({ ...u, prose: true })));
   }
 }
 
@@ -112,7 +170,7 @@ function codeLines(block: Block): string[] {
 function fitLines(lines: string[], head: string, tail: string, budget: number, count: (t: string) => number): Unit[] {
   const frame = count(head + tail);
   const inner = budget - frame;
-  if (inner < 16) return fitText(head + lines.join('\n') + tail, budget, count);
+  if (inner < 16) return fitText(head + lines.join('\n') + tail, budget, count, null);
   const units = lines.flatMap((line) => {
     const tokens = count(line);
     return tokens <= inner ? [{ text: line, tokens }] : splitWords(line, inner, count);
@@ -125,17 +183,28 @@ function fitLines(lines: string[], head: string, tail: string, budget: number, c
 
 const sentences = new Intl.Segmenter('en', { granularity: 'sentence' });
 
-/** Text split between sentences (then words), each unit within budget. */
-function fitText(text: string, budget: number, count: (t: string) => number): Unit[] {
+/** Text split between sentences (then words), each unit within budget; offsets when `base` is known. */
+function fitText(text: string, budget: number, count: (t: string) => number, base: number | null): Unit[] {
   const tokens = count(text);
-  if (tokens <= budget) return [{ text, tokens }];
-  const units = [...sentences.segment(text)].flatMap(({ segment }) => {
+  if (tokens <= budget) return [{ text, tokens, ...(base === null ? {} : { start: base, end: base + text.length }) }];
+  const units = [...sentences.segment(text)].flatMap(({ segment, index }): Unit[] => {
     const sentence = segment.trim();
     if (!sentence) return [];
     const n = count(sentence);
-    return n <= budget ? [{ text: sentence, tokens: n }] : splitWords(sentence, budget, count);
+    if (n > budget) return splitWords(sentence, budget, count);
+    if (base === null) return [{ text: sentence, tokens: n }];
+    const start = base + index + segment.indexOf(sentence);
+    return [{ text: sentence, tokens: n, start, end: start + sentence.length }];
   });
-  return pack(units, budget, ' ').map((t) => ({ text: t, tokens: count(t) }));
+  return packUnits(units, budget).map((piece) => {
+    const t = joinUnits(piece, ' ');
+    const located = piece.filter((u) => u.start !== undefined);
+    return {
+      text: t,
+      tokens: count(t),
+      ...(located.length === piece.length && piece.length > 0 ? { start: piece[0]!.start!, end: piece[piece.length - 1]!.end! } : {}),
+    };
+  });
 }
 
 /** Last resort for run-on text: between words, and inside a word longer than the budget. */
@@ -162,21 +231,29 @@ function splitWords(text: string, budget: number, count: (t: string) => number):
  * Greedy packing towards balanced sizes: with n = ⌈total / budget⌉ pieces needed, each aims for total / n
  * and never exceeds the budget.
  */
-function pack(units: Unit[], budget: number, joiner: string): string[] {
+function packUnits(units: Unit[], budget: number): Unit[][] {
   const total = units.reduce((sum, u) => sum + u.tokens, 0);
   const target = Math.ceil(total / Math.max(1, Math.ceil(total / budget)));
-  const pieces: string[] = [];
-  let current: string[] = [];
+  const pieces: Unit[][] = [];
+  let current: Unit[] = [];
   let size = 0;
   for (const unit of units) {
     if (current.length > 0 && (size + unit.tokens > budget || size >= target)) {
-      pieces.push(current.join(joiner));
+      pieces.push(current);
       current = [];
       size = 0;
     }
-    current.push(unit.text);
+    current.push(unit);
     size += unit.tokens;
   }
-  if (current.length > 0) pieces.push(current.join(joiner));
+  if (current.length > 0) pieces.push(current);
   return pieces;
+}
+
+function pack(units: Unit[], budget: number, joiner: string): string[] {
+  return packUnits(units, budget).map((piece) => joinUnits(piece, joiner));
+}
+
+function joinUnits(units: Unit[], joiner: string): string {
+  return units.map((u) => u.text).join(joiner);
 }

@@ -43,7 +43,7 @@ describe('scripts/ingest.ts', () => {
   it('prints the usage and exits 1 without paths', async () => {
     const { code, stderr } = await cli();
     expect(code).toBe(1);
-    expect(stderr).toContain('Usage: npm run ingest -- <files|dirs…>');
+    expect(stderr).toContain('Usage: npm run ingest -- <files|dirs|urls…>');
   });
 
   // Each run is a fresh process: tsx, PGlite (initdb on first use) and the model, ≈5 s on an idle machine.
@@ -61,7 +61,7 @@ describe('scripts/ingest.ts', () => {
     const second = await cli('docs', 'missing.md');
     expect(second.code).toBe(1);
     expect(second.stdout).toMatch(
-      /^Ingested 3 documents \(0 added, 1 updated, 1 unchanged, 1 failed\), 1 chunk in \d+\.\d s$/m,
+      /^Ingested 3 documents \(0 added, 1 updated, 1 unchanged, 1 failed\), 1 chunk in \d+\.\d s( \(\d+ chunks\/s\))?$/m,
     );
     expect(second.stdout).toContain('[1/3] failed missing.md: no such file or directory');
     expect(second.stderr).toContain('✗ missing.md: no such file or directory');

@@ -12,6 +12,8 @@ export interface EmbedderOptions {
   modelDir: string | null;
   /** Texts per inference call. Default 32. */
   batchSize?: number;
+  /** ONNX Runtime intra-op threads; unset = the runtime's default (all cores). Pool workers use 1 each. */
+  threads?: number;
 }
 
 export interface Embedder {
@@ -41,7 +43,7 @@ export class EmbedderLoadError extends Error {
  * const embedder = await createEmbedder({ model: 'test-double/bert-384', modelDir: 'test/fixtures/models' });
  * const [vector] = await embedder.embed(['What is the refund policy?']);
  */
-export async function createEmbedder({ model, modelDir, batchSize = 32 }: EmbedderOptions): Promise<Embedder> {
+export async function createEmbedder({ model, modelDir, batchSize = 32, threads }: EmbedderOptions): Promise<Embedder> {
   // transformers.js keeps these settings process-wide; they are set right before the load that uses them.
   if (modelDir) {
     env.allowRemoteModels = false;
@@ -52,7 +54,10 @@ export async function createEmbedder({ model, modelDir, batchSize = 32 }: Embedd
   }
   let extractor: FeatureExtractionPipeline;
   try {
-    extractor = await pipeline('feature-extraction', model, { dtype: 'q8' });
+    extractor = await pipeline('feature-extraction', model, {
+      dtype: 'q8',
+      ...(threads ? { session_options: { intraOpNumThreads: threads, interOpNumThreads: 1 } } : {}),
+    });
   } catch (error) {
     throw new EmbedderLoadError(loadErrorMessage(model, modelDir, error), { cause: error });
   }

@@ -5,11 +5,15 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { SourceType } from './document.ts';
 
-export const SUPPORTED_EXTENSIONS: Record<string, 'markdown' | 'text'> = {
+export const SUPPORTED_EXTENSIONS: Record<string, SourceType> = {
   '.md': 'markdown',
   '.markdown': 'markdown',
   '.mdx': 'markdown',
+  '.html': 'html',
+  '.htm': 'html',
+  '.pdf': 'pdf',
   '.txt': 'text',
 };
 
@@ -20,7 +24,7 @@ export interface InputFile {
   source: string;
   /** Relative to the folder given on the command line (or the file name), without extension: for URLs. */
   urlPath: string;
-  format: 'markdown' | 'text';
+  format: SourceType;
 }
 
 export interface ResolvedInputs {
@@ -29,10 +33,12 @@ export interface ResolvedInputs {
   invalid: { source: string; error: string }[];
   /** Files inside given folders whose extension is not supported (reported, not ingested). */
   skipped: string[];
+  /** Source-id prefixes of the folders given (`docs/`): what `--prune` may delete under. */
+  roots: string[];
 }
 
 export async function resolveInputs(inputs: string[], cwd = process.cwd()): Promise<ResolvedInputs> {
-  const result: ResolvedInputs = { files: [], invalid: [], skipped: [] };
+  const result: ResolvedInputs = { files: [], invalid: [], skipped: [], roots: [] };
   const seen = new Set<string>();
   const add = (file: string, root: string): void => {
     const source = toSource(file, cwd);
@@ -49,6 +55,8 @@ export async function resolveInputs(inputs: string[], cwd = process.cwd()): Prom
       const reason = info.code === 'ENOENT' ? 'no such file or directory' : info.message;
       result.invalid.push({ source: toSource(absolute, cwd), error: reason });
     } else if (info.isDirectory()) {
+      const root = toSource(absolute, cwd);
+      result.roots.push(root === '' ? '' : `${root}/`);
       for (const file of await walk(absolute)) add(file, absolute);
     } else if (!formatOf(absolute)) {
       result.invalid.push({ source: toSource(absolute, cwd), error: unsupportedMessage(absolute) });
@@ -59,7 +67,7 @@ export async function resolveInputs(inputs: string[], cwd = process.cwd()): Prom
   return result;
 }
 
-export function formatOf(file: string): 'markdown' | 'text' | null {
+export function formatOf(file: string): SourceType | null {
   return SUPPORTED_EXTENSIONS[path.extname(file).toLowerCase()] ?? null;
 }
 

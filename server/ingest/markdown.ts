@@ -17,8 +17,10 @@ import type { Block, DocumentDefaults, ParsedDocument, Section } from './documen
  * // → { title: 'Refunds', sections: [{ headingPath: ['Requesting a refund'], anchor: 'requesting-a-refund', … }] }
  */
 export function parseMarkdown(raw: string, defaults: DocumentDefaults): ParsedDocument {
-  const { data, content } = matter(raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'));
+  const source = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  const { data, content } = matter(source);
   const body = stripMdx(content);
+  const locate = locator(source, source.length - content.length);
 
   const slugger = new GithubSlugger();
   const sections: Section[] = [];
@@ -45,7 +47,7 @@ export function parseMarkdown(raw: string, defaults: DocumentDefaults): ParsedDo
         visit(marked.lexer((token as Tokens.Code).text));
       } else {
         const block = toBlock(token);
-        if (block) current.blocks.push(block);
+        if (block) current.blocks.push(locate(block));
       }
     }
   };
@@ -59,7 +61,47 @@ export function parseMarkdown(raw: string, defaults: DocumentDefaults): ParsedDo
     url: stringField(data.url) ?? defaults.url,
     format: 'markdown',
     sections: sections.filter((s) => s.blocks.length > 0),
+    tags: tagsField(data.tags ?? data.keywords),
+    language: stringField(data.lang) ?? stringField(data.language),
+    publishedAt: dateField(data.published_at ?? data.publishedAt ?? data.date ?? data.published),
   };
+}
+
+/**
+ * Finds blocks in the source text, in order, for character offsets. A block is usually a verbatim slice
+ * of the file; when MDX stripping changed it, its first and last lines are looked for instead, and when
+ * even those are not found it gets no offsets rather than wrong ones.
+ */
+function locator(source: string, from: number): (block: Block) => Block {
+  let cursor = from;
+  return (block) => {
+    let start = source.indexOf(block.markdown, cursor);
+    let end = start < 0 ? -1 : start + block.markdown.length;
+    if (start < 0) {
+      const lines = block.markdown.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+      const first = lines[0]?.slice(0, 60);
+      const last = lines[lines.length - 1]?.slice(-60);
+      start = first ? source.indexOf(first, cursor) : -1;
+      const lastAt = start >= 0 && last ? source.indexOf(last, start) : -1;
+      end = lastAt < 0 ? -1 : lastAt + last!.length;
+    }
+    if (start < 0 || end < 0) return block;
+    cursor = end;
+    return { ...block, start, end };
+  };
+}
+
+function tagsField(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [];
+  return list.map((t) => (typeof t === 'string' || typeof t === 'number' ? String(t).trim() : '')).filter(Boolean);
+}
+
+/** YAML dates arrive as Date objects, strings as strings; anything unparseable is dropped. */
+export function dateField(value: unknown): string | null {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  if (typeof value !== 'string' || !value.trim()) return null;
+  const date = new Date(value.trim());
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
 function toBlock(token: Token): Block | null {

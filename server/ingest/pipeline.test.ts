@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -84,7 +84,13 @@ describe('ingest', () => {
       anchor: 'rotating-api-keys',
       url: 'https://docs.example.com/guide#rotating-api-keys',
       page: null,
+      char_start: expect.any(Number),
+      char_end: expect.any(Number),
     });
+    // The offsets span the chunk's text in the file (component tags included: they were stripped after).
+    const source = await readFile(path.join(dir, 'docs/guide.mdx'), 'utf8');
+    const span = source.slice(keys!.meta.char_start as number, keys!.meta.char_end as number);
+    expect(span).toMatch(/^Rotate the API key every ninety days[\s\S]*<Collapse title="What happens to the old key\?">[\s\S]*one hour\.$/);
   });
 
   it('finds the right chunk for a question embedded with the same model', async () => {
@@ -136,7 +142,7 @@ describe('ingest', () => {
     const summary = await run(['docs', 'missing.md', 'docs/logo.png']);
     expect(summary.failed).toEqual([
       { source: 'missing.md', error: 'no such file or directory' },
-      { source: 'docs/logo.png', error: 'unsupported file type .png; supported: .md, .markdown, .mdx, .txt' },
+      { source: 'docs/logo.png', error: 'unsupported file type .png; supported: .md, .markdown, .mdx, .html, .htm, .pdf, .txt' },
       { source: 'docs/broken.md', error: expect.stringContaining('not valid UTF-8') },
     ]);
     expect(summary).toMatchObject({ added: 1, unchanged: 2 });

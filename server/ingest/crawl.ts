@@ -1,0 +1,301 @@
+/**
+ * Fetches documentation from the web: a sitemap (`…/sitemap.xml`, sitemap indexes followed) yields its
+ * pages; a page URL yields that page and the same-origin pages it links to, breadth-first. Every origin's
+ * robots.txt is read first and obeyed (robots-parser); at most `maxPages` pages are fetched, `concurrency`
+ * at a time; network errors, 429 and 5xx are retried with exponential backoff (Retry-After honoured).
+ * A page's identity and citation link is its canonical URL (`<link rel="canonical">` when same-origin,
+ * else the URL after redirects, without #fragment); pages sharing a canonical URL are read once.
+ */
+import { Parser } from 'htmlparser2';
+import robotsParser from 'robots-parser';
+import type { SourceType } from './document.ts';
+
+export interface CrawlOptions {
+  /** Pages fetched at most (sitemaps and robots.txt not counted). Default 500. */
+  maxPages?: number;
+  /** Requests in flight at once. Default 4. */
+  concurrency?: number;
+  /** Retries after the first attempt for network errors, 429 and 5xx. Default 3. */
+  retries?: number;
+  /** First backoff; doubles per retry, ± 25 % jitter. Default 500 ms. */
+  backoffMs?: number;
+  /** Per request. Default 20 s. */
+  timeoutMs?: number;
+  userAgent?: string;
+  fetch?: typeof fetch;
+}
+
+export interface CrawledPage {
+  /** Canonical URL: the document's source id and citation link. */
+  url: string;
+  /** The URL the bytes came from (after redirects). */
+  fetchedUrl: string;
+  format: SourceType;
+  bytes: Uint8Array;
+}
+
+export interface CrawlResult {
+  /** Canonical URLs of every page fetched, including pages whose processing failed afterwards. */
+  seen: string[];
+  /** Pages that could not be fetched, with the reason (HTTP status, network error, content type). */
+  failed: { source: string; error: string; gone: boolean }[];
+  /** Pages robots.txt disallows. */
+  disallowed: string[];
+  /** `https://site/` of every origin crawled: the prefixes `--prune` may delete under. */
+  origins: string[];
+  /** More pages were found than `maxPages` allowed. */
+  limitReached: boolean;
+}
+
+export const USER_AGENT = 'kb-chat-ingest';
+
+/**
+ * Crawls and hands each page to `onPage` (awaited: a slow consumer slows the crawl down).
+ *
+ * @example
+ * await crawl(['https://docs.example.com/sitemap.xml'], { maxPages: 200 }, async (page) => { … });
+ */
+export async function crawl(
+  startUrls: string[],
+  options: CrawlOptions,
+  onPage: (page: CrawledPage) => Promise<void>,
+): Promise<CrawlResult> {
+  const { maxPages = 500, concurrency = 4, userAgent = USER_AGENT } = options;
+  const get = (url: string, accept: string) => fetchWithRetry(url, accept, options, userAgent);
+  const result: CrawlResult = { seen: [], failed: [], disallowed: [], origins: [], limitReached: false };
+  const robots = new Map<string, Promise<ReturnType<typeof robotsParser> | null>>();
+  const queued = new Set<string>();
+  const canonicalSeen = new Set<string>();
+  const queue: { url: string; follow: boolean }[] = [];
+  let fetched = 0;
+
+  const allowed = async (url: URL): Promise<boolean> => {
+    if (!robots.has(url.origin)) {
+      result.origins.push(`${url.origin}/`);
+      const robotsUrl = `${url.origin}/robots.txt`;
+      robots.set(
+        url.origin,
+        get(robotsUrl, 'text/plain')
+          .then(async (res) => (res.ok ? robotsParser(robotsUrl, await res.text()) : null))
+          // No robots.txt (404) or an unreachable one: nothing is disallowed.
+          .catch(() => null),
+      );
+    }
+    const rules = await robots.get(url.origin);
+    return rules?.isAllowed(url.toString(), userAgent) !== false;
+  };
+
+  const enqueue = (raw: string, base: string | undefined, follow: boolean): void => {
+    let url: URL;
+    try {
+      url = new URL(raw, base);
+    } catch {
+      return;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return;
+    url.hash = '';
+    const key = url.toString();
+    if (queued.has(key)) return;
+    queued.add(key);
+    queue.push({ url: key, follow });
+  };
+
+  // Sitemaps first: they expand into page URLs (followed links: no, the sitemap is the site's own list).
+  for (const start of startUrls) {
+    if (/sitemap[^/]*\.xml(\?.*)?$/i.test(new URL(start).pathname)) {
+      try {
+        for (const loc of await readSitemap(start, get, allowed)) enqueue(loc, start, false);
+      } catch (error) {
+        result.failed.push({ source: start, error: message(error), gone: false });
+      }
+    } else enqueue(start, undefined, true);
+  }
+  const startOrigins = new Set(startUrls.map((u) => new URL(u).origin));
+
+  const visit = async ({ url, follow }: { url: string; follow: boolean }): Promise<void> => {
+    if (!(await allowed(new URL(url)))) {
+      result.disallowed.push(url);
+      return;
+    }
+    let res: Response;
+    try {
+      res = await get(url, 'text/html, application/pdf;q=0.9, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.1');
+    } catch (error) {
+      result.failed.push({ source: url, error: message(error), gone: false });
+      return;
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      result.failed.push({ source: url, error: `HTTP ${res.status}`, gone: res.status === 404 || res.status === 410 });
+      return;
+    }
+    const fetchedUrl = res.url || url;
+    const format = formatOfResponse(res.headers.get('content-type'), fetchedUrl);
+    if (!format) {
+      await res.body?.cancel();
+      result.failed.push({ source: url, error: `unsupported content type ${res.headers.get('content-type') ?? '(none)'}`, gone: false });
+      return;
+    }
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    let canonical = stripHash(fetchedUrl);
+    if (format === 'html') {
+      const { links, canonical: declared } = scanHtml(new TextDecoder().decode(bytes));
+      const resolved = declared ? safeUrl(declared, fetchedUrl) : null;
+      if (resolved && resolved.origin === new URL(fetchedUrl).origin) canonical = stripHash(resolved.toString());
+      if (follow) {
+        for (const link of links) {
+          const target = safeUrl(link, fetchedUrl);
+          if (target && startOrigins.has(target.origin)) enqueue(target.toString(), undefined, true);
+        }
+      }
+    }
+    if (canonicalSeen.has(canonical)) return;
+    canonicalSeen.add(canonical);
+    result.seen.push(canonical);
+    await onPage({ url: canonical, fetchedUrl, format, bytes });
+  };
+
+  // `concurrency` loops pull from one queue; links found while crawling join its end (breadth-first).
+  let active = 0;
+  await new Promise<void>((resolve) => {
+    const pump = (): void => {
+      while (active < concurrency && queue.length > 0) {
+        if (fetched >= maxPages) {
+          result.limitReached = true;
+          queue.length = 0;
+          break;
+        }
+        fetched += 1;
+        active += 1;
+        void visit(queue.shift()!)
+          .catch((error) => result.failed.push({ source: 'crawl', error: message(error), gone: false }))
+          .finally(() => {
+            active -= 1;
+            pump();
+          });
+      }
+      if (active === 0 && queue.length === 0) resolve();
+    };
+    pump();
+  });
+  return result;
+}
+
+async function readSitemap(
+  url: string,
+  get: (url: string, accept: string) => Promise<Response>,
+  allowed: (url: URL) => Promise<boolean>,
+  depth = 0,
+): Promise<string[]> {
+  const res = await get(url, 'application/xml, text/xml');
+  if (!res.ok) throw new Error(`sitemap: HTTP ${res.status}`);
+  const xml = await res.text();
+  const locs: string[] = [];
+  let inLoc = false;
+  let text = '';
+  let index = false;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        if (name === 'sitemapindex') index = true;
+        if (name === 'loc') ((inLoc = true), (text = ''));
+      },
+      ontext(data) {
+        if (inLoc) text += data;
+      },
+      onclosetag(name) {
+        if (name === 'loc') ((inLoc = false), locs.push(text.trim()));
+      },
+    },
+    { xmlMode: true },
+  );
+  parser.end(xml);
+  if (!index) return locs;
+  if (depth >= 2) return [];
+  const origin = new URL(url).origin;
+  const nested = await Promise.all(
+    locs
+      .map((loc) => safeUrl(loc, url))
+      .filter((loc): loc is URL => loc !== null && loc.origin === origin)
+      .map(async (loc) => ((await allowed(loc)) ? readSitemap(loc.toString(), get, allowed, depth + 1) : [])),
+  );
+  return nested.flat();
+}
+
+/** GET with retries: network errors, 408, 429 and 5xx; exponential backoff with jitter, Retry-After ≤ 30 s. */
+export async function fetchWithRetry(url: string, accept: string, options: CrawlOptions, userAgent = USER_AGENT): Promise<Response> {
+  const { retries = 3, backoffMs = 500, timeoutMs = 20_000, fetch: fetchImpl = fetch } = options;
+  for (let attempt = 0; ; attempt++) {
+    let res: Response | null = null;
+    let failure: unknown = null;
+    try {
+      res = await fetchImpl(url, {
+        headers: { 'user-agent': userAgent, accept },
+        redirect: 'follow',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      failure = error;
+    }
+    const retryable = res === null || res.status === 408 || res.status === 429 || res.status >= 500;
+    if (!retryable || attempt >= retries) {
+      if (res) return res;
+      throw new Error(`fetch failed: ${message(failure)}`);
+    }
+    const retryAfter = Number(res?.headers.get('retry-after'));
+    await res?.body?.cancel();
+    const delay = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 30_000) : backoffMs * 2 ** attempt * (0.75 + Math.random() / 2);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+function formatOfResponse(contentType: string | null, url: string): SourceType | null {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'text/html' || type === 'application/xhtml+xml') return 'html';
+  if (type === 'application/pdf') return 'pdf';
+  if (type === 'text/markdown' || type === 'text/x-markdown') return 'markdown';
+  const path = new URL(url).pathname.toLowerCase();
+  if (/\.(md|mdx|markdown)$/.test(path) && (type === 'text/plain' || type === '')) return 'markdown';
+  if (type === 'text/plain') return 'text';
+  return null;
+}
+
+/** Links and the canonical URL of an HTML page, in one streaming pass. */
+function scanHtml(html: string): { links: string[]; canonical: string | null } {
+  const links: string[] = [];
+  let canonical: string | null = null;
+  let nofollow = false;
+  const parser = new Parser({
+    onopentag(name, attrs) {
+      if (name === 'a' && attrs.href && !/\bnofollow\b/i.test(attrs.rel ?? '')) links.push(attrs.href);
+      if (name === 'link' && /\bcanonical\b/i.test(attrs.rel ?? '') && attrs.href && canonical === null) canonical = attrs.href;
+      if (name === 'meta' && attrs.name?.toLowerCase() === 'robots' && /\bnofollow\b/i.test(attrs.content ?? '')) nofollow = true;
+    },
+  });
+  parser.end(html);
+  return { links: nofollow ? [] : links, canonical };
+}
+
+function safeUrl(raw: string, base: string): URL | null {
+  try {
+    const url = new URL(raw, base);
+    url.hash = '';
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+function stripHash(url: string): string {
+  const u = new URL(url);
+  u.hash = '';
+  return u.toString();
+}
+
+function message(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+  }
+  return String(error);
+}

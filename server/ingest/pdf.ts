@@ -1,0 +1,125 @@
+/**
+ * PDF reader (unpdf, PDF.js built for servers): text with positions and font sizes per page. Lines are
+ * grouped into paragraphs by vertical gaps; a short line set clearly larger than the page's body text is a
+ * heading. Every section lies on one page (a heading's section continues on the next page as a new section
+ * with the same path), so every chunk carries the page it came from.
+ *
+ * The source text for offsets is the pages' text, lines joined by \n and pages by \f.
+ */
+import { extractTextItems, getDocumentProxy, getMeta } from 'unpdf';
+import type { Block, DocumentDefaults, ParsedDocument, Section } from './document.ts';
+
+interface Line {
+  text: string;
+  y: number;
+  size: number;
+  start: number;
+}
+
+export async function parsePdf(bytes: Uint8Array, defaults: DocumentDefaults): Promise<ParsedDocument> {
+  let pdf;
+  try {
+    // PDF.js takes ownership of the buffer it is given; hand it a copy.
+    pdf = await getDocumentProxy(new Uint8Array(bytes));
+  } catch (error) {
+    throw new Error(`not a readable PDF (${error instanceof Error ? error.message : String(error)})`);
+  }
+  try {
+    const [{ items }, { info }] = await Promise.all([extractTextItems(pdf), getMeta(pdf).catch(() => ({ info: {} as Record<string, unknown> }))]);
+    const sections: Section[] = [];
+    let offset = 0;
+    let path: string[] = [];
+    items.forEach((pageItems, index) => {
+      const page = index + 1;
+      const lines = toLines(pageItems, offset);
+      const pageText = lines.map((l) => l.text).join('\n');
+      const body = median(lines.map((l) => l.size));
+      let current: Section = { headingPath: path, anchor: null, page, blocks: [] };
+      let paragraph: Line[] = [];
+      const flush = (): void => {
+        if (paragraph.length > 0) current.blocks.push(paragraphBlock(paragraph));
+        paragraph = [];
+      };
+      lines.forEach((line, i) => {
+        const previous = lines[i - 1];
+        const isHeading = line.size >= body * 1.25 && line.text.length <= 120 && !/[.:,;]$/.test(line.text);
+        if (isHeading) {
+          flush();
+          sections.push(current);
+          path = [line.text];
+          current = { headingPath: path, anchor: null, page, blocks: [] };
+          return;
+        }
+        // A gap clearly taller than a line, or a change of font size, starts a new paragraph.
+        if (previous && (Math.abs(previous.y - line.y) > Math.max(line.size, previous.size) * 1.6 || Math.abs(previous.size - line.size) > 0.5)) {
+          flush();
+        }
+        paragraph.push(line);
+      });
+      flush();
+      sections.push(current);
+      offset += pageText.length + 1; // the \f between pages
+    });
+    const title = typeof info.Title === 'string' && info.Title.trim() ? info.Title.trim() : defaults.fileTitle;
+    return {
+      title,
+      description: typeof info.Subject === 'string' && info.Subject.trim() ? info.Subject.trim() : null,
+      url: defaults.url,
+      format: 'pdf',
+      sections: sections.filter((s) => s.blocks.length > 0),
+      tags: typeof info.Keywords === 'string' ? info.Keywords.split(/[,;]/).map((t) => t.trim()).filter(Boolean) : [],
+      language: typeof info.Language === 'string' && info.Language.trim() ? info.Language.trim() : null,
+      publishedAt: pdfDate(info.CreationDate),
+    };
+  } finally {
+    await pdf.destroy();
+  }
+}
+
+/** Text items → lines (an item with hasEOL ends its line), with each line's offset in the source text. */
+function toLines(items: { str: string; y: number; fontSize: number; hasEOL: boolean }[], pageOffset: number): Line[] {
+  const lines: Line[] = [];
+  let text = '';
+  let y = 0;
+  let size = 0;
+  let position = pageOffset;
+  const end = (): void => {
+    const trimmed = text.replace(/\s+/g, ' ').trim();
+    if (trimmed) {
+      lines.push({ text: trimmed, y, size, start: position });
+      position += trimmed.length + 1;
+    }
+    text = '';
+    size = 0;
+  };
+  for (const item of items) {
+    if (!text.trim()) y = item.y;
+    if (item.str.trim()) size = Math.max(size, item.fontSize);
+    text += item.str;
+    if (item.hasEOL) end();
+  }
+  end();
+  return lines;
+}
+
+function paragraphBlock(lines: Line[]): Block {
+  // Words hyphenated across a line break are joined again.
+  const markdown = lines.map((l) => l.text).join('\n').replace(/(\p{Ll})-\n(\p{Ll})/gu, '$1$2').replace(/\n/g, ' ');
+  const last = lines[lines.length - 1]!;
+  return { kind: 'text', markdown, start: lines[0]!.start, end: last.start + last.text.length };
+}
+
+function median(values: number[]): number {
+  const sorted = values.filter((v) => v > 0).sort((a, b) => a - b);
+  return sorted.length > 0 ? sorted[Math.floor(sorted.length / 2)]! : 0;
+}
+
+/** PDF dates look like `D:20240131120000+01'00'`. */
+function pdfDate(value: unknown): string | null {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  if (typeof value !== 'string') return null;
+  const m = /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?/.exec(value);
+  if (!m) return null;
+  const date = new Date(Date.UTC(+m[1]!, +(m[2] ?? 1) - 1, +(m[3] ?? 1), +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0)));
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
