@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { env as transformersEnv } from '@huggingface/transformers';
+import { depsFromConfig } from '../server/app.ts';
 import { readConfig } from '../server/config/index.ts';
 import { createEmbedder } from '../server/ingest/embedder.ts';
 import { ingest } from '../server/ingest/pipeline.ts';
@@ -24,9 +25,8 @@ if ((await store.kbStats()).documents === 0) await ingestDemo(store);
 const { url } = await startNodeServer({
   store,
   localAuth: store,
+  ...depsFromConfig(config),
   jwtSecret,
-  evidenceThreshold: config.evidenceThreshold,
-  embedModel: config.embedModel,
   // Without KB_MODEL_DIR, browsers get the files transformers.js downloaded into its cache for ingestion.
   modelDir: config.modelDir ?? transformersEnv.cacheDir ?? join(process.cwd(), '.cache'),
   port: config.port,

@@ -5,8 +5,7 @@
  * The service-role key is never configured here.
  */
 import { Hono, type ExecutionContext } from 'hono';
-import { cors } from 'hono/cors';
-import { createApp } from './app.ts';
+import { createApp, depsFromConfig } from './app.ts';
 import { supabaseAnonymousSignIn } from './auth/supabase-anonymous.ts';
 import { readConfig } from './config/index.ts';
 import { createSupabaseChatStore } from './store/supabase.ts';
@@ -14,8 +13,10 @@ import { createSupabaseChatStore } from './store/supabase.ts';
 export interface WorkerEnv {
   SUPABASE_URL: string;
   SUPABASE_ANON_KEY: string;
-  /** Secret: the project's JWT secret (Settings → API → JWT secret), to verify visitor tokens. */
-  KB_JWT_SECRET: string;
+  /** Secret: the project's legacy JWT secret, to verify HS256 visitor tokens (or set KB_JWKS_URL). */
+  KB_JWT_SECRET?: string;
+  /** The project's JWKS URL (<SUPABASE_URL>/auth/v1/.well-known/jwks.json) for asymmetric signing keys. */
+  KB_JWKS_URL?: string;
   /** Comma-separated origins allowed to call the API from a browser (the sites embedding the widget). */
   ALLOWED_ORIGINS?: string;
   KB_EMBED_MODEL?: string;
@@ -31,37 +32,29 @@ const apps = new WeakMap<object, Hono>();
 
 function workerApp(env: WorkerEnv): Hono {
   const config = readConfig(env as Record<string, string | undefined>);
-  for (const name of ['SUPABASE_URL', 'SUPABASE_ANON_KEY', 'KB_JWT_SECRET'] as const) {
+  for (const name of ['SUPABASE_URL', 'SUPABASE_ANON_KEY'] as const) {
     if (!env[name]) throw new Error(`${name} is not set (see docs/deploy.md)`);
   }
-  const origins = (env.ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
-
+  if (!config.jwtSecret && !config.jwksUrl) throw new Error('set KB_JWT_SECRET or KB_JWKS_URL (see docs/deploy.md)');
   const app = new Hono();
-  app.use(
-    '/api/*',
-    cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['Authorization', 'Content-Type'], maxAge: 600 }),
-  );
-  // Cloudflare may buffer (and compress) a response it thinks is compressible; an explicit identity
-  // encoding keeps an event stream flowing event by event.
-  app.use('/api/*', async function unbufferedEventStreams(c, next) {
-    await next();
-    if (c.res.headers.get('Content-Type')?.startsWith('text/event-stream')) {
-      c.res.headers.set('Content-Encoding', 'identity');
-      c.res.headers.set('Cache-Control', 'no-cache, no-transform');
-    }
-  });
+  // CORS, SSE headers (identity encoding, no-transform) and everything else are the app's own.
   const api = createApp({
+    ...depsFromConfig(config),
+    // ALLOWED_ORIGINS is the older name of KB_ALLOWED_ORIGINS; both work.
+    allowedOrigins: config.allowedOrigins.length > 0 ? config.allowedOrigins : splitList(env.ALLOWED_ORIGINS),
     store: createSupabaseChatStore({ url: env.SUPABASE_URL, key: env.SUPABASE_ANON_KEY }),
     anonymousSignIn: supabaseAnonymousSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY }),
-    jwtSecret: env.KB_JWT_SECRET,
-    evidenceThreshold: config.evidenceThreshold,
-    embedModel: config.embedModel,
+    jwtSecret: env.KB_JWT_SECRET || null,
     modelsUrl: env.MODELS_URL || '/models/',
     ortWasmUrl: env.ORT_WASM_URL || '/ort/',
   });
   // Delegate whole requests (not `app.route`), so the API's own not-found and error handlers answer.
   app.all('*', (c) => api.fetch(c.req.raw, c.env));
   return app;
+}
+
+function splitList(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
 }
 
 export default {

@@ -52,6 +52,12 @@ export function resumeAfter(lastEventId: string | undefined, messageId: string):
   return match && match[1] === messageId ? Number(match[2]) : -1;
 }
 
+const SSE_HEADERS = {
+  'Cache-Control': 'no-cache, no-transform',
+  'Content-Encoding': 'identity',
+  'X-Accel-Buffering': 'no',
+};
+
 export function streamAnswer(
   c: Context,
   outcome: AnswerOutcome,
@@ -94,10 +100,13 @@ export function streamAnswer(
     },
   );
   // Cloudflare (and other proxies) may buffer or compress a response they think is compressible; an
-  // explicit identity encoding keeps an event stream flowing event by event.
-  response.headers.set('Cache-Control', 'no-cache, no-transform');
-  response.headers.set('Content-Encoding', 'identity');
-  response.headers.set('X-Accel-Buffering', 'no');
+  // explicit identity encoding keeps an event stream flowing event by event. Set through the context as
+  // well as on the response: Hono copies headers already set on `c.res` (by streamSSE, by middleware) over
+  // the returned response.
+  for (const [name, value] of Object.entries(SSE_HEADERS)) {
+    c.header(name, value);
+    response.headers.set(name, value);
+  }
   return response;
 }
 
