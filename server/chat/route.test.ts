@@ -126,6 +126,17 @@ describe('streaming robustness', () => {
     await readChatEvents(third);
   });
 
+  it('drops a client that stops reading after the idle timeout', async () => {
+    const impatient = api.instance({ streaming: { idleTimeoutMs: 50, deltaDelayMs: 0 } });
+    const { token } = await api.signIn(impatient);
+    const res = await api.chat(token, question(withLongAnswer(), 'refunds invoices staff discount code'), {}, impatient);
+    // Read nothing for a while: the server's writes cannot complete, so it gives up on this client.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const text = await res.text();
+    expect(text).toContain('event: answer_start');
+    expect(text).not.toContain('event: answer_end');
+  });
+
   it('stops sending when the client disconnects, but keeps the answer for a retry', async () => {
     const slow = api.instance({ streaming: { deltaDelayMs: 40 } });
     const { token } = await api.signIn(slow);
