@@ -84,3 +84,49 @@ describe('extractAnswer', () => {
     expect(answer.text).toBe('Support answers within one business day. [1]');
   });
 });
+
+describe('extractAnswer: choice and citations', () => {
+  const make = (id: string, content: string, meta: ChunkMatch['meta'] = {}, document_id = id): ChunkMatch => ({
+    chunk_id: id,
+    content,
+    meta,
+    document_id,
+    document_title: `Doc ${document_id}`,
+    document_url: null,
+    similarity: 0.5,
+  });
+
+  it('prefers the sentence with the rare question words over one with many common ones', () => {
+    const chunk = make(
+      'a',
+      'The city has a large port. The city has a port and a city hall. The Normans conquered the city in 1066. The city is old.',
+    );
+    const answer = extractAnswer('When did the Normans conquer the city?', [chunk]);
+    const sentencesChosen = answer.text.split(/(?<=\]) /);
+    expect(sentencesChosen.length).toBeLessThanOrEqual(3);
+    expect(answer.text).toContain('The Normans conquered the city in 1066. [1]');
+    // Reading order is kept whatever the scores.
+    const first = answer.text.indexOf('Normans');
+    for (const other of ['large port', 'city hall', 'is old']) {
+      const at = answer.text.indexOf(other);
+      if (at >= 0 && other === 'is old') expect(at).toBeGreaterThan(first);
+      if (at >= 0 && other !== 'is old') expect(at).toBeLessThan(first);
+    }
+  });
+
+  it('cites one chunk per document section, at most five, numbered in order', () => {
+    const chunks = [
+      make('1', 'Alpha refunds.', { section: 'A › Refunds' }, 'd1'),
+      make('2', 'More alpha refunds.', { section: 'A › Refunds' }, 'd1'),
+      make('3', 'Beta refunds.', { section: 'A › Other' }, 'd1'),
+      make('4', 'Gamma refunds.', {}, 'd2'),
+      make('5', 'Gamma again refunds.', {}, 'd2'),
+      ...['6', '7', '8', '9'].map((id) => make(id, `Doc ${id} refunds.`, {}, `d${id}`)),
+    ];
+    const { citations, text } = extractAnswer('refunds', chunks);
+    expect(citations.map((c) => c.chunk_id)).toEqual(['1', '3', '4', '6', '7']);
+    expect(citations.map((c) => c.n)).toEqual([1, 2, 3, 4, 5]);
+    for (const [, n] of text.matchAll(/\[(\d+)\]/g)) expect(Number(n)).toBeLessThanOrEqual(5);
+    expect(text).not.toContain('More alpha');
+  });
+});

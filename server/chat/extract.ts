@@ -1,13 +1,19 @@
 /**
  * Extractive answers (seed 000 "Answer Formatting"): at most three sentences copied verbatim from the
- * qualifying chunks, chosen by how many of the question's content words they contain, kept in reading
- * order, each followed by the `[n]` marker of the source it came from. Every qualifying chunk is cited.
+ * qualifying chunks, chosen for how well they answer the question, kept in reading order (the chunks'
+ * citation order, then position inside the chunk), each followed by the `[n]` marker of its source.
+ *
+ * A sentence's score is the share of the question's content words it contains, each word weighted by how
+ * rare it is among the candidate sentences (a word every sentence has says little about which one answers),
+ * plus a small bonus for the chunk's own evidence and for coming early. Citations: one per document
+ * section, at most five, in the order retrieval ranked them.
  */
 import type { Citation } from '../../protocol/index.ts';
 import type { ChunkMatch } from '../store/types.ts';
 import { contentWords, sentences } from './text.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
+export const MAX_CITATIONS = 5;
 
 export interface ExtractiveAnswer {
   /** Markdown: the chosen sentences, each followed by its ` [n]` marker. */
@@ -17,35 +23,47 @@ export interface ExtractiveAnswer {
 
 interface Candidate {
   sentence: string;
+  words: Set<string>;
   n: number;
   order: number;
-  overlap: number;
+  bonus: number;
   score: number;
 }
 
 /** `chunks` best first, all above the evidence threshold. */
 export function extractAnswer(question: string, chunks: ChunkMatch[]): ExtractiveAnswer {
-  const citations = chunks.map(toCitation);
+  const cited = citedChunks(chunks);
+  const citations = cited.map(toCitation);
   const asked = new Set(contentWords(question));
   const candidates: Candidate[] = [];
-  chunks.forEach((chunk, index) => {
+  cited.forEach((chunk, index) => {
     sentences(chunk.content).forEach((sentence, position) => {
-      const words = new Set(contentWords(sentence));
-      let overlap = 0;
-      for (const word of asked) if (words.has(word)) overlap += 1;
       candidates.push({
         sentence,
+        words: new Set(contentWords(sentence)),
         n: index + 1,
         order: index * 10_000 + position,
-        overlap,
-        // Coverage of the question first; the chunk's own similarity breaks ties, then earlier sentences win.
-        score: overlap + chunk.similarity - position * 1e-3,
+        // Ties: the better chunk, then the earlier sentence.
+        bonus: 0.05 * chunk.similarity - index * 0.01 - position * 1e-3,
+        score: 0,
       });
     });
   });
 
+  const weight = new Map<string, number>();
+  for (const word of asked) {
+    const df = candidates.filter((c) => c.words.has(word)).length;
+    weight.set(word, Math.log(1 + (candidates.length + 1) / (df + 0.5)));
+  }
+  const total = [...weight.values()].reduce((a, b) => a + b, 0) || 1;
+  for (const c of candidates) {
+    let covered = 0;
+    for (const [word, w] of weight) if (c.words.has(word)) covered += w;
+    c.score = covered / total + (covered > 0 ? c.bonus : 0);
+  }
+
   const chosen = candidates
-    .filter((c) => c.overlap > 0)
+    .filter((c) => c.score > 0)
     .sort((a, b) => b.score - a.score)
     .slice(0, MAX_ANSWER_SENTENCES)
     .sort((a, b) => a.order - b.order);
@@ -54,6 +72,20 @@ export function extractAnswer(question: string, chunks: ChunkMatch[]): Extractiv
   if (chosen.length === 0 && candidates[0]) chosen.push(candidates[0]);
 
   return { text: chosen.map((c) => `${c.sentence} [${c.n}]`).join(' '), citations };
+}
+
+/** Best first; a second chunk of an already cited document section adds nothing a reader can follow. */
+export function citedChunks(chunks: ChunkMatch[]): ChunkMatch[] {
+  const seen = new Set<string>();
+  const out: ChunkMatch[] = [];
+  for (const chunk of chunks) {
+    const key = `${chunk.document_id}\u0000${chunk.meta.section ?? chunk.meta.anchor ?? ''}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(chunk);
+    if (out.length === MAX_CITATIONS) break;
+  }
+  return out;
 }
 
 function toCitation(chunk: ChunkMatch, index: number): Citation {

@@ -2,16 +2,33 @@
  * Retrieval as the chat and search endpoints see it: the question (text and, when the browser could embed
  * it, its embedding) in; ranked chunks, the evidence verdict and a confidence out. The endpoints never
  * talk to match functions directly, so how retrieval works (vector, full-text, fused) can change here alone.
+ *
+ * One `search_chunks` call (hybrid by default, lexical without an embedding), then the evidence gate of
+ * gate.ts, then citable chunks: those that pass the gate themselves, one per document section, at most
+ * `matchCount`.
  */
-import type { Confidence, RetrievalMode } from '../../protocol/index.ts';
-import { checkEvidence } from '../chat/evidence.ts';
-import type { ChatStore, ChunkMatch, JwtClaims } from '../store/types.ts';
+import type { Confidence, RetrievalMode, SearchFilters } from '../../protocol/index.ts';
+import type { ChatStore, ChunkMatch, JwtClaims, SearchChunkRow } from '../store/types.ts';
+import { DEFAULT_HYBRID_THRESHOLD, DEFAULT_LEXICAL_THRESHOLD, evidenceOf, passes, type GateThresholds } from './gate.ts';
+import { effectiveMode, sqlFilters } from './search.ts';
+
+export { search, type SearchHit, type SearchInput, type SearchOutput } from './search.ts';
+export { evidenceOf, DEFAULT_HYBRID_THRESHOLD, DEFAULT_LEXICAL_THRESHOLD, type GateThresholds } from './gate.ts';
 
 export interface RetrievalOptions {
-  /** Minimum cosine similarity of the best chunk (CHAT_EVIDENCE_THRESHOLD). */
+  /** Minimum cosine similarity of the best chunk in vector mode (CHAT_EVIDENCE_THRESHOLD). */
   evidenceThreshold: number;
-  /** Chunks retrieved before the gate (seed: top-K = 5). */
+  /** Minimum coverage of the best chunk in lexical mode (CHAT_LEXICAL_THRESHOLD). */
+  lexicalThreshold?: number;
+  /** Minimum mean of cosine and coverage of the best chunk in hybrid mode (CHAT_HYBRID_THRESHOLD). */
+  hybridThreshold?: number;
+  /** Chunks cited at most, after the gate and one per section (seed: top-K = 5). */
   matchCount?: number;
+  /** Mode when the request has an embedding. Default hybrid; without an embedding it is always lexical. */
+  mode?: RetrievalMode;
+  filters?: SearchFilters;
+  /** Best-chunk evidence from which confidence is high / medium (CHAT_CONFIDENCE_HIGH / _MEDIUM). */
+  confidence?: { high: number; medium: number };
 }
 
 export interface RetrieveInput {
@@ -20,22 +37,79 @@ export interface RetrieveInput {
   embedding?: number[];
 }
 
+/**
+ * `chunks`: best first, each with `similarity` = its evidence in `mode` (cosine in vector mode).
+ * `evidence`: the best chunk's evidence, what the gate compared with `threshold`.
+ */
 export type Retrieval =
-  | { kind: 'answer'; mode: RetrievalMode; chunks: ChunkMatch[]; confidence: Confidence }
-  | { kind: 'refuse'; mode: RetrievalMode };
+  | { kind: 'answer'; mode: RetrievalMode; chunks: ChunkMatch[]; confidence: Confidence; evidence: number; threshold: number }
+  | { kind: 'refuse'; mode: RetrievalMode; evidence: number; threshold: number };
+
+/** Candidates fetched before the gate: enough that de-duplicating sections still leaves `matchCount`. */
+const FETCH_FACTOR = 3;
 
 export async function retrieve(store: ChatStore, input: RetrieveInput, options: RetrievalOptions): Promise<Retrieval> {
-  const { evidenceThreshold, matchCount = 5 } = options;
-  if (!input.embedding) return { kind: 'refuse', mode: 'lexical' };
-  const matches = await store.matchChunks(input.claims, input.embedding, evidenceThreshold, matchCount);
-  const evidence = checkEvidence(matches, evidenceThreshold);
-  if (evidence.kind === 'refuse') return { kind: 'refuse', mode: 'vector' };
-  return { kind: 'answer', mode: 'vector', chunks: evidence.chunks, confidence: confidenceOf(evidence.chunks[0]!.similarity, evidenceThreshold) };
+  const { mode, rows } = await gatherEvidence(store, input, options);
+  const threshold = thresholdsOf(options)[mode];
+  const scored = rows.map((row) => ({ row, evidence: evidenceOf(row, mode) }));
+  const best = Math.max(0, ...scored.map((s) => s.evidence));
+  if (!passes(best, threshold)) return { kind: 'refuse', mode, evidence: best, threshold };
+
+  const seen = new Set<string>();
+  const chunks: ChunkMatch[] = [];
+  for (const { row, evidence } of scored.sort((a, b) => b.evidence - a.evidence)) {
+    if (!passes(evidence, threshold)) break;
+    // Two chunks of one section cite the same place: keep the better one.
+    const section = `${row.document_id}\u0000${row.meta.section ?? row.meta.anchor ?? ''}`;
+    if (seen.has(section)) continue;
+    seen.add(section);
+    chunks.push(toChunkMatch(row, evidence));
+    if (chunks.length >= (options.matchCount ?? 5)) break;
+  }
+  return { kind: 'answer', mode, chunks, confidence: confidenceOf(best, options.confidence), evidence: best, threshold };
 }
 
-/** high: well above the gate; medium: clearly above; low: just over it. */
-export function confidenceOf(best: number, threshold: number): Confidence {
-  if (best >= threshold + 0.25) return 'high';
-  if (best >= threshold + 0.1) return 'medium';
+/** The search behind `retrieve`, before the gate: what `npm run calibrate` sweeps thresholds over. */
+export async function gatherEvidence(
+  store: ChatStore,
+  input: RetrieveInput,
+  options: Pick<RetrievalOptions, 'matchCount' | 'mode' | 'filters'>,
+): Promise<{ mode: RetrievalMode; rows: SearchChunkRow[] }> {
+  const embedding = input.embedding ?? null;
+  const mode = effectiveMode(options.mode, input.question.trim() !== '', embedding !== null);
+  const rows = await store.searchChunks(input.claims, {
+    embedding,
+    text: input.question,
+    count: (options.matchCount ?? 5) * FETCH_FACTOR,
+    mode,
+    filters: sqlFilters(options.filters),
+  });
+  return { mode, rows };
+}
+
+export function thresholdsOf(options: Pick<RetrievalOptions, 'evidenceThreshold' | 'lexicalThreshold' | 'hybridThreshold'>): GateThresholds {
+  return {
+    vector: options.evidenceThreshold,
+    lexical: options.lexicalThreshold ?? DEFAULT_LEXICAL_THRESHOLD,
+    hybrid: options.hybridThreshold ?? DEFAULT_HYBRID_THRESHOLD,
+  };
+}
+
+/** high / medium from configurable evidence levels (seed 002 confidence tiers); anything that passed the gate below them is low. */
+export function confidenceOf(best: number, levels = { high: 0.6, medium: 0.45 }): Confidence {
+  if (best >= levels.high) return 'high';
+  if (best >= levels.medium) return 'medium';
   return 'low';
+}
+
+function toChunkMatch(row: SearchChunkRow, evidence: number): ChunkMatch {
+  return {
+    chunk_id: row.chunk_id,
+    content: row.content,
+    meta: row.meta,
+    document_id: row.document_id,
+    document_title: row.document_title,
+    document_url: row.document_url,
+    similarity: evidence,
+  };
 }

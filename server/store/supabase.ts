@@ -23,6 +23,8 @@ import {
   type KbStats,
   type SearchChunkRow,
   type SearchChunksParams,
+  type SearchChunkRow,
+  type SearchChunksParams,
   type ContentGap,
   type MessageRow,
   type RateLimitState,
@@ -88,6 +90,19 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
           query_embedding: embedding,
           threshold,
           match_count: count,
+        })) ?? []
+      );
+    },
+
+    async searchChunks(claims, params: SearchChunksParams): Promise<SearchChunkRow[]> {
+      return (
+        (await asVisitor<SearchChunkRow[]>(claims, 'search_chunks', {
+          query_embedding: params.embedding,
+          query_text: params.text,
+          match_count: params.count,
+          search_mode: params.mode,
+          filters: params.filters,
+          candidate_count: params.candidates ?? 50,
         })) ?? []
       );
     },

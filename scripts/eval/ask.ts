@@ -1,0 +1,67 @@
+/**
+ * Questions through the real API code path: `createApp` over the eval's store and `app.request()`, exactly
+ * as server/app.test.ts does, with anonymous sign-in, the SSE stream read to its end, refusals as JSON.
+ */
+import type { Citation, Refusal, RetrievalMode } from '../../protocol/index.ts';
+import { createApp } from '../../server/app.ts';
+import type { RetrievalOptions } from '../../server/retrieval/index.ts';
+import type { PgliteStore } from '../../server/store/pglite.ts';
+import { readChatEvents } from '../../server/testing/sse.ts';
+
+export type Reply =
+  | { kind: 'answer'; text: string; citations: Citation[]; mode: RetrievalMode | undefined; ms: number }
+  | { kind: 'refusal'; reason: Refusal['reason']; ms: number };
+
+export interface Asker {
+  ask(question: string, embedding: number[] | undefined): Promise<Reply>;
+}
+
+const SECRET = 'kb-chat-eval-secret-0123456789abcdef';
+/** A fresh visitor every few questions keeps the eval under any per-visitor rate limit. */
+const QUESTIONS_PER_VISITOR = 5;
+
+export function createAsker(store: PgliteStore, options: { evidenceThreshold: number; retrieval?: Partial<RetrievalOptions> }): Asker {
+  const app = createApp({
+    store,
+    localAuth: store,
+    jwtSecret: SECRET,
+    evidenceThreshold: options.evidenceThreshold,
+    embedModel: 'eval',
+    retrieval: options.retrieval,
+  });
+  let token: string | null = null;
+  let asked = 0;
+
+  async function signIn(): Promise<string> {
+    const res = await app.request('/api/auth/anonymous', { method: 'POST' });
+    if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { access_token: string }).access_token;
+  }
+
+  return {
+    async ask(question, embedding) {
+      if (token === null || asked++ % QUESTIONS_PER_VISITOR === 0) token = await signIn();
+      const started = performance.now();
+      const res = await app.request('/api/chat', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ message: question, message_id: crypto.randomUUID(), ...(embedding ? { embedding } : {}) }),
+      });
+      if (res.status !== 200) throw new Error(`chat failed: ${res.status} ${await res.text()}`);
+      if (res.headers.get('content-type')?.startsWith('application/json')) {
+        const body = (await res.json()) as Refusal;
+        return { kind: 'refusal', reason: body.reason, ms: performance.now() - started };
+      }
+      let text = '';
+      let citations: Citation[] = [];
+      let mode: RetrievalMode | undefined;
+      for (const { event } of await readChatEvents(res)) {
+        if (event.event === 'answer_start') mode = event.data.mode;
+        if (event.event === 'answer_delta') text += event.data.text;
+        if (event.event === 'sources') citations = event.data.citations;
+        if (event.event === 'error') throw new Error(`stream error: ${event.data.code} ${event.data.message}`);
+      }
+      return { kind: 'answer', text, citations, mode, ms: performance.now() - started };
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The SQuAD evaluation: knowledge base from one SQuAD file, every answerable question of it asked through
+ * the API (in-KB), every question of the out-of-KB articles asked too (all of them should be refused).
+ */
+import type { RetrievalMode } from '../../protocol/index.ts';
+import type { Embedder } from '../../server/ingest/embedder.ts';
+import type { RetrievalOptions } from '../../server/retrieval/index.ts';
+import { createAsker, type Reply } from './ask.ts';
+import { containsAnswer, percentile, ratio, spread } from './metrics.ts';
+import { buildSquadKb, questionsOf, type SquadArticle, type SquadQuestion } from './squad.ts';
+
+export interface SquadReport {
+  hit_at_1: number;
+  hit_at_3: number;
+  hit_at_5: number;
+  containment: number;
+  in_kb_refusal: number;
+  out_of_kb_refusal: number | null;
+  p50_ms: number;
+  p95_ms: number;
+}
+
+export interface SquadEvalOptions {
+  kb: SquadArticle[];
+  outOfKb: SquadArticle[];
+  embedder: Embedder;
+  mode: RetrievalMode;
+  /** Questions per set at most (spread evenly over the articles). */
+  limit: number | null;
+  evidenceThreshold: number;
+  retrieval?: Partial<RetrievalOptions>;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export async function evaluateSquad(options: SquadEvalOptions): Promise<{ report: SquadReport; chunks: number; inKb: number; outOfKb: number }> {
+  const { embedder, mode } = options;
+  const kb = await buildSquadKb(options.kb, embedder);
+  try {
+    const asker = createAsker(kb.store, {
+      evidenceThreshold: options.evidenceThreshold,
+      retrieval: { ...options.retrieval, mode },
+    });
+    const inKb = spread(questionsOf(options.kb).filter((q) => q.answerable), options.limit);
+    const outOfKb = spread(questionsOf(options.outOfKb), options.limit);
+    const total = inKb.length + outOfKb.length;
+    const ask = async (questions: SquadQuestion[], offset: number): Promise<Reply[]> => {
+      // The browser embeds the question; here it is done before the clock starts for the API call.
+      const embeddings = mode === 'lexical' ? null : await embedder.embed(questions.map((q) => q.question));
+      const replies: Reply[] = [];
+      for (const [i, q] of questions.entries()) {
+        replies.push(await asker.ask(q.question, embeddings?.[i]));
+        options.onProgress?.(offset + i + 1, total);
+      }
+      return replies;
+    };
+    const inReplies = await ask(inKb, 0);
+    const outReplies = await ask(outOfKb, inKb.length);
+
+    const hits = (k: number) =>
+      ratio(
+        inReplies.filter((r, i) => r.kind === 'answer' && r.citations.slice(0, k).some((c) => c.section === inKb[i]!.section)).length,
+        inKb.length,
+      );
+    const latencies = [...inReplies, ...outReplies].map((r) => r.ms);
+    const report: SquadReport = {
+      hit_at_1: hits(1),
+      hit_at_3: hits(3),
+      hit_at_5: hits(5),
+      containment: ratio(inReplies.filter((r, i) => r.kind === 'answer' && containsAnswer(r.text, inKb[i]!.answers)).length, inKb.length),
+      in_kb_refusal: ratio(inReplies.filter((r) => r.kind === 'refusal').length, inKb.length),
+      out_of_kb_refusal: outOfKb.length === 0 ? null : ratio(outReplies.filter((r) => r.kind === 'refusal').length, outOfKb.length),
+      p50_ms: percentile(latencies, 50),
+      p95_ms: percentile(latencies, 95),
+    };
+    return { report, chunks: kb.chunks, inKb: inKb.length, outOfKb: outOfKb.length };
+  } finally {
+    await kb.close();
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The gate thresholds of lexical and hybrid mode from the environment (CHAT_EVIDENCE_THRESHOLD, the vector
+ * gate, is read by server/config). Unset variables keep the calibrated defaults of gate.ts.
+ *
+ * @example
+ * createApp({ ...deps, retrieval: { ...retrievalFromEnv(process.env) } });
+ */
+import type { RetrievalOptions } from './index.ts';
+
+export function retrievalFromEnv(env: Record<string, string | undefined>): Partial<RetrievalOptions> {
+  const out: Partial<RetrievalOptions> = {};
+  const lexical = threshold(env, 'CHAT_LEXICAL_THRESHOLD');
+  const hybrid = threshold(env, 'CHAT_HYBRID_THRESHOLD');
+  if (lexical !== undefined) out.lexicalThreshold = lexical;
+  if (hybrid !== undefined) out.hybridThreshold = hybrid;
+  return out;
+}
+
+function threshold(env: Record<string, string | undefined>, name: string): number | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new Error(`${name} must be a number between 0 and 1, not "${raw}"`);
+  return n;
+}

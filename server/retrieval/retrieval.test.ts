@@ -1,0 +1,161 @@
+/**
+ * search_chunks and retrieve() on a real embedded Postgres (PGlite + pgvector, the real migrations):
+ * reciprocal rank fusion, the three modes, BM25 and coverage, filters that do not starve the vector scan,
+ * and the evidence gate of every mode at its boundary. Embeddings are exact unit vectors.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import type { ChunkMeta, IngestChunk } from '../store/types.ts';
+import { basis, withSimilarity } from '../testing/vectors.ts';
+import { retrieve, search } from './index.ts';
+
+let store: PgliteStore;
+const claims = { sub: '00000000-0000-0000-0000-000000000001', role: 'authenticated' };
+
+beforeAll(async () => {
+  store = await openPgliteStore(null);
+});
+afterAll(() => store?.close());
+beforeEach(async () => {
+  await store.db.exec('delete from kb_documents');
+});
+
+const chunk = (content: string, embedding: number[], meta: ChunkMeta = {}): IngestChunk => ({ content, meta, embedding });
+
+async function doc(source: string, chunks: IngestChunk[], meta: Record<string, unknown> = {}): Promise<string> {
+  return store.ingestDocument({ source, name: source.replace(/\.md$/, ''), meta, checksum: source, model: 'm', chunks });
+}
+
+describe('search_chunks: modes and fusion', () => {
+  beforeEach(async () => {
+    await doc('billing.md', [
+      chunk('Refunds are issued within 14 days of a charge.', basis(0), { section: 'Billing › Refunds' }),
+      chunk('Invoices are emailed monthly.', basis(1), { section: 'Billing › Invoices' }),
+    ]);
+    await doc('plans.md', [chunk('Annual plans renew every year; refunds for annual plans are pro rata.', withSimilarity(0, 0.6, 5), { section: 'Plans' })]);
+  });
+
+  it('ranks by reciprocal rank fusion in hybrid mode: Σ 1 / (60 + rank) over both lists', async () => {
+    const { mode, results } = await search(store, { claims, question: 'annual refunds', embedding: basis(0), topK: 3 });
+    expect(mode).toBe('hybrid');
+    // Vector: Billing (1), Plans (2). Full text (BM25): Plans has both words (1), Billing only "refunds" (2).
+    expect(results.map((r) => r.title)).toEqual(['billing', 'plans', 'billing']);
+    expect(results[0]!.score).toBeCloseTo(1 / 61 + 1 / 62, 10);
+    expect(results[1]!.score).toBeCloseTo(1 / 62 + 1 / 61, 10);
+    const rows = await store.searchChunks(claims, { embedding: basis(0), text: 'annual refunds', count: 3, mode: 'hybrid', filters: {} });
+    expect(rows.map((r) => [r.vector_rank, r.lexical_rank])).toEqual([[1, 2], [2, 1], [3, null]]);
+  });
+
+  it('is lexical without an embedding: BM25 order, websearch syntax, OR between plain words', async () => {
+    const lexical = await search(store, { claims, question: 'annual refunds', topK: 5 });
+    expect(lexical.mode).toBe('lexical');
+    expect(lexical.results.map((r) => r.title)).toEqual(['plans', 'billing']);
+    expect(lexical.results.every((r) => r.cosine === null)).toBe(true);
+    // A quoted phrase and a negation are kept as the visitor typed them.
+    const phrase = await search(store, { claims, question: '"annual plans" -invoices', topK: 5 });
+    expect(phrase.results.map((r) => r.title)).toEqual(['plans']);
+    const negated = await search(store, { claims, question: 'refunds -annual', topK: 5 });
+    expect(negated.results.map((r) => r.title)).toEqual(['billing']);
+  });
+
+  it('is vector without text, and in vector mode orders by cosine with score = cosine', async () => {
+    const { mode, results } = await search(store, { claims, question: 'refunds', embedding: basis(0), mode: 'vector', topK: 2 });
+    expect(mode).toBe('vector');
+    expect(results.map((r) => r.score)).toEqual([expect.closeTo(1, 6), expect.closeTo(0.6, 6)]);
+    expect((await search(store, { claims, embedding: basis(1), topK: 1 })).mode).toBe('vector');
+  });
+
+  it('reports coverage: the IDF-weighted share of the question the chunk contains, unseen words weighing most', async () => {
+    const rows = await store.searchChunks(claims, { embedding: null, text: 'invoices zebra', count: 1, mode: 'lexical', filters: {} });
+    // N = 3 chunks; df(invoic) = 1, df(zebra) = 0; idf = ln(1 + (N − df + 0.5) / (df + 0.5)).
+    const idf = (df: number) => Math.log(1 + (3 - df + 0.5) / (df + 0.5));
+    expect(rows[0]!.coverage).toBeCloseTo(idf(1) / (idf(1) + idf(0)), 10);
+    const full = await store.searchChunks(claims, { embedding: null, text: 'How are invoices sent?', count: 1, mode: 'lexical', filters: {} });
+    expect(full[0]!.content).toBe('Invoices are emailed monthly.');
+    expect(full[0]!.coverage).toBeLessThan(1);
+  });
+
+  it('finds the section title too (the chunk content does not repeat its heading)', async () => {
+    const { results } = await search(store, { claims, question: 'Billing', topK: 5 });
+    expect(results.map((r) => r.title)).toEqual(['billing', 'billing']);
+  });
+});
+
+describe('search_chunks: filters', () => {
+  it('filters by document, source type, tags (any), language and date, in SQL', async () => {
+    const a = await doc('a.md', [chunk('alpha refunds', basis(0))], { source_type: 'faq', tags: ['billing', 'eu'], language: 'en' });
+    await doc('b.md', [chunk('beta refunds', basis(0))], { source_type: 'doc', tags: ['billing'], language: 'fr', published_at: '2020-01-01T00:00:00Z' });
+    await doc('c.md', [chunk('gamma refunds', basis(0))], { tags: 'not-an-array' });
+    const titles = async (filters: object) =>
+      (await search(store, { claims, question: 'refunds', embedding: basis(0), topK: 10, filters })).results.map((r) => r.title).sort();
+    expect(await titles({})).toEqual(['a', 'b', 'c']);
+    expect(await titles({ document_ids: [a] })).toEqual(['a']);
+    expect(await titles({ source_types: ['doc', 'web'] })).toEqual(['b']);
+    expect(await titles({ tags: ['eu', 'nope'] })).toEqual(['a']);
+    expect(await titles({ tags: ['billing'] })).toEqual(['a', 'b']);
+    expect(await titles({ languages: ['fr'] })).toEqual(['b']);
+    // b was published in 2020; a and c fall back to updated_at (now).
+    expect(await titles({ date_to: '2021-01-01T00:00:00Z' })).toEqual(['b']);
+    expect(await titles({ date_from: '2021-01-01T00:00:00Z' })).toEqual(['a', 'c']);
+    expect(await titles({ document_ids: [], tags: [] })).toEqual(['a', 'b', 'c']);
+  });
+
+  it('never starves the vector scan: a filtered-out crowd of nearer chunks does not hide the match', async () => {
+    const near = Array.from({ length: 300 }, (_, i) => chunk(`near ${i}`, withSimilarity(0, 0.99 - i * 1e-4, 10 + (i % 300))));
+    await doc('crowd.md', near, { source_type: 'crowd' });
+    await doc('wanted.md', [chunk('far away', withSimilarity(0, 0.2))], { source_type: 'wanted' });
+    const { results } = await search(store, { claims, embedding: basis(0), mode: 'vector', topK: 3, filters: { source_types: ['wanted'] } });
+    expect(results.map((r) => r.title)).toEqual(['wanted']);
+  });
+
+  it('never returns disabled or unfinished documents', async () => {
+    await doc('off.md', [chunk('refunds hidden', basis(0))]);
+    await store.db.exec("update kb_documents set enabled = false where source = 'off.md'");
+    expect((await search(store, { claims, question: 'refunds', embedding: basis(0), topK: 5 })).results).toEqual([]);
+  });
+});
+
+describe('retrieve: the evidence gate per mode', () => {
+  beforeEach(async () => {
+    await doc('billing.md', [
+      chunk('Refunds are issued within 14 days.', basis(0), { section: 'Billing › Refunds' }),
+      chunk('Refunds for annual plans are pro rata.', withSimilarity(0, 0.5, 5), { section: 'Billing › Refunds' }),
+      chunk('Invoices are emailed monthly.', basis(1), { section: 'Billing › Invoices' }),
+    ]);
+  });
+  const ask = (question: string, embedding: number[] | undefined, options: object = {}) =>
+    retrieve(store, { claims, question, embedding }, { evidenceThreshold: 0.35, lexicalThreshold: 0.6, hybridThreshold: 0.5, ...options });
+
+  it('vector: the best cosine against CHAT_EVIDENCE_THRESHOLD, boundary included', async () => {
+    expect((await ask('zzz', withSimilarity(0, 0.34), { mode: 'vector' })).kind).toBe('refuse');
+    const at = await ask('zzz', withSimilarity(0, 0.35), { mode: 'vector' });
+    expect(at).toMatchObject({ kind: 'answer', mode: 'vector', threshold: 0.35 });
+    expect(at.evidence).toBeCloseTo(0.35, 5);
+  });
+
+  it('lexical (no embedding): coverage of the best chunk against the lexical threshold', async () => {
+    const yes = await ask('When are refunds issued?', undefined);
+    expect(yes).toMatchObject({ kind: 'answer', mode: 'lexical' });
+    const no = await ask('When are zebras refunded?', undefined);
+    expect(no).toMatchObject({ kind: 'refuse', mode: 'lexical' });
+    expect(no.evidence).toBeLessThan(0.6);
+    expect((await ask('the of and', undefined)).kind).toBe('refuse');
+  });
+
+  it('hybrid: the mean of cosine and coverage', async () => {
+    // Coverage of "refunds issued" in the first chunk is 1; cosine 0 → mean 0.5 = threshold: answers.
+    const at = await ask('refunds issued', withSimilarity(2, 1));
+    expect(at).toMatchObject({ kind: 'answer', mode: 'hybrid' });
+    expect(at.evidence).toBeCloseTo(0.5, 5);
+    expect((await ask('refunds issued', withSimilarity(2, 1), { hybridThreshold: 0.51 })).kind).toBe('refuse');
+    // A perfect embedding match without the words: cosine 1, coverage 0 → 0.5.
+    expect((await ask('zebra', basis(1))).evidence).toBeCloseTo(0.5, 5);
+  });
+
+  it('cites only chunks that pass themselves, one per section, at most matchCount, similarity = evidence', async () => {
+    const found = await ask('refunds', basis(0), { mode: 'vector', evidenceThreshold: 0.4, matchCount: 5 });
+    if (found.kind !== 'answer') throw new Error('expected an answer');
+    // Both refund chunks pass (1 and 0.5) but share a section: only the better one is cited.
+    expect(found.chunks.map((c) => [c.content, c.similarity])).toEqual([['Refunds are issued within 14 days.', expect.closeTo(1, 5)]]);
+  });
+});
