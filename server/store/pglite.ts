@@ -21,8 +21,6 @@ import {
   type LocalAuthStore,
   type SearchChunkRow,
   type SearchChunksParams,
-  type SearchChunkRow,
-  type SearchChunksParams,
   type ContentGap,
   type MessageRow,
   type RateLimitState,
@@ -77,20 +75,6 @@ class Store implements PgliteStore {
         JSON.stringify(embedding),
         threshold,
         count,
-      ]),
-    );
-    return rows;
-  }
-
-  async searchChunks(claims: JwtClaims, params: SearchChunksParams): Promise<SearchChunkRow[]> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<SearchChunkRow>('select * from search_chunks($1::vector, $2, $3, $4, $5, $6)', [
-        params.embedding ? JSON.stringify(params.embedding) : null,
-        params.text,
-        params.count,
-        params.mode,
-        JSON.stringify(params.filters),
-        params.candidates ?? 50,
       ]),
     );
     return rows;

@@ -23,8 +23,6 @@ import {
   type KbStats,
   type SearchChunkRow,
   type SearchChunksParams,
-  type SearchChunkRow,
-  type SearchChunksParams,
   type ContentGap,
   type MessageRow,
   type RateLimitState,
@@ -90,19 +88,6 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
           query_embedding: embedding,
           threshold,
           match_count: count,
-        })) ?? []
-      );
-    },
-
-    async searchChunks(claims, params: SearchChunksParams): Promise<SearchChunkRow[]> {
-      return (
-        (await asVisitor<SearchChunkRow[]>(claims, 'search_chunks', {
-          query_embedding: params.embedding,
-          query_text: params.text,
-          match_count: params.count,
-          search_mode: params.mode,
-          filters: params.filters,
-          candidate_count: params.candidates ?? 50,
         })) ?? []
       );
     },

@@ -77,39 +77,6 @@ export interface SearchChunkRow {
   score: number;
 }
 
-/** Arguments of `search_chunks` (hybrid retrieval, supabase/migrations/20261122030000_hybrid_search.sql). */
-export interface SearchChunksParams {
-  embedding: number[] | null;
-  text: string | null;
-  count: number;
-  mode: 'hybrid' | 'vector' | 'lexical';
-  /** `{document_ids, source_types, tags, languages, date_from, date_to}`; absent keys do not filter. */
-  filters: Record<string, unknown>;
-  /** Candidates taken from each list (vector, full text) before fusion. Default 50. */
-  candidates?: number;
-}
-
-/** One row of `search_chunks`, best first. */
-export interface SearchChunkRow {
-  chunk_id: string;
-  content: string;
-  meta: ChunkMeta;
-  document_id: string;
-  document_title: string;
-  document_url: string | null;
-  document_meta: Record<string, unknown>;
-  /** Cosine similarity to the question; null without an embedding. */
-  cosine: number | null;
-  /** BM25 of the full-text match; null when the chunk is not among the full-text candidates. */
-  bm25: number | null;
-  /** IDF-weighted share of the question's lexemes that the chunk contains (0…1); null without text. */
-  coverage: number | null;
-  vector_rank: number | null;
-  lexical_rank: number | null;
-  /** RRF (hybrid), cosine (vector) or BM25 (lexical). */
-  score: number;
-}
-
 /** One row of `kb_stats`. */
 export interface KbStats {
   documents: number;
@@ -186,8 +153,6 @@ export interface ContentGap {
 export interface ChatStore {
   kbStats(): Promise<KbStats>;
   matchChunks(claims: JwtClaims, embedding: number[], threshold: number, count: number): Promise<ChunkMatch[]>;
-  /** Hybrid / vector / full-text retrieval with filters (`search_chunks`), as the visitor. */
-  searchChunks(claims: JwtClaims, params: SearchChunksParams): Promise<SearchChunkRow[]>;
   /** Hybrid / vector / full-text retrieval with filters (`search_chunks`), as the visitor. */
   searchChunks(claims: JwtClaims, params: SearchChunksParams): Promise<SearchChunkRow[]>;
   /** Creates the session when needed and stores the user message, or finds the earlier turn with this id. */
