@@ -394,7 +394,7 @@ export class ChatUi implements ReactiveControllerHost {
         aria-label=${heading}
         aria-modal=${floating ? 'false' : nothing}
       >
-        <header class="header" part="header">
+        <div class="header" part="header">
           <h2>${heading}</h2>
           <div class="header__actions">
             <button
@@ -416,7 +416,7 @@ export class ChatUi implements ReactiveControllerHost {
                 </button>`
               : nothing}
           </div>
-        </header>
+        </div>
         ${this.view === 'sessions'
           ? this.renderSessions(s)
           : html`<div class="messages" part="messages" role="log" aria-live="off" aria-label=${heading} tabindex="0">

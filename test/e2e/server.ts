@@ -1,0 +1,64 @@
+/** Starts the real server (scripts/start.ts) on a fresh data directory and Chromium, as demo.test.ts does. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
+
+export interface Running {
+  baseUrl: string;
+  browser: Browser;
+  stop(): Promise<void>;
+}
+
+export async function startServerAndBrowser(): Promise<Running> {
+  if (!existsSync(join(ROOT, 'dist/kb-chat.js'))) throw new Error('dist/kb-chat.js is missing: run `npm run build` first');
+  const dataDir = await mkdtemp(join(tmpdir(), 'kb-e2e-'));
+  const server: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/start.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: '0',
+      KB_DATA_DIR: dataDir,
+      KB_EMBED_MODEL: 'test-double/bert-384',
+      KB_MODEL_DIR: join(ROOT, 'test/fixtures/models'),
+      KB_JWT_SECRET: 'e2e-secret-e2e-secret-e2e-secret-0123',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      const match = /kb-chat is running at (http:\/\/\S+?)\/? /.exec(output);
+      if (match) resolve(match[1]!);
+    };
+    server.stdout!.on('data', onData);
+    server.stderr!.on('data', onData);
+    server.on('exit', (code) => reject(new Error(`server exited (${code}) before it was ready:\n${output}`)));
+  });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  return {
+    baseUrl,
+    browser,
+    async stop() {
+      await browser.close();
+      server.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
