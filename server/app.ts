@@ -60,6 +60,7 @@ export function depsFromConfig(config: Config) {
     allowedOrigins: config.allowedOrigins,
     rateLimit: config.rateLimit,
     confidence: config.confidence,
+    retrieval: config.retrieval,
   } satisfies Partial<AppDeps>;
 }
 

@@ -2,6 +2,9 @@
  * Configuration from environment variables, read once at the edge (Node entry, Worker entry, scripts) and
  * passed into the runtime-agnostic core. Every variable is documented in the README.
  */
+import { retrievalFromEnv } from '../retrieval/config.ts';
+import type { RetrievalOptions } from '../retrieval/index.ts';
+
 export interface Config {
   /** KB_EMBED_MODEL: transformers.js model id used for documents and questions alike. */
   embedModel: string;
@@ -27,6 +30,8 @@ export interface Config {
   rateLimit: { limit: number; windowSeconds: number };
   /** CHAT_CONFIDENCE_HIGH / CHAT_CONFIDENCE_MEDIUM: best-chunk scores from which confidence is high / medium. */
   confidence: { high: number; medium: number };
+  /** CHAT_LEXICAL_THRESHOLD / CHAT_HYBRID_THRESHOLD: the evidence gate of lexical and hybrid mode (server/retrieval). */
+  retrieval: Partial<RetrievalOptions>;
 }
 
 export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
@@ -53,6 +58,7 @@ export function readConfig(env: Env): Config {
       limit: number(env, 'KB_RATE_LIMIT', 20, 1, 1_000_000),
       windowSeconds: number(env, 'KB_RATE_LIMIT_WINDOW', 60, 1, 86_400),
     },
+    retrieval: retrievalFromEnv(env),
     confidence: {
       high: number(env, 'CHAT_CONFIDENCE_HIGH', 0.6, 0, 1),
       medium: number(env, 'CHAT_CONFIDENCE_MEDIUM', 0.45, 0, 1),
