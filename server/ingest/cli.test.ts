@@ -13,11 +13,14 @@ const SCRIPT = path.join(ROOT, 'scripts/ingest.ts');
 
 let dir: string;
 
-function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+const cli = (...args: string[]) => run(SCRIPT, args);
+const docs = (...args: string[]) => run(path.join(ROOT, 'scripts/docs.ts'), args);
+
+function run(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       TSX,
-      [SCRIPT, ...args],
+      [script, ...args],
       {
         cwd: dir,
         env: { ...process.env, KB_DATA_DIR: path.join(dir, 'data'), KB_MODEL_DIR: MODEL_DIR, KB_EMBED_MODEL: MODEL },
@@ -65,5 +68,26 @@ describe('scripts/ingest.ts', () => {
     );
     expect(second.stdout).toContain('[1/3] failed missing.md: no such file or directory');
     expect(second.stderr).toContain('✗ missing.md: no such file or directory');
+  });
+
+  it('--dry-run --prune reports a deleted file without touching the store; docs list/disable/delete', { timeout: 180_000 }, async () => {
+    await rm(path.join(dir, 'docs/notes.txt'));
+    const dry = await cli('docs', '--dry-run', '--prune', '--json');
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true, unchanged: 1, pruned: ['docs/notes.txt'] });
+    const listed = await docs('list', '--json');
+    expect(listed.code).toBe(0);
+    const rows = JSON.parse(listed.stdout) as { id: string; source: string; enabled: boolean }[];
+    expect(rows.map((r) => [r.source, r.enabled])).toEqual([
+      ['docs/guide.mdx', true],
+      ['docs/notes.txt', true],
+    ]);
+    const disabled = await docs('disable', 'docs/guide.mdx');
+    expect(disabled).toMatchObject({ code: 0, stdout: expect.stringContaining('Disabled docs/guide.mdx') });
+    const deleted = await docs('delete', rows[1]!.id);
+    expect(deleted).toMatchObject({ code: 0, stdout: expect.stringContaining('Deleted docs/notes.txt') });
+    const missing = await docs('enable', 'nope.md');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('No document with id or source "nope.md"');
   });
 });

@@ -33,7 +33,7 @@ export async function parsePdf(bytes: Uint8Array, defaults: DocumentDefaults): P
       const page = index + 1;
       const lines = toLines(pageItems, offset);
       const pageText = lines.map((l) => l.text).join('\n');
-      const body = median(lines.map((l) => l.size));
+      const body = bodySize(lines);
       let current: Section = { headingPath: path, anchor: null, page, blocks: [] };
       let paragraph: Line[] = [];
       const flush = (): void => {
@@ -93,6 +93,8 @@ function toLines(items: { str: string; y: number; fontSize: number; hasEOL: bool
     size = 0;
   };
   for (const item of items) {
+    // An item on another baseline starts a new line even when the previous one did not say so.
+    if (text.trim() && item.str.trim() && Math.abs(item.y - y) > 1) end();
     if (!text.trim()) y = item.y;
     if (item.str.trim()) size = Math.max(size, item.fontSize);
     text += item.str;
@@ -109,9 +111,14 @@ function paragraphBlock(lines: Line[]): Block {
   return { kind: 'text', markdown, start: lines[0]!.start, end: last.start + last.text.length };
 }
 
-function median(values: number[]): number {
-  const sorted = values.filter((v) => v > 0).sort((a, b) => a - b);
-  return sorted.length > 0 ? sorted[Math.floor(sorted.length / 2)]! : 0;
+/** The font size most of the page's text is set in (weighted by characters). */
+function bodySize(lines: Line[]): number {
+  const weight = new Map<number, number>();
+  for (const line of lines) weight.set(line.size, (weight.get(line.size) ?? 0) + line.text.length);
+  let best = 0;
+  let bestWeight = -1;
+  for (const [size, w] of weight) if (w > bestWeight || (w === bestWeight && size < best)) ((best = size), (bestWeight = w));
+  return best;
 }
 
 /** PDF dates look like `D:20240131120000+01'00'`. */
