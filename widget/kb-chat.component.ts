@@ -1,4 +1,5 @@
 import styles from './kb-chat.styles.ts';
+import { adoptStyles } from './adopt-styles.ts';
 import type { KbChatStrings } from './i18n.ts';
 import type { WidgetCitation } from './api/wire.ts';
 import type { ChatUi } from './ui/chat-ui.ts';
@@ -16,6 +17,7 @@ const ICON =
  * hover, focus or click on the bubble — and the embedding model when the panel first opens.
  *
  * @summary Floating (or inline) "ask our docs" chat.
+ * @tagname kb-chat
  *
  * @attr {string} api-url - Base URL of the kb-chat API. Default: the origin this script was loaded from.
  * @attr {string} heading - Panel title. Default "Ask our docs".
@@ -137,7 +139,8 @@ export default class KbChat extends HTMLElement {
   connectedCallback(): void {
     if (!this.shadowRoot) {
       const root = this.attachShadow({ mode: 'open', delegatesFocus: false });
-      root.innerHTML = `<style>${styles}</style><div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button>`;
+      root.innerHTML = `<div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button>`;
+      adoptStyles(root, styles);
       this.bubble = root.querySelector('button')!;
       this.bubble.addEventListener('click', () => (this.open = !this.open));
       // Intent: fetch the chat UI as soon as the visitor is likely to open it.

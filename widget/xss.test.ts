@@ -27,7 +27,9 @@ describe('XSS payloads', () => {
     }
     window.addEventListener('beforeunload', () => fired.push('navigation'));
   });
-  after(() => Object.assign(window, saved));
+  after(() => {
+    Object.assign(window, saved);
+  });
 
   function inspect(root: ParentNode, where: string): string[] {
     const problems: string[] = [];

@@ -6,9 +6,12 @@ import { expect } from '@open-wc/testing';
 import type { EmbedderRequest, EmbedderResponse } from './messages.ts';
 import { WORKER_URL, fakeLog, resetFake } from '../test/helpers.ts';
 
+const progress: EmbedderResponse[] = [];
+
 function call(worker: Worker, request: EmbedderRequest): Promise<EmbedderResponse> {
   return new Promise((resolve, reject) => {
     const onMessage = (event: MessageEvent<EmbedderResponse>) => {
+      if (event.data.type === 'progress') return void progress.push(event.data); // loading progress, not a reply
       worker.removeEventListener('message', onMessage);
       resolve(event.data);
     };
@@ -39,6 +42,8 @@ describe('embedder worker', () => {
       wasmUrl: new URL('/ort/', location.href).href,
     });
     expect(ready, JSON.stringify(ready)).to.deep.equal({ type: 'ready' });
+    // Download progress was reported on the way (bytes of the model files).
+    expect(progress.length).to.be.greaterThan(0);
   });
 
   after(() => worker.terminate());

@@ -6,6 +6,7 @@
 import { html, nothing, render, type TemplateResult } from 'lit/html.js';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type KbChat from '../kb-chat.component.ts';
+import { adoptStyles } from '../adopt-styles.ts';
 import { ApiClient } from '../api/api-client.ts';
 import type { WidgetCitation } from '../api/wire.ts';
 import { ChatController, type AnswerTurn } from '../controllers/chat-controller.ts';
@@ -49,9 +50,7 @@ export class ChatUi implements ReactiveControllerHost {
     readonly host: KbChat,
     private readonly root: ShadowRoot,
   ) {
-    const style = document.createElement('style');
-    style.textContent = styles;
-    root.prepend(style);
+    adoptStyles(root, styles);
     this.container = root.querySelector('.ui')!;
     this.chat = new ChatController(this, () => this.api(), {
       question: (detail) => this.emit('kb-question', detail),
