@@ -64,7 +64,7 @@ describe('scripts/ingest.ts', () => {
     const second = await cli('docs', 'missing.md');
     expect(second.code).toBe(1);
     expect(second.stdout).toMatch(
-      /^Ingested 3 documents \(0 added, 1 updated, 1 unchanged, 1 failed\), 1 chunk in \d+\.\d s( \(\d+ chunks\/s\))?$/m,
+      /^Ingested 3 documents \(0 added, 1 updated, 1 unchanged, 1 failed\), 1 chunk in \d+\.\d s( \(\d+ chunks\/s after a \d+\.\d s model load\))?$/m,
     );
     expect(second.stdout).toContain('[1/3] failed missing.md: no such file or directory');
     expect(second.stderr).toContain('✗ missing.md: no such file or directory');
