@@ -110,11 +110,13 @@ describe('Supabase chat store (anon key + the visitor token)', () => {
     expect((await pg.db.query('select 1 from chat_messages')).rows).toHaveLength(2);
   });
 
-  it('maps a reused message id (23505 → 409) to conflict', async () => {
+  it("finds a retried turn, and maps another visitor's message id (23505 → 409) to conflict", async () => {
     const alice = await visitor();
+    const bob = await visitor();
     const first = turn();
-    await chatStore.beginTurn(alice, first);
-    const error = await chatStore.beginTurn(alice, first).catch((e: unknown) => e);
+    expect(await chatStore.beginTurn(alice, first)).toMatchObject({ is_new: true, same_request: true, answer: null });
+    expect(await chatStore.beginTurn(alice, first)).toMatchObject({ is_new: false, same_request: true });
+    const error = await chatStore.beginTurn(bob, first).catch((e: unknown) => e);
     expect((error as StoreError).kind).toBe('conflict');
     expect(server.log.at(-1)).toMatchObject({ status: 409 });
   });
