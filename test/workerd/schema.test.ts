@@ -26,20 +26,28 @@ const rows = async <T>(sql: string, params: unknown[] = []) => (await pg.db.quer
  */
 const FUNCTIONS: Record<string, { args: string; callers: string[] }> = {
   kb_stats: { args: '', callers: ['anon', 'authenticated', 'service_role'] },
-  match_chunks: {
-    args: 'query_embedding vector, threshold double precision DEFAULT 0.35, match_count integer DEFAULT 5',
-    callers: ['anon', 'authenticated', 'service_role'],
-  },
+  match_chunks: { args: 'query_embedding vector, threshold double precision DEFAULT 0.35, match_count integer DEFAULT 5', callers: ['anon', 'authenticated', 'service_role'] },
+  search_chunks: { args: "query_embedding vector DEFAULT NULL::vector, query_text text DEFAULT NULL::text, match_count integer DEFAULT 5, search_mode text DEFAULT 'hybrid'::text, filters jsonb DEFAULT '{}'::jsonb, candidate_count integer DEFAULT 50", callers: ['anon', 'authenticated', 'service_role'] },
   chat_begin_turn: { args: 'p_session_id uuid, p_message_id uuid, p_content text, p_title text', callers: ['authenticated', 'service_role'] },
-  chat_finish_turn: {
-    args: 'p_session_id uuid, p_reply_to uuid, p_content text, p_citations jsonb, p_meta jsonb',
-    callers: ['authenticated', 'service_role'],
-  },
-  ingest_document: {
-    args: 'p_source text, p_name text, p_meta jsonb, p_checksum text, p_model text, p_chunks jsonb',
-    callers: ['service_role'],
-  },
+  chat_existing_turn: { args: 'p_message_id uuid, p_session_id uuid, p_content text', callers: ['authenticated', 'service_role'] },
+  chat_finish_turn: { args: 'p_session_id uuid, p_reply_to uuid, p_content text, p_citations jsonb, p_meta jsonb', callers: ['authenticated', 'service_role'] },
+  list_chat_sessions: { args: 'p_limit integer DEFAULT 50', callers: ['authenticated', 'service_role'] },
+  get_chat_session: { args: 'p_session_id uuid', callers: ['authenticated', 'service_role'] },
+  get_chat_messages: { args: 'p_session_id uuid', callers: ['authenticated', 'service_role'] },
+  rate_limit_hit: { args: 'p_bucket text, p_limit integer, p_window_seconds integer', callers: ['authenticated', 'service_role'] },
+  record_content_gap: { args: 'p_question text, p_reason text', callers: ['authenticated', 'service_role'] },
+  list_content_gaps: { args: 'p_limit integer DEFAULT 100', callers: ['authenticated', 'service_role'] },
+  ingest_document: { args: 'p_source text, p_name text, p_meta jsonb, p_checksum text, p_model text, p_chunks jsonb', callers: ['service_role'] },
   document_state: { args: 'p_source text, p_model text', callers: ['service_role'] },
+  kb_list_documents: { args: '', callers: ['service_role'] },
+  kb_document_chunks: { args: 'p_document_id uuid', callers: ['service_role'] },
+  kb_set_document_enabled: { args: 'p_id uuid, p_enabled boolean', callers: ['service_role'] },
+  kb_delete_document: { args: 'p_id uuid', callers: ['service_role'] },
+  kb_prune_documents: { args: 'p_prefix text, p_keep text[], p_dry_run boolean DEFAULT false', callers: ['service_role'] },
+  kb_stale_documents: { args: 'p_model text', callers: ['service_role'] },
+  kb_set_embeddings: { args: 'p_model text, p_embeddings jsonb', callers: ['service_role'] },
+  kb_defer_embedding_index: { args: '', callers: ['service_role'] },
+  kb_restore_indexes: { args: '', callers: ['service_role'] },
 };
 
 describe('supabase/migrations on a new database', () => {
@@ -58,7 +66,16 @@ describe('supabase/migrations on a new database', () => {
        where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`,
     );
     expect(tables).toEqual(
-      ['chat_messages', 'chat_sessions', 'kb_chunks', 'kb_documents', 'kb_embeddings'].map((relname) => ({ relname, relrowsecurity: true })),
+      [
+        'chat_messages',
+        'chat_sessions',
+        'content_gaps',
+        'kb_chunks',
+        'kb_deferred_indexes',
+        'kb_documents',
+        'kb_embeddings',
+        'rate_limits',
+      ].map((relname) => ({ relname, relrowsecurity: true })),
     );
   });
 
@@ -83,12 +100,23 @@ describe('supabase/migrations on a new database', () => {
     expect(Object.keys(grants!).filter((role) => grants![role])).toEqual(callers);
   });
 
-  it('keeps the knowledge base readable only through security-definer functions', async () => {
+  it('keeps the knowledge base, rate limits and gaps readable only through security-definer functions', async () => {
     const definers = await rows<{ proname: string }>(
       `select proname from pg_proc where pronamespace = 'public'::regnamespace and prosecdef order by proname`,
     );
-    expect(definers.map((d) => d.proname)).toEqual(['kb_stats', 'match_chunks']);
-    const kbPolicies = await rows(`select 1 from pg_policies where schemaname = 'public' and tablename like 'kb_%'`);
+    expect(definers.map((d) => d.proname)).toEqual([
+      'kb_defer_embedding_index',
+      'kb_restore_indexes',
+      'kb_stats',
+      'list_content_gaps',
+      'match_chunks',
+      'rate_limit_hit',
+      'record_content_gap',
+      'search_chunks',
+    ]);
+    const kbPolicies = await rows(
+      `select 1 from pg_policies where schemaname = 'public' and (tablename like 'kb_%' or tablename in ('rate_limits', 'content_gaps'))`,
+    );
     expect(kbPolicies).toHaveLength(0);
   });
 
