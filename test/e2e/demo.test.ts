@@ -106,7 +106,8 @@ describe('the demo page', () => {
     await source.waitFor({ timeout: 20_000 });
     timings.answerMs = performance.now() - started;
     const text = await answer.innerText();
-    expect(text).toMatch(/\[1\]/);
+    // The answer's [n] markers are rendered as citation badges tied to its sources.
+    expect(await answer.locator('[part="citation"]').first().innerText()).toBe('1');
     expect(text.toLowerCase()).toContain('script');
     expect(await source.getAttribute('href')).toMatch(/\/docs\/[a-z-]+/);
     expect(await source.innerText()).not.toBe('');
