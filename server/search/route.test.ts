@@ -59,7 +59,7 @@ describe('POST /api/search', () => {
 
   it('needs a token and shares the rate limit with chat', async () => {
     expect((await searchAs(null, { query_text: 'refunds' })).status).toBe(401);
-    const tight = api.instance({ rateLimit: { limit: 1, windowSeconds: 60 } });
+    const tight = api.instance({ rateLimit: { limit: 1, windowSeconds: 3600 } });
     const { token } = await api.signIn(tight);
     expect((await searchAs(token, { query_text: 'refunds' }, tight)).status).toBe(200);
     const limited = await searchAs(token, { query_text: 'refunds' }, tight);

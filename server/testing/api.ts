@@ -32,6 +32,8 @@ export async function createTestApi(overrides: Partial<AppDeps> = {}): Promise<T
       // Vector mode pins the seed's cosine gate exactly; the fused modes have their own tests.
       retrieval: { mode: 'vector' },
       streaming: { deltaDelayMs: 0 },
+      // Fixed windows reset on the clock; an hour-long window keeps a test from straddling a reset.
+      rateLimit: { limit: 20, windowSeconds: 3600 },
       ...overrides,
       ...more,
     });

@@ -61,6 +61,8 @@ beforeAll(async () => {
       ALLOWED_ORIGINS: SITE,
       KB_EMBED_MODEL: 'test-model',
       CHAT_EVIDENCE_THRESHOLD: '0.35',
+      // An hour-long window, so the rate-limit test cannot straddle a window reset.
+      KB_RATE_LIMIT_WINDOW: '3600',
     },
   });
   await mf.ready;
