@@ -9,7 +9,19 @@ export const API_PATHS = {
   sessions: '/api/sessions',
   search: '/api/search',
   gaps: '/api/admin/gaps',
+  chunks: '/api/chunks',
 } as const;
+
+/** `GET /api/chunks/:id`: the full text of a cited passage. */
+export const ChunkSchema = v.object({
+  chunk_id: v.string(),
+  content: v.string(),
+  title: v.string(),
+  section: v.nullable(v.string()),
+  page: v.nullable(v.number()),
+  url: v.nullable(v.string()),
+});
+export type Chunk = v.InferOutput<typeof ChunkSchema>;
 
 /** `POST /api/auth/anonymous` (local mode): the stand-in for Supabase's anonymous sign-in. */
 export const AnonymousAuthSchema = v.object({

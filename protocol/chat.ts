@@ -41,6 +41,11 @@ export const CitationSchema = v.object({
   section: v.nullable(v.string()),
   url: v.nullable(v.string()),
   similarity: v.number(),
+  /** The start of the cited passage (plain text, ≤ 300 characters): hover previews and text-fragment links. */
+  excerpt: v.optional(v.string()),
+  /** Where the passage sits in the source document's text, when the ingester knows. */
+  char_start: v.optional(v.number()),
+  char_end: v.optional(v.number()),
 });
 export type Citation = v.InferOutput<typeof CitationSchema>;
 

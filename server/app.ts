@@ -11,6 +11,7 @@ import { issueAccessToken, TOKEN_TTL_SECONDS, type TokenVerification } from './a
 import { chatRoute, StreamSlots } from './chat/route.ts';
 import type { StreamOptions } from './chat/stream.ts';
 import type { Config } from './config/index.ts';
+import { chunksRoute } from './chunks/route.ts';
 import { historyRoute } from './history/route.ts';
 import { searchRoute } from './search/route.ts';
 import { AppError, errorBody, fromStoreError, onAppError } from './http/errors.ts';
@@ -139,6 +140,7 @@ export function createApp(deps: AppDeps) {
   );
   app.route(API_PATHS.search, searchRoute({ store, auth, rateLimit }));
   app.route(API_PATHS.sessions, historyRoute({ store, auth }));
+  app.route(API_PATHS.chunks, chunksRoute({ store, auth }));
   app.route('/api/admin', adminRoute({ store, auth }));
 
   app.notFound((c) =>

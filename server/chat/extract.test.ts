@@ -74,8 +74,20 @@ describe('extractAnswer', () => {
         section: 'Billing › Refunds',
         url: 'https://docs.example/billing#refunds',
         similarity: 0.71,
+        excerpt:
+          'Our plans renew monthly. Refunds are available within 14 days of a charge. To request a refund, open a ticket from the billing page. Annual plans are refunded pro rata. Credits are never refunded.',
       },
-      { n: 2, chunk_id: 'c2', document_id: 'd2', title: 'Support', page: null, section: null, url: null, similarity: 0.4 },
+      {
+        n: 2,
+        chunk_id: 'c2',
+        document_id: 'd2',
+        title: 'Support',
+        page: null,
+        section: null,
+        url: null,
+        similarity: 0.4,
+        excerpt: 'Support answers within one business day. Refund questions go to the billing team.',
+      },
     ]);
   });
 

@@ -10,6 +10,7 @@
  */
 import type { Citation } from '../../protocol/index.ts';
 import type { ChunkMatch } from '../store/types.ts';
+import { excerpt } from './excerpt.ts';
 import { contentWords, sentences } from './text.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
@@ -98,5 +99,9 @@ function toCitation(chunk: ChunkMatch, index: number): Citation {
     section: chunk.meta.section ?? null,
     url: chunk.meta.url ?? chunk.document_url ?? null,
     similarity: Math.round(chunk.similarity * 1000) / 1000,
+    excerpt: excerpt(chunk.content, 300),
+    ...(typeof chunk.meta.char_start === 'number' && typeof chunk.meta.char_end === 'number'
+      ? { char_start: chunk.meta.char_start, char_end: chunk.meta.char_end }
+      : {}),
   };
 }

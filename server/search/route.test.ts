@@ -72,7 +72,7 @@ describe('snippet', () => {
   it('drops Markdown markup and cuts at a word within 200 characters', () => {
     const text = `## Heading\n\nSome **bold** [link](https://x.example) text. ${'word '.repeat(80)}`;
     const result = snippet(text);
-    expect(result.startsWith('Heading Some bold link text.')).toBe(true);
+    expect(result.startsWith('Some bold link text.')).toBe(true);
     expect(result.length).toBeLessThanOrEqual(200);
     expect(result.endsWith('word…')).toBe(true);
   });

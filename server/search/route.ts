@@ -5,6 +5,7 @@
 import { Hono } from 'hono';
 import { SearchRequestSchema, type SearchResponse } from '../../protocol/index.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
+import { excerpt } from '../chat/excerpt.ts';
 import { cleanMessage, parseBody, readJson } from '../chat/request.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { rateLimit, type RateLimitOptions } from '../http/rate-limit.ts';
@@ -62,14 +63,5 @@ export function searchRoute({
 
 /** The chunk's text without Markdown markup, cut at a word boundary within 200 characters. */
 export function snippet(content: string): string {
-  const plain = content
-    .replace(/```[\s\S]*?```/g, ' ')
-    .replace(/^#{1,6}\s+/gm, '')
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[*_`>|]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (plain.length <= SNIPPET_CHARS) return plain;
-  const cut = plain.slice(0, SNIPPET_CHARS - 1);
-  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), SNIPPET_CHARS / 2)).trimEnd()}…`;
+  return excerpt(content, SNIPPET_CHARS);
 }

@@ -156,6 +156,13 @@ class Store implements PgliteStore {
     return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
   }
 
+  async getChunk(claims: JwtClaims, chunkId: string): Promise<ChunkMatch | null> {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<Omit<ChunkMatch, 'similarity'>>('select * from get_chunk($1)', [chunkId]),
+    );
+    return rows[0] ? { ...rows[0], similarity: 1 } : null;
+  }
+
   async recordContentGap(claims: JwtClaims, question: string, reason: string): Promise<void> {
     await this.asVisitor(claims, (tx) => tx.query('select record_content_gap($1, $2)', [question, reason]));
   }

@@ -167,6 +167,11 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
       }));
     },
 
+    async getChunk(claims, chunkId): Promise<ChunkMatch | null> {
+      const row = ((await asVisitor<Omit<ChunkMatch, 'similarity'>[]>(claims, 'get_chunk', { p_chunk_id: chunkId })) ?? [])[0];
+      return row ? { ...row, similarity: 1 } : null;
+    },
+
     async recordContentGap(claims, question, reason): Promise<void> {
       await asVisitor<null>(claims, 'record_content_gap', { p_question: question, p_reason: reason });
     },

@@ -166,6 +166,8 @@ export interface ChatStore {
   getSession(claims: JwtClaims, sessionId: string): Promise<SessionRow | null>;
   /** Oldest first; empty when the session does not exist or is not the visitor's. */
   getMessages(claims: JwtClaims, sessionId: string): Promise<MessageRow[]>;
+  /** A chunk of a ready, enabled document; null otherwise. */
+  getChunk(claims: JwtClaims, chunkId: string): Promise<ChunkMatch | null>;
   recordContentGap(claims: JwtClaims, question: string, reason: string): Promise<void>;
   /** Admins only (app_metadata.role = 'admin'); others get a `forbidden` StoreError. */
   listContentGaps(claims: JwtClaims, limit: number): Promise<ContentGap[]>;

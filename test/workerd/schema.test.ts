@@ -37,6 +37,7 @@ const FUNCTIONS: Record<string, { args: string; callers: string[] }> = {
   rate_limit_hit: { args: 'p_bucket text, p_limit integer, p_window_seconds integer', callers: ['authenticated', 'service_role'] },
   record_content_gap: { args: 'p_question text, p_reason text', callers: ['authenticated', 'service_role'] },
   list_content_gaps: { args: 'p_limit integer DEFAULT 100', callers: ['authenticated', 'service_role'] },
+  get_chunk: { args: 'p_chunk_id uuid', callers: ['authenticated', 'service_role'] },
   ingest_document: { args: 'p_source text, p_name text, p_meta jsonb, p_checksum text, p_model text, p_chunks jsonb', callers: ['service_role'] },
   document_state: { args: 'p_source text, p_model text', callers: ['service_role'] },
   kb_list_documents: { args: '', callers: ['service_role'] },
@@ -105,6 +106,7 @@ describe('supabase/migrations on a new database', () => {
       `select proname from pg_proc where pronamespace = 'public'::regnamespace and prosecdef order by proname`,
     );
     expect(definers.map((d) => d.proname)).toEqual([
+      'get_chunk',
       'kb_defer_embedding_index',
       'kb_restore_indexes',
       'kb_stats',
