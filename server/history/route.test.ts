@@ -2,27 +2,19 @@
  * History (US4) through the API on real PGlite: own sessions newest first, messages oldest first with
  * citations, continuing a session, and isolation enforced by row-level security.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ErrorBody, SessionDetail, SessionList } from '../../protocol/index.ts';
-import { createTestApi, question, type TestApi } from '../testing/api.ts';
+import { question, useTestApi } from '../testing/api.ts';
 import { readChatEvents } from '../testing/sse.ts';
 import { basis } from '../testing/vectors.ts';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api?.close());
-beforeEach(async () => {
-  await api.reset();
-  await api.seedKb();
-});
+const api = useTestApi({ seed: true });
 
 const get = (path: string, token: string | null) =>
-  api.app.request(path, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  api().app.request(path, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
 
 async function startSession(token: string, message: string, embedding = basis(0)): Promise<string> {
-  const events = await readChatEvents(await api.chat(token, question(embedding, message)));
+  const events = await readChatEvents(await api().chat(token, question(embedding, message)));
   const start = events[0]!.event;
   if (start.event !== 'answer_start') throw new Error('no answer_start');
   return start.data.session_id;
@@ -30,10 +22,10 @@ async function startSession(token: string, message: string, embedding = basis(0)
 
 describe('GET /api/sessions', () => {
   it("lists the visitor's own sessions, most recently active first, with titles", async () => {
-    const { token } = await api.signIn();
+    const { token } = await api().signIn();
     const older = await startSession(token, 'Refunds?');
     const newer = await startSession(token, 'Invoices?', basis(1));
-    const other = await api.signIn();
+    const other = await api().signIn();
     await startSession(other.token, 'Not mine');
 
     let list = (await (await get('/api/sessions', token)).json()) as SessionList;
@@ -42,23 +34,23 @@ describe('GET /api/sessions', () => {
       [older, 'Refunds?'],
     ]);
     // Continuing the older session moves it to the top.
-    await readChatEvents(await api.chat(token, question(basis(0), 'And annual plans?', { session_id: older })));
+    await readChatEvents(await api().chat(token, question(basis(0), 'And annual plans?', { session_id: older })));
     list = (await (await get('/api/sessions', token)).json()) as SessionList;
     expect(list.sessions.map((s) => s.id)).toEqual([older, newer]);
   });
 
   it('needs a token and validates limit', async () => {
     expect((await get('/api/sessions', null)).status).toBe(401);
-    const { token } = await api.signIn();
+    const { token } = await api().signIn();
     expect((await get('/api/sessions?limit=0', token)).status).toBe(400);
   });
 });
 
 describe('GET /api/sessions/:id', () => {
   it('returns the messages oldest first with citations and refusals', async () => {
-    const { token } = await api.signIn();
+    const { token } = await api().signIn();
     const id = await startSession(token, 'How do refunds work?');
-    await api.chat(token, question(basis(300), 'Who won the match?', { session_id: id }));
+    await api().chat(token, question(basis(300), 'Who won the match?', { session_id: id }));
     const detail = (await (await get(`/api/sessions/${id}`, token)).json()) as SessionDetail;
     expect(detail.session.title).toBe('How do refunds work?');
     expect(detail.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
@@ -67,8 +59,8 @@ describe('GET /api/sessions/:id', () => {
   });
 
   it("answers 404 for another visitor's session and 400 for a malformed id", async () => {
-    const alice = await api.signIn();
-    const bob = await api.signIn();
+    const alice = await api().signIn();
+    const bob = await api().signIn();
     const id = await startSession(alice.token, 'Refunds?');
     const res = await get(`/api/sessions/${id}`, bob.token);
     expect(res.status).toBe(404);

@@ -2,51 +2,43 @@
  * The rate limit (FR-009) is counted in the database, so it holds across server instances: two app
  * instances over one PGlite database, 25 requests from one visitor → exactly 20 pass.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ErrorBody } from '../../protocol/index.ts';
-import { createTestApi, question, type TestApi } from '../testing/api.ts';
+import { question, useTestApi } from '../testing/api.ts';
 import { basis } from '../testing/vectors.ts';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api?.close());
-beforeEach(async () => {
-  await api.reset();
-  await api.seedKb();
-});
+const api = useTestApi({ seed: true });
 
 describe('rate limit across instances', () => {
   it('lets exactly 20 of 25 requests through, split over two instances', async () => {
-    const one = api.instance();
-    const two = api.instance();
-    const { token } = await api.signIn(one);
+    const one = api().instance();
+    const two = api().instance();
+    const { token } = await api().signIn(one);
     const responses = await Promise.all(
       Array.from({ length: 25 }, (_, i) =>
-        api.chat(token, question(basis(0)), { headers: { Accept: 'application/json' } }, i % 2 ? one : two),
+        api().chat(token, question(basis(0)), { headers: { Accept: 'application/json' } }, i % 2 ? one : two),
       ),
     );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(20);
     expect(statuses.filter((s) => s === 429)).toHaveLength(5);
     // Refused requests wrote nothing.
-    const { rows } = await api.store.db.query("select 1 from chat_messages where role = 'user'");
+    const { rows } = await api().store.db.query("select 1 from chat_messages where role = 'user'");
     expect(rows).toHaveLength(20);
   });
 
   it('answers 429 with a friendly message, Retry-After and the X-RateLimit headers', async () => {
-    const tight = api.instance({ rateLimit: { limit: 2, windowSeconds: 3600 } });
-    const { token } = await api.signIn(tight);
-    const ok = await api.chat(token, question(basis(0)), { headers: { Accept: 'application/json' } }, tight);
+    const tight = api().instance({ rateLimit: { limit: 2, windowSeconds: 3600 } });
+    const { token } = await api().signIn(tight);
+    const ok = await api().chat(token, question(basis(0)), { headers: { Accept: 'application/json' } }, tight);
     expect(ok.headers.get('X-RateLimit-Limit')).toBe('2');
     expect(ok.headers.get('X-RateLimit-Remaining')).toBe('1');
     const reset = Number(ok.headers.get('X-RateLimit-Reset'));
     expect(reset).toBeGreaterThan(Date.now() / 1000);
     expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 3600);
 
-    await api.chat(token, question(basis(0)), { headers: { Accept: 'application/json' } }, tight);
-    const limited = await api.chat(token, question(basis(0)), {}, tight);
+    await api().chat(token, question(basis(0)), { headers: { Accept: 'application/json' } }, tight);
+    const limited = await api().chat(token, question(basis(0)), {}, tight);
     expect(limited.status).toBe(429);
     const retryAfter = Number(limited.headers.get('Retry-After'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -58,14 +50,14 @@ describe('rate limit across instances', () => {
   });
 
   it('carries the headers on error responses too, and counts visitors separately', async () => {
-    const tight = api.instance({ rateLimit: { limit: 1, windowSeconds: 3600 } });
-    const alice = await api.signIn(tight);
-    const bob = await api.signIn(tight);
-    const invalid = await api.chat(alice.token, { message: '' }, {}, tight);
+    const tight = api().instance({ rateLimit: { limit: 1, windowSeconds: 3600 } });
+    const alice = await api().signIn(tight);
+    const bob = await api().signIn(tight);
+    const invalid = await api().chat(alice.token, { message: '' }, {}, tight);
     expect(invalid.status).toBe(400);
     expect(invalid.headers.get('X-RateLimit-Remaining')).toBe('0');
-    expect((await api.chat(alice.token, question(basis(0)), {}, tight)).status).toBe(429);
-    const bobs = await api.chat(bob.token, question(basis(0)), { headers: { Accept: 'application/json' } }, tight);
+    expect((await api().chat(alice.token, question(basis(0)), {}, tight)).status).toBe(429);
+    const bobs = await api().chat(bob.token, question(basis(0)), { headers: { Accept: 'application/json' } }, tight);
     expect(bobs.status).toBe(200);
   });
 });

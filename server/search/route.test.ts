@@ -1,21 +1,13 @@
 /** POST /api/search on real PGlite: ranked results with snippets, validation, auth and the shared rate limit. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ErrorBody, SearchResponse } from '../../protocol/index.ts';
-import { createTestApi, type TestApi } from '../testing/api.ts';
+import { useTestApi } from '../testing/api.ts';
 import { basis } from '../testing/vectors.ts';
 import { snippet } from './route.ts';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await createTestApi();
-});
-afterAll(() => api?.close());
-beforeEach(async () => {
-  await api.reset();
-  await api.seedKb();
-});
+const api = useTestApi({ seed: true });
 
-const searchAs = (token: string | null, body: unknown, app = api.app) =>
+const searchAs = (token: string | null, body: unknown, app = api().app) =>
   app.request('/api/search', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
@@ -24,7 +16,7 @@ const searchAs = (token: string | null, body: unknown, app = api.app) =>
 
 describe('POST /api/search', () => {
   it('ranks chunks for an embedding, best first, with snippets, titles and links', async () => {
-    const { token } = await api.signIn();
+    const { token } = await api().signIn();
     const res = await searchAs(token, { embedding: basis(1), top_k: 2, mode: 'vector' });
     expect(res.status).toBe(200);
     const body = (await res.json()) as SearchResponse;
@@ -40,7 +32,7 @@ describe('POST /api/search', () => {
   });
 
   it('finds chunks by words alone (no embedding)', async () => {
-    const { token } = await api.signIn();
+    const { token } = await api().signIn();
     const body = (await (await searchAs(token, { query_text: 'staff discount code' })).json()) as SearchResponse;
     expect(body.results[0]?.snippet).toContain('staff discount code');
   });
@@ -51,7 +43,7 @@ describe('POST /api/search', () => {
     ['a wrong-size embedding', { embedding: [0.1, 0.2] }, 'embedding'],
     ['a malformed document id filter', { query_text: 'x', filters: { document_ids: ['nope'] } }, 'filters.document_ids'],
   ])('answers 400 for %s', async (_name, body, field) => {
-    const { token } = await api.signIn();
+    const { token } = await api().signIn();
     const res = await searchAs(token, body);
     expect(res.status).toBe(400);
     expect(((await res.json()) as ErrorBody).error.message.startsWith(field)).toBe(true);
@@ -59,8 +51,8 @@ describe('POST /api/search', () => {
 
   it('needs a token and shares the rate limit with chat', async () => {
     expect((await searchAs(null, { query_text: 'refunds' })).status).toBe(401);
-    const tight = api.instance({ rateLimit: { limit: 1, windowSeconds: 3600 } });
-    const { token } = await api.signIn(tight);
+    const tight = api().instance({ rateLimit: { limit: 1, windowSeconds: 3600 } });
+    const { token } = await api().signIn(tight);
     expect((await searchAs(token, { query_text: 'refunds' }, tight)).status).toBe(200);
     const limited = await searchAs(token, { query_text: 'refunds' }, tight);
     expect(limited.status).toBe(429);

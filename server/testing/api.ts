@@ -2,6 +2,7 @@
  * Test support: the real app over a real in-memory PGlite (migrations, RLS, SQL functions), plus the few
  * calls every API test makes. Embeddings are exact unit vectors (see vectors.ts).
  */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type AppDeps } from '../app.ts';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
 import { basis } from './vectors.ts';
@@ -105,3 +106,22 @@ export const question = (embedding: number[] | undefined, message = 'How do refu
   message_id: crypto.randomUUID(),
   ...extra,
 });
+
+/**
+ * One test API per test file: opened before the tests, closed after, and (with `seed`) reset to the two
+ * seeded documents before each test. Read it inside tests: `const api = useTestApi(); … api().chat(…)`.
+ */
+export function useTestApi(options: { seed?: boolean; overrides?: Partial<AppDeps> } = {}): () => TestApi {
+  let api: TestApi | undefined;
+  beforeAll(async () => {
+    api = await createTestApi(options.overrides);
+  });
+  afterAll(() => api?.close());
+  if (options.seed) {
+    beforeEach(async () => {
+      await api!.reset();
+      await api!.seedKb();
+    });
+  }
+  return () => api!;
+}

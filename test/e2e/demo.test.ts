@@ -3,82 +3,34 @@
  * first-run ingestion of the demo knowledge base runs too), the demo page in Debian's Chromium, the widget
  * bundle, the embedder Worker with transformers.js + ONNX Runtime wasm, the test-double model, PGlite.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, startServerAndBrowser, type Running } from './server.ts';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-quic',
-];
-
-let server: ChildProcess;
-let baseUrl: string;
-let dataDir: string;
-let browser: Browser;
+let running: Running;
 let page: Page;
 const foreignRequests: string[] = [];
 const timings: Record<string, number> = {};
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist/kb-chat.js'))) throw new Error('dist/kb-chat.js is missing: run `npm run build` first');
-  dataDir = await mkdtemp(join(tmpdir(), 'kb-e2e-'));
-  let started = performance.now();
-  server = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/start.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: '0',
-      KB_DATA_DIR: dataDir,
-      KB_EMBED_MODEL: 'test-double/bert-384',
-      KB_MODEL_DIR: join(ROOT, 'test/fixtures/models'),
-      KB_JWT_SECRET: 'e2e-secret-e2e-secret-e2e-secret-0123',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const onData = (data: Buffer) => {
-      output += data.toString();
-      const match = /kb-chat is running at (http:\/\/\S+?)\/? /.exec(output);
-      if (match) resolve(match[1]!);
-    };
-    server.stdout!.on('data', onData);
-    server.stderr!.on('data', onData);
-    server.on('exit', (code) => reject(new Error(`server exited (${code}) before it was ready:\n${output}`)));
-  });
-  timings.serverStartMs = performance.now() - started;
-
-  started = performance.now();
+  const started = performance.now();
+  running = await startServerAndBrowser();
+  timings.serverAndBrowserStartMs = performance.now() - started;
   await mkdir(join(ROOT, 'test-results'), { recursive: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-  const origin = new URL(baseUrl).origin;
+  page = await (await running.browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+  const origin = new URL(running.baseUrl).origin;
   page.on('request', (request) => {
     const url = request.url();
     if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) foreignRequests.push(url);
   });
   page.on('pageerror', (error) => console.error('[page error]', error));
-  await page.goto(baseUrl);
-  timings.browserReadyMs = performance.now() - started;
+  await page.goto(running.baseUrl);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  server?.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 300));
-  await rm(dataDir, { recursive: true, force: true });
+  await running?.stop();
   console.log('[e2e timings]', JSON.stringify(timings));
 });
 
