@@ -38,6 +38,9 @@ const ENTRIES = [
   { entry: 'widget/embedder/embedder.worker.ts', file: 'kb-chat-embedder.js' },
 ];
 
+/** The files the widget build writes (each with a .map), e.g. for scripts/build-worker.mjs to copy. */
+export const WIDGET_FILES = ENTRIES.map(({ file }) => file);
+
 /** gzip budgets in bytes (issue 4): the loader paints the bubble; the chat UI is everything but the worker. */
 export const BUDGETS = { 'kb-chat.js': 4 * 1024, 'kb-chat-ui.js': 40 * 1024 };
 

@@ -1,6 +1,6 @@
 /**
  * Builds what `wrangler deploy` uploads, offline:
- *   dist/public   static assets — the widget bundle, the ONNX Runtime wasm the embedder requests (/ort/) and
+ *   dist/public   static assets — the widget bundles, the ONNX Runtime wasm the embedder requests (/ort/) and
  *                 the embedding model (/models/<id>/), each checked against Workers' 25 MiB per-file limit
  *   dist/worker   the Worker bundle, from `wrangler deploy --dry-run` (the exact bundle a deploy uploads)
  *
@@ -19,6 +19,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { WIDGET_FILES } from '../esbuild.config.mjs';
 import { ASSET_HEADERS, MAX_ASSET_BYTES } from './worker-assets.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -53,8 +54,9 @@ async function assembleAssets() {
     copied.push({ path: relative(PUBLIC, to), bytes: (await stat(to)).size });
   };
 
-  // The widget: the element and its embedder worker (built by esbuild.config.mjs).
-  for (const file of ['kb-chat.js', 'kb-chat.js.map', 'kb-chat-embedder.js', 'kb-chat-embedder.js.map']) {
+  // The widget: the loader, the chat UI it imports and the embedder worker, each with its source map — the
+  // files esbuild.config.mjs writes, found next to kb-chat.js by their fixed names.
+  for (const file of WIDGET_FILES.flatMap((name) => [name, `${name}.map`])) {
     const from = join(DIST, file);
     if (!(await exists(from))) {
       if (file.endsWith('.map')) continue;

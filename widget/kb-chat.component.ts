@@ -1,7 +1,7 @@
 import styles from './kb-chat.styles.ts';
 import { adoptStyles } from './adopt-styles.ts';
 import type { KbChatStrings } from './i18n.ts';
-import type { WidgetCitation } from './api/wire.ts';
+import type { Citation } from '../protocol/chat.ts';
 import type { ChatUi } from './ui/chat-ui.ts';
 
 // Resolved against this module (the built kb-chat.js), so the widget finds its chunks and API wherever it is hosted.
@@ -210,7 +210,7 @@ export interface KbAnswerDetail {
   messageId: string;
   sessionId?: string;
   text: string;
-  citations: WidgetCitation[];
+  citations: Citation[];
 }
 export interface KbRefusalDetail {
   message: string;

@@ -1,11 +1,15 @@
 /**
  * The widget's view of the kb-chat HTTP API: the access token (the host page's own Supabase session via
  * `token`/`getToken`, else an anonymous sign-in cached in localStorage), config, history, chunk text and the
- * raw chat POST. Shapes come from the shared wire contract in `protocol/` (checked in wire.ts).
+ * chat stream. Every JSON body is checked with the shared wire contract's valibot schemas (`protocol/`,
+ * imported file by file so only the schemas used here are bundled).
  */
-import { API_PATHS } from '../../protocol/api.ts';
-import { parseAuth, parseChunk, parseConfig, parseSession, parseSessions, type ChunkDetail } from './wire.ts';
-import type { ClientConfig, SessionDetail, SessionSummary } from '../../protocol/index.ts';
+import { fetchEventSource, type EventSourceMessage } from '@microsoft/fetch-event-source';
+import * as v from 'valibot';
+import { API_PATHS, AnonymousAuthSchema, ChunkSchema, ClientConfigSchema, type Chunk, type ClientConfig } from '../../protocol/api.ts';
+import { RefusalSchema, type Refusal } from '../../protocol/chat.ts';
+import { ErrorBodySchema } from '../../protocol/errors.ts';
+import { SessionDetailSchema, SessionListSchema, type SessionDetail, type SessionSummary } from '../../protocol/history.ts';
 
 /** An HTTP failure with the server's error code (never its message: 5xx messages are not for users). */
 export class ApiError extends Error {
@@ -17,6 +21,13 @@ export class ApiError extends Error {
   ) {
     super(`HTTP ${status} (${code})`);
     this.name = 'ApiError';
+  }
+}
+
+/** `POST /api/chat` answered with a JSON refusal (no evidence) instead of a stream. */
+export class Refused extends Error {
+  constructor(readonly refusal: Refusal) {
+    super('refused');
   }
 }
 
@@ -100,7 +111,7 @@ export class ApiClient {
   }
 
   config(): Promise<ClientConfig> {
-    this.configRequest ??= this.getJson(API_PATHS.config).then(parseConfig).catch((error: unknown) => {
+    this.configRequest ??= this.getJson(API_PATHS.config).then((body) => v.parse(ClientConfigSchema, body)).catch((error: unknown) => {
       this.configRequest = undefined; // let a retry fetch it again
       throw error;
     });
@@ -108,26 +119,54 @@ export class ApiClient {
   }
 
   async sessions(): Promise<SessionSummary[]> {
-    return parseSessions(await this.authed(API_PATHS.sessions)).sessions;
+    return v.parse(SessionListSchema, await this.authed(API_PATHS.sessions)).sessions;
   }
 
   async session(id: string): Promise<SessionDetail> {
-    return parseSession(await this.authed(`${API_PATHS.sessions}/${encodeURIComponent(id)}`));
+    return v.parse(SessionDetailSchema, await this.authed(`${API_PATHS.sessions}/${encodeURIComponent(id)}`));
   }
 
-  async chunk(id: string): Promise<ChunkDetail> {
-    return parseChunk(await this.authed(`/api/chunks/${encodeURIComponent(id)}`));
+  async chunk(id: string): Promise<Chunk> {
+    return v.parse(ChunkSchema, await this.authed(`${API_PATHS.chunks}/${encodeURIComponent(id)}`));
   }
 
-  /** POST /api/chat; the caller reads the stream. `lastEventId` asks the server to resume after that event. */
-  chat(body: unknown, token: string, signal: AbortSignal, lastEventId?: string): Promise<Response> {
+  /**
+   * `POST /api/chat` and read its SSE stream with @microsoft/fetch-event-source, each message to `onmessage`.
+   * Resolves when the server closes the stream or `signal` aborts; rejects with the first error, after which
+   * nothing is sent again. The library's defaults are made safe for a question (which must never be re-POSTed
+   * behind the user's back):
+   *   openWhenHidden  the tab going hidden does not abort the request (and re-POST it when visible again);
+   *   onerror throws  no retry at all, instead of one every second: a dropped stream waits for the user's
+   *                   Retry, which re-sends the same message_id (so the internal `last-event-id` is unused);
+   *   onopen          a refusal, an `{error}` body or any response that is not an event stream rejects.
+   * `lastEventId` (a Retry after a dropped stream) asks the server to replay the stored answer after that id.
+   */
+  chat(
+    body: unknown,
+    token: string,
+    signal: AbortSignal,
+    lastEventId: string | undefined,
+    onmessage: (message: EventSourceMessage) => void,
+  ): Promise<void> {
+    // Lower-case names: the library adds `accept` and tracks `last-event-id` under these keys.
     const headers: Record<string, string> = {
-      Authorization: `Bearer ${token}`,
-      'Content-Type': 'application/json',
-      Accept: 'text/event-stream, application/json',
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'text/event-stream, application/json',
     };
-    if (lastEventId) headers['Last-Event-ID'] = lastEventId;
-    return fetch(this.url(API_PATHS.chat), { method: 'POST', headers, body: JSON.stringify(body), signal });
+    if (lastEventId) headers['last-event-id'] = lastEventId;
+    return fetchEventSource(this.url(API_PATHS.chat), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal,
+      openWhenHidden: true,
+      onopen: checkChatResponse,
+      onmessage,
+      onerror: (error: unknown) => {
+        throw error;
+      },
+    });
   }
 
   /** GET with the token; one re-sign-in on 401. */
@@ -144,7 +183,7 @@ export class ApiClient {
   }
 
   private async signIn(): Promise<string> {
-    const auth = parseAuth(await this.getJson(API_PATHS.anonymousAuth, undefined, 'POST'));
+    const auth = v.parse(AnonymousAuthSchema, await this.getJson(API_PATHS.anonymousAuth, undefined, 'POST'));
     const stored: StoredToken = {
       access_token: auth.access_token,
       expires_at: Date.now() + auth.expires_in * 1000 - EXPIRY_MARGIN_MS,
@@ -173,14 +212,37 @@ export class ApiClient {
 }
 
 /** Turn a non-2xx response into an ApiError, reading `{error:{code}}` and `Retry-After` when present. */
-export async function errorFromResponse(response: Response): Promise<ApiError> {
-  let code = 'http_error';
-  try {
-    const body = (await response.json()) as { error?: { code?: unknown } };
-    if (typeof body?.error?.code === 'string') code = body.error.code;
-  } catch {
-    // Not JSON (a proxy's HTML error page, say): the status alone decides the message.
-  }
+async function errorFromResponse(response: Response): Promise<ApiError> {
+  return apiError(response, await readJson(response));
+}
+
+function apiError(response: Response, body: unknown, fallback = 'http_error'): ApiError {
+  const parsed = v.safeParse(ErrorBodySchema, body);
   const retryAfter = Number(response.headers.get('retry-after'));
-  return new ApiError(response.status, code, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+  return new ApiError(
+    response.status,
+    parsed.success ? parsed.output.error.code : fallback,
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+  );
+}
+
+/** The body as JSON, or undefined when it is not (a proxy's HTML error page, say: the status alone decides). */
+function readJson(response: Response): Promise<unknown> {
+  return response.json().catch(() => undefined);
+}
+
+/**
+ * fetch-event-source's `onopen`: only an OK event stream is read. A JSON body is a refusal (HTTP 200) or the
+ * `{error}` body; anything else ends the question with an ApiError.
+ */
+async function checkChatResponse(response: Response): Promise<void> {
+  const type = response.headers.get('content-type') ?? '';
+  if (type.includes('application/json')) {
+    const body = await readJson(response);
+    const refusal = v.safeParse(RefusalSchema, body);
+    if (response.ok && refusal.success) throw new Refused(refusal.output);
+    throw apiError(response, body, response.ok ? 'unexpected_response' : 'http_error');
+  }
+  if (!response.ok) throw await errorFromResponse(response);
+  if (!type.startsWith('text/event-stream') || !response.body) throw new ApiError(response.status, 'unexpected_response');
 }

@@ -5,10 +5,9 @@
  * replays the stored answer instead of answering twice (with `Last-Event-ID` when we have one, to resume).
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { ChatRequest, SessionDetail } from '../../protocol/index.ts';
-import { ApiError, errorFromResponse, type ApiClient } from '../api/api-client.ts';
-import { readSse } from '../api/sse.ts';
-import { parseRefusal, parseWireEvent, type WidgetCitation } from '../api/wire.ts';
+import { parseChatEvent, type ChatRequest, type Citation } from '../../protocol/chat.ts';
+import type { SessionDetail } from '../../protocol/history.ts';
+import { ApiError, Refused, type ApiClient } from '../api/api-client.ts';
 import { StreamError, StreamInterrupted } from './chat-errors.ts';
 
 export interface UserTurn {
@@ -20,7 +19,7 @@ export interface AnswerTurn {
   kind: 'answer';
   id: string;
   markdown: string;
-  citations: WidgetCitation[];
+  citations: Citation[];
   status: 'pending' | 'streaming' | 'done' | 'error' | 'cancelled';
   /** What failed, for plain words in the view. */
   error?: unknown;
@@ -45,13 +44,6 @@ export interface ChatEvents {
   refusal(turn: RefusalTurn): void;
   error(turn: AnswerTurn): void;
   session(sessionId: string | undefined): void;
-}
-
-/** The server answered with a JSON refusal instead of a stream. */
-class Refused extends Error {
-  constructor(readonly refusal: { message: string; suggestions: string[] }) {
-    super('refused');
-  }
 }
 
 export class ChatController implements ReactiveController {
@@ -158,7 +150,8 @@ export class ChatController implements ReactiveController {
     if (this.abort === abort) this.abort = undefined;
     if (error instanceof Refused) {
       // The refusal replaces the (empty) pending answer.
-      const refusal: RefusalTurn = { kind: 'refusal', id: answer.id, ...error.refusal };
+      const { message, suggestions } = error.refusal;
+      const refusal: RefusalTurn = { kind: 'refusal', id: answer.id, message, suggestions };
       this.turns = this.turns.map((turn) => (turn.id === answer.id ? refusal : turn));
       this.host.requestUpdate();
       this.events.refusal(refusal);
@@ -186,26 +179,13 @@ export class ChatController implements ReactiveController {
   }
 
   private async stream(answer: AnswerTurn, token: string, signal: AbortSignal): Promise<void> {
-    let response: Response;
-    try {
-      response = await this.api().chat(answer.request, token, signal, answer.lastEventId);
-    } catch (error) {
-      throw signal.aborted ? error : new StreamInterrupted(error);
-    }
-    const type = response.headers.get('content-type') ?? '';
-    if (!response.ok) throw await errorFromResponse(response);
-    if (type.includes('application/json')) {
-      const refusal = parseRefusal(await response.json());
-      if (refusal) throw new Refused({ message: refusal.message, suggestions: refusal.suggestions });
-      throw new ApiError(response.status, 'unexpected_response');
-    }
-    if (!type.startsWith('text/event-stream') || !response.body) throw new ApiError(response.status, 'unexpected_response');
-
+    if (signal.aborted) return; // cancelled while waiting for the token: send nothing
     let ended = false;
     try {
-      await readSse(response.body, (message) => {
-        if (signal.aborted) return;
-        const event = parseWireEvent(message.event, message.data);
+      await this.api().chat(answer.request, token, signal, answer.lastEventId, (message) => {
+        // A superseded run, or a blank message (the server's `: keep-alive` comments).
+        if (signal.aborted || (!message.event && !message.data)) return;
+        const event = parseChatEvent(message.event, message.data);
         if (message.id) answer.lastEventId = message.id;
         switch (event.event) {
           case 'answer_start': {
@@ -231,7 +211,8 @@ export class ChatController implements ReactiveController {
         }
       });
     } catch (error) {
-      if (signal.aborted || error instanceof StreamError) throw error;
+      if (signal.aborted || error instanceof ApiError || error instanceof Refused || error instanceof StreamError) throw error;
+      // A network failure, a connection dropped mid-answer, an event that breaks the wire contract.
       throw new StreamInterrupted(error);
     }
     if (!ended && !signal.aborted) throw new StreamInterrupted();

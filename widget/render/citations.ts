@@ -3,7 +3,7 @@
  * hover/focus preview (title + excerpt). Built with DOM APIs on the sanitized fragment, so source titles and
  * excerpts are only ever text.
  */
-import type { WidgetCitation } from '../api/wire.ts';
+import type { Citation } from '../../protocol/chat.ts';
 import { format, type KbChatStrings } from '../i18n.ts';
 import { renderMarkdownFragment } from './markdown.ts';
 
@@ -17,7 +17,7 @@ export function plainExcerpt(text: string | undefined, max = 200): string {
 }
 
 /** The answer's Markdown as sanitized DOM, with `[n]` markers that match a source turned into badges. */
-export function answerElement(markdown: string, citations: readonly WidgetCitation[], idPrefix: string, s: KbChatStrings): HTMLElement {
+export function answerElement(markdown: string, citations: readonly Citation[], idPrefix: string, s: KbChatStrings): HTMLElement {
   const root = document.createElement('div');
   root.className = 'markdown';
   root.append(renderMarkdownFragment(markdown));
@@ -48,7 +48,7 @@ export function answerElement(markdown: string, citations: readonly WidgetCitati
   return root;
 }
 
-function badge(citation: WidgetCitation, id: string, s: KbChatStrings): HTMLElement {
+function badge(citation: Citation, id: string, s: KbChatStrings): HTMLElement {
   const wrap = document.createElement('span');
   wrap.className = 'cite';
   const button = document.createElement('button');

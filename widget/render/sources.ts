@@ -1,6 +1,6 @@
 /** The sources block under an answer (seed 000 US5, seed 001): numbered like the `[n]` markers. */
 import { html, nothing, type TemplateResult } from 'lit/html.js';
-import type { WidgetCitation } from '../api/wire.ts';
+import type { Citation } from '../../protocol/chat.ts';
 import { format, type KbChatStrings } from '../i18n.ts';
 import { safeHref } from './escape.ts';
 import { plainExcerpt } from './citations.ts';
@@ -11,14 +11,14 @@ export const VISIBLE_SOURCES = 3;
 export interface SourcesView {
   strings: KbChatStrings;
   showAll: boolean;
-  expanded: (citation: WidgetCitation) => boolean;
-  passage: (citation: WidgetCitation) => unknown;
-  togglePassage: (citation: WidgetCitation) => void;
+  expanded: (citation: Citation) => boolean;
+  passage: (citation: Citation) => unknown;
+  togglePassage: (citation: Citation) => void;
   toggleAll: () => void;
 }
 
 /** "Page 3 · Section Returns" (only what is known). */
-export function citationMeta(citation: WidgetCitation, s: KbChatStrings): string {
+export function citationMeta(citation: Citation, s: KbChatStrings): string {
   return [
     citation.page != null ? format(s.page, { page: citation.page }) : '',
     citation.section ? format(s.section, { section: citation.section }) : '',
@@ -31,7 +31,7 @@ export function citationMeta(citation: WidgetCitation, s: KbChatStrings): string
  * The link to a source. For a web page it deep-links to the quoted passage with a text fragment
  * (`#:~:text=`), built from the first words of the excerpt; `javascript:`, `data:` … are never linked.
  */
-export function sourceHref(citation: WidgetCitation): string | null {
+export function sourceHref(citation: Citation): string | null {
   const href = safeHref(citation.url);
   if (!href || !href.startsWith('http')) return href;
   const words = plainExcerpt(citation.excerpt, 400).replace(/…$/, '').split(' ').filter(Boolean).slice(0, 6);
@@ -41,7 +41,7 @@ export function sourceHref(citation: WidgetCitation): string | null {
   return `${href}${href.includes('#') ? '' : '#'}:~:text=${text}`;
 }
 
-export function renderSources(citations: readonly WidgetCitation[], view: SourcesView): TemplateResult | typeof nothing {
+export function renderSources(citations: readonly Citation[], view: SourcesView): TemplateResult | typeof nothing {
   if (citations.length === 0) return nothing;
   const s = view.strings;
   const sorted = [...citations].sort((a, b) => a.n - b.n);

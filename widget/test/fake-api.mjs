@@ -189,6 +189,7 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       if (id > 0) await sleep(pause);
       if (res.destroyed) return;
       res.write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (id === 0) res.write(': keep-alive\n\n'); // the real server's heartbeat comment
       if (message.includes('drop') && id === 2) {
         await sleep(delayMs);
         res.destroy(); // no answer_end: the browser sees the connection die mid-answer

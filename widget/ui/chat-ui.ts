@@ -8,7 +8,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type KbChat from '../kb-chat.component.ts';
 import { adoptStyles } from '../adopt-styles.ts';
 import { ApiClient } from '../api/api-client.ts';
-import type { WidgetCitation } from '../api/wire.ts';
+import type { Citation } from '../../protocol/chat.ts';
 import { ChatController, type AnswerTurn } from '../controllers/chat-controller.ts';
 import { errorCode, userMessageFor } from '../controllers/chat-errors.ts';
 import { EmbedderController } from '../controllers/embedder-controller.ts';
@@ -266,7 +266,7 @@ export class ChatUi implements ReactiveControllerHost {
   }
 
   private sourcesView(turn: AnswerTurn): SourcesView {
-    const key = (c: WidgetCitation) => `${turn.id}:${c.n}`;
+    const key = (c: Citation) => `${turn.id}:${c.n}`;
     return {
       strings: this.strings,
       showAll: this.showAll.has(turn.id),
@@ -286,7 +286,7 @@ export class ChatUi implements ReactiveControllerHost {
   }
 
   /** The full chunk text (GET /api/chunks/:id), rendered through the same sanitizing pipeline as answers. */
-  private passage(key: string, citation: WidgetCitation): unknown {
+  private passage(key: string, citation: Citation): unknown {
     const entry = this.passages.get(citation.chunk_id);
     if (entry?.status === 'error' && !citation.excerpt) return this.strings.passageError;
     const content = entry?.content ?? citation.excerpt;
@@ -302,7 +302,7 @@ export class ChatUi implements ReactiveControllerHost {
   }
   private readonly passageNodes = new Map<string, HTMLElement>();
 
-  private async loadPassage(citation: WidgetCitation): Promise<void> {
+  private async loadPassage(citation: Citation): Promise<void> {
     if (this.passages.has(citation.chunk_id)) return;
     this.passages.set(citation.chunk_id, { status: 'loading' });
     try {

@@ -40,6 +40,27 @@ describe('resilient streaming', () => {
     expect(answerText(el)).to.equal('Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].');
   });
 
+  it('hiding the tab mid-answer neither aborts nor re-POSTs the question', async () => {
+    const el = await createWidget();
+    await openKeyword(el);
+    await ask(el, 'slow question please');
+    await waitUntil(() => lastAssistant(el)?.dataset.status === 'streaming', 'not streaming', { timeout: 5_000 });
+    const setHidden = (hidden: boolean) => {
+      Object.defineProperty(document, 'hidden', { value: hidden, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    };
+    try {
+      setHidden(true);
+      await new Promise((r) => setTimeout(r, 300));
+      setHidden(false);
+    } finally {
+      delete (document as { hidden?: boolean }).hidden; // back to Document.prototype's getter
+    }
+    await waitUntil(() => lastAssistant(el)?.dataset.status === 'done', 'answer did not finish', { timeout: 15_000 });
+    expect(answerText(el)).to.equal('Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].');
+    expect((await fakeLog()).chat).to.have.length(1);
+  });
+
   it('a new question cancels the unfinished one', async () => {
     const el = await createWidget();
     await openKeyword(el);
