@@ -63,7 +63,7 @@ describe('embedder worker', () => {
     expect(Math.abs(dot(question, unrelated))).to.be.lessThan(0.2);
   });
 
-  it('fetched everything from this origin; the only ONNX Runtime file is the asyncify wasm', async () => {
+  it('fetched everything from this origin; the only ONNX Runtime file is the plain (CPU) wasm', async () => {
     const response = await call(worker, { type: 'resources', id: 2 });
     if (response.type !== 'resources') throw new Error('unexpected response');
     const foreign = response.urls.filter((url) => new URL(url).origin !== location.origin);
@@ -71,6 +71,6 @@ describe('embedder worker', () => {
     expect((await fakeLog()).csp).to.deep.equal([]);
     // Resource Timing lists HTTP-cache hits too, so this holds even when an earlier test file loaded the wasm.
     const ort = [...new Set(response.urls.map((url) => new URL(url).pathname).filter((p) => p.startsWith('/ort/')))];
-    expect(ort).to.deep.equal(['/ort/ort-wasm-simd-threaded.asyncify.wasm']);
+    expect(ort).to.deep.equal(['/ort/ort-wasm-simd-threaded.wasm']);
   });
 });

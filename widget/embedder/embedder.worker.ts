@@ -1,13 +1,16 @@
 /**
  * The embedder Web Worker: turns a question into the same 384-number sentence vector the documents were
- * indexed with. It is the only module that imports transformers.js (≈ 160 KB gz + a 27 MB wasm), so the
+ * indexed with. It is the only module that imports transformers.js (≈ 150 KB gz + a 14 MB wasm), so the
  * page pays for it only once the chat panel is opened, and inference never blocks the page's main thread.
  */
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import type { EmbedderInit, EmbedderRequest, EmbedderResponse } from './messages.ts';
 
-/** The binary matching the ONNX Runtime build transformers.js imports (`onnxruntime-web/webgpu`). */
-export const ORT_WASM_FILE = 'ort-wasm-simd-threaded.asyncify.wasm';
+/**
+ * The binary matching the ONNX Runtime build bundled into this worker: the CPU-only `onnxruntime-web/wasm`
+ * (esbuild.config.mjs aliases transformers.js' WebGPU import to it; 14 MB instead of 27 MB).
+ */
+export const ORT_WASM_FILE = 'ort-wasm-simd-threaded.wasm';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 let extractor: Promise<FeatureExtractionPipeline> | undefined;
@@ -40,8 +43,8 @@ function load({ model, modelsUrl, wasmUrl }: EmbedderInit): Promise<FeatureExtra
   const wasm = env.backends.onnx.wasm;
   if (wasm) {
     // Only the .wasm is given: ORT then uses the Emscripten glue bundled into this worker, so exactly one
-    // file is fetched (a prefix would also make it import `ort-wasm-simd-threaded.asyncify.mjs`). The
-    // bundled glue is the asyncify build, and glue and binary must come from the same build.
+    // file is fetched (a prefix would also make it import `ort-wasm-simd-threaded.mjs`). Glue and binary
+    // must come from the same build.
     wasm.wasmPaths = { wasm: new URL(ORT_WASM_FILE, wasmUrl).href };
     // Threads need SharedArrayBuffer, i.e. cross-origin isolation, which a widget cannot demand of its host.
     wasm.numThreads = 1;

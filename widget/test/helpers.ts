@@ -7,8 +7,12 @@ import { fakeLog, resetFake, type FakeLog } from './fake-log.ts';
 
 export { fakeLog, resetFake, type FakeLog };
 
-/** Under the test runner the chat UI and the worker are the TypeScript sources, compiled by the dev server. */
-export const WORKER_URL = new URL('../embedder/embedder.worker.ts', import.meta.url);
+/**
+ * Under the test runner the chat UI is the TypeScript source, compiled by the dev server. The worker is the
+ * built bundle (web-test-runner.config.mjs builds it first): how ONNX Runtime is bundled — the CPU build,
+ * aliased in esbuild.config.mjs, with its one wasm file — is part of what the tests must check.
+ */
+export const WORKER_URL = new URL('../../test-results/widget-dist/kb-chat-embedder.js', import.meta.url);
 export const UI_URL = new URL('../ui/chat-ui.ts', import.meta.url);
 
 export function shadow(el: KbChat): ShadowRoot {
