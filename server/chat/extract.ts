@@ -6,7 +6,8 @@
  * A sentence's score is the share of the question's content words it contains, each word weighted by how
  * rare it is among the candidate sentences (a word every sentence has says little about which one answers),
  * plus a small bonus for the chunk's own evidence and for coming early. Citations: one per document
- * section, at most five, in the order retrieval ranked them.
+ * section, at most five, in the order retrieval ranked them — by the gate's evidence, best first (see
+ * server/retrieval/gate.ts), so the sentences come from the best-evidence chunks first.
  */
 import type { Citation } from '../../protocol/index.ts';
 import type { ChunkMatch } from '../store/types.ts';

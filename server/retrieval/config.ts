@@ -1,6 +1,7 @@
 /**
- * The gate thresholds of lexical and hybrid mode from the environment (CHAT_EVIDENCE_THRESHOLD, the vector
- * gate, is read by server/config). Unset variables keep the calibrated defaults of gate.ts.
+ * The gate thresholds of lexical and hybrid mode and the citation floor from the environment
+ * (CHAT_EVIDENCE_THRESHOLD, the vector gate, is read by server/config). Unset variables keep the
+ * calibrated defaults of gate.ts.
  *
  * @example
  * createApp({ ...deps, retrieval: { ...retrievalFromEnv(process.env) } });
@@ -11,8 +12,10 @@ export function retrievalFromEnv(env: Record<string, string | undefined>): Parti
   const out: Partial<RetrievalOptions> = {};
   const lexical = threshold(env, 'CHAT_LEXICAL_THRESHOLD');
   const hybrid = threshold(env, 'CHAT_HYBRID_THRESHOLD');
+  const floor = threshold(env, 'CHAT_CITATION_FLOOR');
   if (lexical !== undefined) out.lexicalThreshold = lexical;
   if (hybrid !== undefined) out.hybridThreshold = hybrid;
+  if (floor !== undefined) out.citationFloor = floor;
   return out;
 }
 

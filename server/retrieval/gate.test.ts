@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evidenceOf, passes } from './gate.ts';
+import { retrievalFromEnv } from './config.ts';
 import { confidenceOf, thresholdsOf } from './index.ts';
 
 describe('the evidence of a chunk per mode', () => {
@@ -30,5 +31,17 @@ describe('the gate', () => {
     expect(confidenceOf(0.5)).toBe('medium');
     expect(confidenceOf(0.4)).toBe('low');
     expect(confidenceOf(0.5, { high: 0.5, medium: 0.3 })).toBe('high');
+  });
+});
+
+describe('retrievalFromEnv', () => {
+  it('reads the lexical and hybrid thresholds and the citation floor, 0…1', () => {
+    expect(retrievalFromEnv({})).toEqual({});
+    expect(retrievalFromEnv({ CHAT_LEXICAL_THRESHOLD: '0.5', CHAT_HYBRID_THRESHOLD: '0.4', CHAT_CITATION_FLOOR: '1' })).toEqual({
+      lexicalThreshold: 0.5,
+      hybridThreshold: 0.4,
+      citationFloor: 1,
+    });
+    expect(() => retrievalFromEnv({ CHAT_CITATION_FLOOR: '1.5' })).toThrow(/CHAT_CITATION_FLOOR/);
   });
 });

@@ -3,17 +3,25 @@
  * it, its embedding) in; ranked chunks, the evidence verdict and a confidence out. The endpoints never
  * talk to match functions directly, so how retrieval works (vector, full-text, fused) can change here alone.
  *
- * One `search_chunks` call (hybrid by default, lexical without an embedding), then the evidence gate of
- * gate.ts, then citable chunks: those that pass the gate themselves, one per document section, at most
- * `matchCount`.
+ * One `search_chunks` call (hybrid by default, lexical without an embedding) for a pool of candidates,
+ * then the evidence gate of gate.ts on the candidate with the best evidence (not on the fusion's first
+ * row), then citable chunks: in order of evidence, those whose evidence reaches the citation floor (a share
+ * of the mode's threshold, see gate.ts), one per document section, at most `matchCount`.
  */
 import type { Confidence, RetrievalMode, SearchFilters } from '../../protocol/index.ts';
 import type { ChatStore, ChunkMatch, JwtClaims, SearchChunkRow } from '../store/types.ts';
-import { DEFAULT_HYBRID_THRESHOLD, DEFAULT_LEXICAL_THRESHOLD, evidenceOf, passes, type GateThresholds } from './gate.ts';
+import {
+  DEFAULT_CITATION_FLOOR,
+  DEFAULT_HYBRID_THRESHOLD,
+  DEFAULT_LEXICAL_THRESHOLD,
+  evidenceOf,
+  passes,
+  type GateThresholds,
+} from './gate.ts';
 import { effectiveMode, sqlFilters } from './search.ts';
 
 export { search, type SearchHit, type SearchInput, type SearchOutput } from './search.ts';
-export { evidenceOf, DEFAULT_HYBRID_THRESHOLD, DEFAULT_LEXICAL_THRESHOLD, type GateThresholds } from './gate.ts';
+export { evidenceOf, DEFAULT_CITATION_FLOOR, DEFAULT_HYBRID_THRESHOLD, DEFAULT_LEXICAL_THRESHOLD, type GateThresholds } from './gate.ts';
 
 export interface RetrievalOptions {
   /** Minimum cosine similarity of the best chunk in vector mode (CHAT_EVIDENCE_THRESHOLD). */
@@ -22,6 +30,11 @@ export interface RetrievalOptions {
   lexicalThreshold?: number;
   /** Minimum mean of cosine and coverage of the best chunk in hybrid mode (CHAT_HYBRID_THRESHOLD). */
   hybridThreshold?: number;
+  /**
+   * Once the best chunk passed the gate, other chunks are cited when their evidence reaches this share of
+   * the threshold (CHAT_CITATION_FLOOR, 0…1; 1 = every cited chunk must pass the gate itself).
+   */
+  citationFloor?: number;
   /** Chunks cited at most, after the gate and one per section (seed: top-K = 5). */
   matchCount?: number;
   /** Mode when the request has an embedding. Default hybrid; without an embedding it is always lexical. */
@@ -45,8 +58,13 @@ export type Retrieval =
   | { kind: 'answer'; mode: RetrievalMode; chunks: ChunkMatch[]; confidence: Confidence; evidence: number; threshold: number }
   | { kind: 'refuse'; mode: RetrievalMode; evidence: number; threshold: number };
 
-/** Candidates fetched before the gate: enough that de-duplicating sections still leaves `matchCount`. */
-const FETCH_FACTOR = 3;
+/**
+ * Candidates fetched before the gate, as a multiple of `matchCount`. The gate and the citations use the
+ * best evidence among them, so the pool must be deep enough that the right chunk is in it even when the
+ * fusion ranked it low: on the SQuAD eval (1,000 questions) the right paragraph is among the first 15
+ * fused rows for 95.4 % of the questions and among the first 30 for 98.2 %.
+ */
+const FETCH_FACTOR = 6;
 
 export async function retrieve(store: ChatStore, input: RetrieveInput, options: RetrievalOptions): Promise<Retrieval> {
   const { mode, rows } = await gatherEvidence(store, input, options);
@@ -55,10 +73,11 @@ export async function retrieve(store: ChatStore, input: RetrieveInput, options: 
   const best = Math.max(0, ...scored.map((s) => s.evidence));
   if (!passes(best, threshold)) return { kind: 'refuse', mode, evidence: best, threshold };
 
+  const floor = threshold * (options.citationFloor ?? DEFAULT_CITATION_FLOOR);
   const seen = new Set<string>();
   const chunks: ChunkMatch[] = [];
   for (const { row, evidence } of scored.sort((a, b) => b.evidence - a.evidence)) {
-    if (!passes(evidence, threshold)) break;
+    if (!passes(evidence, floor)) break;
     // Two chunks of one section cite the same place: keep the better one.
     const section = `${row.document_id}\u0000${row.meta.section ?? row.meta.anchor ?? ''}`;
     if (seen.has(section)) continue;

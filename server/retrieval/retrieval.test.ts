@@ -161,8 +161,35 @@ describe('retrieve: the evidence gate per mode', () => {
     expect((await ask('zebra', basis(1))).evidence).toBeCloseTo(0.5, 5);
   });
 
-  it('cites only chunks that pass themselves, one per section, at most matchCount, similarity = evidence', async () => {
-    const found = await ask('refunds', basis(0), { mode: 'vector', evidenceThreshold: 0.4, matchCount: 5 });
+  it('cites, in order of evidence, chunks that reach the citation floor (a share of the threshold)', async () => {
+    await doc('more.md', [
+      chunk('Refund requests go through support.', withSimilarity(0, 0.32, 6), { section: 'Support' }),
+      chunk('Refunds are rare.', withSimilarity(0, 0.28, 7), { section: 'Misc' }),
+    ]);
+    const question = withSimilarity(0, 1);
+    // Threshold 0.4, floor 0.75 → 0.3: the best chunk (1) answers; 0.5 shares its section; 0.32 is cited, 0.28 is not.
+    const found = await ask('zzz', question, { mode: 'vector', evidenceThreshold: 0.4 });
+    if (found.kind !== 'answer') throw new Error('expected an answer');
+    expect(found.chunks.map((c) => c.similarity)).toEqual([expect.closeTo(1, 5), expect.closeTo(0.32, 5)]);
+    // Floor 1: only chunks that pass the gate themselves.
+    const strict = await ask('zzz', question, { mode: 'vector', evidenceThreshold: 0.4, citationFloor: 1 });
+    if (strict.kind !== 'answer') throw new Error('expected an answer');
+    expect(strict.chunks.map((c) => c.similarity)).toEqual([expect.closeTo(1, 5)]);
+    // Nothing below the threshold answers, however many chunks reach the floor.
+    expect((await ask('zzz', withSimilarity(0, 0.39), { mode: 'vector', evidenceThreshold: 0.4 })).kind).toBe('refuse');
+  });
+
+  it('gates and cites by evidence, not by fusion rank: the best (cosine + coverage) / 2 among the candidates', async () => {
+    // Both refund chunks tie in the fusion (vector 1 / full text 2 and vice versa); by evidence the annual
+    // one wins: cosine 0.5 with every question word (0.75) against cosine 1 with only "refunds" (≈ 0.55).
+    const found = await ask('annual plans pro rata refunds', basis(0), { hybridThreshold: 0.7 });
+    if (found.kind !== 'answer') throw new Error('expected an answer');
+    expect(found.evidence).toBeCloseTo(0.75, 5);
+    expect(found.chunks[0]!.content).toBe('Refunds for annual plans are pro rata.');
+  });
+
+  it('cites only chunks that pass themselves with citationFloor 1, one per section, at most matchCount, similarity = evidence', async () => {
+    const found = await ask('refunds', basis(0), { mode: 'vector', evidenceThreshold: 0.4, matchCount: 5, citationFloor: 1 });
     if (found.kind !== 'answer') throw new Error('expected an answer');
     // Both refund chunks pass (1 and 0.5) but share a section: only the better one is cited.
     expect(found.chunks.map((c) => [c.content, c.similarity])).toEqual([['Refunds are issued within 14 days.', expect.closeTo(1, 5)]]);
