@@ -55,15 +55,13 @@ async function ingestDemo(store: PgliteStore): Promise<void> {
     if (summary.failed.length > 0) throw new Error(summary.failed.map((f) => `${f.source}: ${f.error}`).join('\n'));
     console.log(`Ingested ${summary.added + summary.updated} documents, ${summary.chunks} chunks.`);
   } catch (error) {
+    // The embedder's own error already says what to set (KB_MODEL_DIR, network, the offline test model).
     console.warn(
       [
         '',
-        `⚠  The demo knowledge base could not be ingested: ${error instanceof Error ? error.message : error}`,
-        '   The server starts anyway, but it will answer every question with "the knowledge base is empty".',
-        `   kb-chat needs the embedding model ${config.embedModel}: either network access to download it once,`,
-        '   or KB_MODEL_DIR pointing at a folder that holds <model id>/config.json, tokenizer files and',
-        '   onnx/model_quantized.onnx. To try kb-chat offline with the bundled (non-semantic) test model:',
-        '     KB_EMBED_MODEL=test-double/bert-384 KB_MODEL_DIR=test/fixtures/models npm start',
+        `⚠  The demo knowledge base could not be ingested. ${error instanceof Error ? error.message : error}`,
+        '   The server starts anyway; until a model can be loaded it answers "the knowledge base is empty",',
+        '   and the next start tries the ingestion again.',
         '',
       ].join('\n'),
     );

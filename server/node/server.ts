@@ -2,6 +2,7 @@
  * The Node server: the runtime-agnostic API plus what a browser needs from the same origin — the demo
  * page, the widget bundle, the model files and the ONNX Runtime wasm (so nothing is fetched from a CDN).
  */
+import { existsSync } from 'node:fs';
 import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
@@ -22,7 +23,10 @@ export function createNodeApp(options: NodeServerOptions) {
   app.route('/', api);
 
   const strip = (prefix: string) => (path: string) => path.slice(prefix.length);
-  app.use('/models/*', serveStatic({ root: options.modelDir, rewriteRequestPath: strip('/models') }));
+  // The folder may not exist yet (no model downloaded): then /models/ is simply a 404, without a warning.
+  if (existsSync(options.modelDir)) {
+    app.use('/models/*', serveStatic({ root: options.modelDir, rewriteRequestPath: strip('/models') }));
+  }
   // Only the runtime files the embedder asks for; the folder also holds bundles we do not need to expose.
   app.use('/ort/*', async function ortFilesOnly(c, next) {
     if (!/^\/ort\/ort-wasm-[\w.-]+\.(wasm|mjs)$/.test(c.req.path)) return c.notFound();
