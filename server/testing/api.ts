@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type AppDeps } from '../app.ts';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import type { IngestDocument, IngestStore } from '../store/types.ts';
 import { basis } from './vectors.ts';
 
 export const TEST_SECRET = 'test-secret-for-api-tests-0123456789';
@@ -70,8 +71,8 @@ export async function createTestApi(overrides: Partial<AppDeps> = {}): Promise<T
 }
 
 /** Two documents: Billing (refunds on basis(0), invoices on basis(1)) and Internal (basis(2)). */
-export async function seedKb(store: PgliteStore): Promise<void> {
-  await store.ingestDocument({
+export const SEED_DOCUMENTS: IngestDocument[] = [
+  {
     source: 'billing.md',
     name: 'Billing',
     meta: { url: '/docs/billing' },
@@ -89,15 +90,20 @@ export async function seedKb(store: PgliteStore): Promise<void> {
         embedding: basis(1),
       },
     ],
-  });
-  await store.ingestDocument({
+  },
+  {
     source: 'secret.md',
     name: 'Internal',
     meta: {},
     checksum: 'x2',
     model: 'test-model',
     chunks: [{ content: 'The staff discount code is HIDDEN.', meta: {}, embedding: basis(2) }],
-  });
+  },
+];
+
+/** Writes SEED_DOCUMENTS through any ingest store (embedded, or Supabase with the service-role key). */
+export async function seedKb(store: IngestStore): Promise<void> {
+  for (const doc of SEED_DOCUMENTS) await store.ingestDocument(doc);
 }
 
 export const question = (embedding: number[] | undefined, message = 'How do refunds work?', extra: object = {}) => ({

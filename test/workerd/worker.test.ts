@@ -17,6 +17,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnonymousAuth, ErrorBody, Health, Refusal } from '../../protocol/index.ts';
 import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
 import { createSupabaseIngestStore } from '../../server/store/supabase.ts';
+import { seedKb as seedDocuments } from '../../server/testing/api.ts';
 import { readChatEvents } from '../../server/testing/sse.ts';
 import { basis, withSimilarity } from '../../server/testing/vectors.ts';
 import { startRpcServer, type RpcServer } from './rpc-server.ts';
@@ -82,22 +83,7 @@ beforeEach(async () => {
 
 /** The knowledge base, written the way the ingestion CLI writes it: supabase-js with the service-role key. */
 async function seedKb() {
-  const ingest = createSupabaseIngestStore({ url: supabase.url, key: supabase.serviceRoleKey, realtimeTransport: ws });
-  await ingest.ingestDocument({
-    source: 'billing.md',
-    name: 'Billing',
-    meta: { url: '/docs/billing' },
-    checksum: 'x1',
-    model: 'test-model',
-    chunks: [
-      {
-        content: '## Refunds\n\nRefunds are issued within 14 days of a charge. Annual plans are refunded pro rata.',
-        meta: { section: 'Billing › Refunds', heading_path: ['Billing', 'Refunds'], anchor: 'refunds', url: '/docs/billing#refunds', page: 2 },
-        embedding: basis(0),
-      },
-      { content: 'Invoices are emailed on the first day of each month.', meta: { section: 'Billing › Invoices' }, embedding: basis(1) },
-    ],
-  });
+  await seedDocuments(createSupabaseIngestStore({ url: supabase.url, key: supabase.serviceRoleKey, realtimeTransport: ws }));
   supabase.log.length = 0;
 }
 
@@ -139,7 +125,7 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
     await seedKb();
     const res = await worker('/api/health');
     expect(res.status).toBe(200);
-    expect((await res.json()) as Health).toMatchObject({ status: 'ok', embed_model: 'test-model', kb: { documents: 1, ready_documents: 1, chunks: 2, embeddings: 2 } });
+    expect((await res.json()) as Health).toMatchObject({ status: 'ok', embed_model: 'test-model', kb: { documents: 2, ready_documents: 2, chunks: 3, embeddings: 3 } });
     expect(supabase.log).toEqual([expect.objectContaining({ path: '/rest/v1/rpc/kb_stats', status: 200, role: 'anon', apikeyRole: 'anon' })]);
   });
 
