@@ -23,6 +23,15 @@ export function createNodeApp(options: NodeServerOptions) {
   app.route('/', api);
 
   const strip = (prefix: string) => (path: string) => path.slice(prefix.length);
+  // The widget, its worker, the model and the wasm are public files that pages on other origins load
+  // (the site embedding the widget): readable by any origin, never with credentials.
+  for (const path of ['/kb-chat*', '/models/*', '/ort/*']) {
+    app.use(path, async function publicAsset(c, next) {
+      await next();
+      c.res.headers.set('Access-Control-Allow-Origin', '*');
+      c.res.headers.set('Cross-Origin-Resource-Policy', 'cross-origin');
+    });
+  }
   // The folder may not exist yet (no model downloaded): then /models/ is simply a 404, without a warning.
   if (existsSync(options.modelDir)) {
     app.use('/models/*', serveStatic({ root: options.modelDir, rewriteRequestPath: strip('/models') }));

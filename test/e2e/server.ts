@@ -24,7 +24,7 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export async function startServerAndBrowser(): Promise<Running> {
+export async function startServerAndBrowser(env: Record<string, string> = {}): Promise<Running> {
   if (!existsSync(join(ROOT, 'dist/kb-chat.js'))) throw new Error('dist/kb-chat.js is missing: run `npm run build` first');
   const dataDir = await mkdtemp(join(tmpdir(), 'kb-e2e-'));
   const server: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/start.ts'], {
@@ -36,6 +36,7 @@ export async function startServerAndBrowser(): Promise<Running> {
       KB_EMBED_MODEL: 'test-double/bert-384',
       KB_MODEL_DIR: join(ROOT, 'test/fixtures/models'),
       KB_JWT_SECRET: 'e2e-secret-e2e-secret-e2e-secret-0123',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

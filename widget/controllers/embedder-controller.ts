@@ -105,7 +105,7 @@ export class EmbedderController implements ReactiveController {
       const api = this.options.api();
       const config = await api.config();
       if (run !== this.run) return;
-      const worker = new Worker(this.options.workerUrl(), { type: 'module', name: 'kb-chat-embedder' });
+      const worker = createModuleWorker(this.options.workerUrl(), 'kb-chat-embedder');
       this.worker = worker;
       await new Promise<void>((resolve, reject) => {
         worker.addEventListener('message', (event: MessageEvent<EmbedderResponse>) => {
@@ -165,5 +165,23 @@ export class EmbedderController implements ReactiveController {
   private setStatus(status: EmbedderStatus): void {
     this.status = status;
     this.host.requestUpdate();
+  }
+}
+
+/**
+ * A module Worker for `url`. Browsers only start workers from the page's own origin, but the widget is
+ * usually served by the kb-chat API on another origin than the site embedding it: then the worker is a
+ * same-origin blob that imports the real script (the API serves it with CORS headers).
+ */
+export function createModuleWorker(url: string | URL, name: string): Worker {
+  const href = new URL(url, location.href);
+  if (href.origin === location.origin) return new Worker(href, { type: 'module', name });
+  const shim = new Blob([`import ${JSON.stringify(href.href)};`], { type: 'text/javascript' });
+  const shimUrl = URL.createObjectURL(shim);
+  try {
+    return new Worker(shimUrl, { type: 'module', name });
+  } finally {
+    // The worker has fetched (or is fetching) the shim; the URL itself is no longer needed.
+    setTimeout(() => URL.revokeObjectURL(shimUrl), 10_000);
   }
 }
