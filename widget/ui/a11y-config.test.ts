@@ -1,5 +1,6 @@
 /** Keyboard, live region, configuration, events, theming and RTL, in Chromium. */
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { emulateMedia } from '@web/test-runner-commands';
 import type KbChat from '../kb-chat.component.ts';
 import { UI_URL, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';
 
@@ -105,6 +106,31 @@ describe('accessibility and configuration', () => {
     expect(log.auth).to.equal(0);
     expect(log.chat[0]!.token).to.equal(access_token);
     expect(calls).to.be.greaterThan(0);
+  });
+
+  it('respects prefers-reduced-motion: no panel animation, no bubble transition', async () => {
+    const motion = async (reducedMotion: 'reduce' | 'no-preference') => {
+      await emulateMedia({ reducedMotion });
+      const el = await createWidget();
+      await openKeyword(el);
+      const root = shadow(el);
+      // Read before removing the element: computed styles are live and empty once it is detached.
+      const result = {
+        animation: getComputedStyle(root.querySelector('[part="panel"]')!).animationName,
+        transition: getComputedStyle(root.querySelector('[part="bubble"]')!).transitionProperty,
+      };
+      el.remove();
+      return result;
+    };
+    try {
+      const moving = await motion('no-preference');
+      expect(moving.animation).to.not.equal('none');
+      const still = await motion('reduce');
+      expect(still.animation).to.equal('none');
+      expect(still.transition).to.equal('none');
+    } finally {
+      await emulateMedia({ reducedMotion: 'no-preference' });
+    }
   });
 
   it('starts open with the open attribute', async () => {
