@@ -127,6 +127,8 @@ describe('streaming robustness', () => {
     const text = await res.text();
     expect(text).toContain('event: answer_start');
     expect(text).not.toContain('event: answer_end');
+    // Dropped, but the answer is kept for a retry with the same message id.
+    await expect.poll(() => count("select 1 from chat_messages where role = 'assistant'"), { timeout: 3000 }).toBe(1);
   });
 
   it('stops sending when the client disconnects, but keeps the answer for a retry', async () => {

@@ -21,8 +21,13 @@ export interface StreamOptions {
   deltaDelayMs: number;
 }
 
-/** The events of an answer, in order; `answer_end` needs the stored message id. */
+/** The events of an answer, in order; `answer_end` carries the stored message id. */
 export function answerEvents(outcome: AnswerOutcome, answerMessageId: string): ChatEvent[] {
+  return [...answerBody(outcome), { event: 'answer_end', data: { message_id: answerMessageId } }];
+}
+
+/** Everything before `answer_end`: what can be sent before the answer is stored. */
+function answerBody(outcome: AnswerOutcome): ChatEvent[] {
   return [
     {
       event: 'answer_start',
@@ -36,7 +41,6 @@ export function answerEvents(outcome: AnswerOutcome, answerMessageId: string): C
     },
     ...[...deltas(outcome.text)].map((text): ChatEvent => ({ event: 'answer_delta', data: { text } })),
     { event: 'sources', data: { citations: outcome.citations } },
-    { event: 'answer_end', data: { message_id: answerMessageId } },
   ];
 }
 
@@ -70,23 +74,23 @@ export function streamAnswer(
     c,
     async (stream) => {
       const heartbeat = setInterval(() => void stream.write(': keep-alive\n\n').catch(() => {}), options.heartbeatMs);
+      // Stored once, when answer_end needs the id — after the deltas, so a database failure there still
+      // reaches the client as an in-band error — or at the latest when the stream ends for any reason, so a
+      // retry with the same message id replays the answer even if this client left or stalled.
+      let answerId = outcome.answer_message_id;
+      const stored = async () => (answerId ??= await store(outcome));
+      const body = answerBody(outcome);
+      const send = async (seq: number, event: ChatEvent) => {
+        if (seq <= skipThrough) return;
+        await writeWithin(stream, event, `${outcome.message_id}:${seq}`, options.idleTimeoutMs);
+        if (event.event === 'answer_delta' && options.deltaDelayMs > 0) await sleep(options.deltaDelayMs);
+      };
       try {
-        // Events before answer_end do not need the stored id; store it only when it is needed, after the
-        // deltas, so a database failure there still reaches the client as an in-band error.
-        const pending = answerEvents(outcome, outcome.answer_message_id ?? '');
-        for (let [seq, event] of pending.entries()) {
-          if (event.event === 'answer_end' && !outcome.answer_message_id) {
-            event = { event: 'answer_end', data: { message_id: await store(outcome) } };
-          }
-          if (stream.aborted) {
-            // The visitor left: stop sending, but keep the answer so a retry replays it.
-            if (!outcome.answer_message_id) await store(outcome).catch(() => {});
-            return;
-          }
-          if (seq <= skipThrough) continue;
-          await writeWithin(stream, event, `${outcome.message_id}:${seq}`, options.idleTimeoutMs);
-          if (event.event === 'answer_delta' && options.deltaDelayMs > 0) await sleep(options.deltaDelayMs);
+        for (const [seq, event] of body.entries()) {
+          if (stream.aborted) return;
+          await send(seq, event);
         }
+        if (!stream.aborted) await send(body.length, { event: 'answer_end', data: { message_id: await stored() } });
       } catch (error) {
         // Handled here, not by streamSSE's onError: Hono follows onError with an `error` event carrying the
         // raw exception message, which must never reach a client.
@@ -95,6 +99,7 @@ export function streamAnswer(
         if (!stream.aborted) await stream.writeSSE({ event: 'error', data: JSON.stringify({ code, message }) }).catch(() => {});
       } finally {
         clearInterval(heartbeat);
+        await stored().catch(() => {});
         onClose();
       }
     },
