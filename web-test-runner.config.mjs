@@ -8,22 +8,12 @@ import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { defaultReporter, summaryReporter } from '@web/test-runner';
 import { buildWidget } from './esbuild.config.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './test/chromium.mjs';
 import { createFakeApi } from './widget/test/fake-api.mjs';
 
 // The shipped bundles are tested too (widget/kb-chat.bundle.test.ts), so build them first, outside dist/.
 export const BUNDLE_DIR = 'test-results/widget-dist';
 await buildWidget({ outdir: BUNDLE_DIR });
-
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-quic',
-];
 
 /** Counts every test of every browser session; a file that failed to load counts as one failure. */
 function jsonSummaryReporter({ outputFile = 'test-results/wtr.json' } = {}) {
@@ -59,7 +49,7 @@ export default {
   middleware: [createFakeApi()],
   browsers: [
     chromeLauncher({
-      launchOptions: { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS },
+      launchOptions: { executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS },
     }),
   ],
   // One file at a time: the fake API's request log is shared, and the model load is CPU-heavy on 2 cores.

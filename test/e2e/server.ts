@@ -5,19 +5,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium.mjs';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-quic',
-];
-
 export interface Running {
   baseUrl: string;
   browser: Browser;
@@ -51,7 +41,7 @@ export async function startServerAndBrowser(env: Record<string, string> = {}): P
     server.stderr!.on('data', onData);
     server.on('exit', (code) => reject(new Error(`server exited (${code}) before it was ready:\n${output}`)));
   });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
   return {
     baseUrl,
     browser,
