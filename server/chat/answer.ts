@@ -46,13 +46,15 @@ export async function answerTurn(
   }
   if (turn.answer) return replay(turn, turn.answer, request);
 
-  const stats = await store.kbStats().catch(rethrow);
-  if (stats.ready_documents === 0) return refuse(store, claims, turn, request, emptyKbRefusal());
-
   const found = await retrieve(store, { claims, question: request.query, embedding: request.embedding }, retrieval).catch(
     rethrow,
   );
-  if (found.kind === 'refuse') return refuse(store, claims, turn, request, noEvidenceRefusal());
+  if (found.kind === 'refuse') {
+    // Only a refusal needs to know whether the knowledge base is empty: kb_stats counts every chunk, which is
+    // not something to do on every question.
+    const stats = await store.kbStats().catch(rethrow);
+    return refuse(store, claims, turn, request, stats.ready_documents === 0 ? emptyKbRefusal() : noEvidenceRefusal());
+  }
 
   const { text, citations } = extractAnswer(request.query, found.chunks);
   return {

@@ -148,7 +148,7 @@ describe('streaming robustness', () => {
   });
 
   it('a database failure before streaming is a 503 JSON without internal details', async () => {
-    const broken = brokenStore({ kbStats: true });
+    const broken = brokenStore({ searchChunks: true });
     const app = createApp({ store: broken, localAuth: api().store, jwtSecret: TEST_SECRET, evidenceThreshold: 0.35, embedModel: 'm' });
     const { token } = await api().signIn(app);
     const res = await api().chat(token, question(basis(0)), {}, app);
@@ -237,12 +237,12 @@ function withLongAnswer(): number[] {
 }
 
 /** The real store with chosen methods failing the way a lost database does. */
-function brokenStore(fail: { kbStats?: boolean; finishTurn?: boolean }): ChatStore {
+function brokenStore(fail: { searchChunks?: boolean; finishTurn?: boolean }): ChatStore {
   const real = api().store;
   const boom = () => Promise.reject(new StoreError('unavailable', 'SECRET-INTERNAL connection refused'));
   return new Proxy(real, {
     get(target, key, receiver) {
-      if (key === 'kbStats' && fail.kbStats) return boom;
+      if (key === 'searchChunks' && fail.searchChunks) return boom;
       if (key === 'finishTurn' && fail.finishTurn) return boom;
       const value = Reflect.get(target, key, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
