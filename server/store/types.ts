@@ -152,6 +152,10 @@ export interface ContentGap {
 
 export interface ChatStore {
   kbStats(): Promise<KbStats>;
+  /**
+   * The seed's plain cosine top-k (`match_chunks`). The API retrieves with `searchChunks`; this stays for
+   * tools and tests that check what ingestion stored by vector alone.
+   */
   matchChunks(claims: JwtClaims, embedding: number[], threshold: number, count: number): Promise<ChunkMatch[]>;
   /** Hybrid / vector / full-text retrieval with filters (`search_chunks`), as the visitor. */
   searchChunks(claims: JwtClaims, params: SearchChunksParams): Promise<SearchChunkRow[]>;
