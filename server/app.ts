@@ -14,7 +14,7 @@ import type { Config } from './config/index.ts';
 import { chunksRoute } from './chunks/route.ts';
 import { historyRoute } from './history/route.ts';
 import { searchRoute } from './search/route.ts';
-import { AppError, errorBody, fromStoreError, onAppError } from './http/errors.ts';
+import { errorBody, fromStoreError, onAppError } from './http/errors.ts';
 import type { RetrievalOptions } from './retrieval/index.ts';
 import type { ChatStore, LocalAuthStore } from './store/types.ts';
 
@@ -161,4 +161,3 @@ function localAnonymousSignIn(localAuth: LocalAuthStore, jwtSecret: string) {
   };
 }
 
-export { AppError };

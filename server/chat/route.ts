@@ -85,9 +85,6 @@ export class StreamSlots {
   release(): void {
     this.open = Math.max(0, this.open - 1);
   }
-  get inUse(): number {
-    return this.open;
-  }
 }
 
 function once(fn: () => void): () => void {
