@@ -222,6 +222,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   if (fatal) throw fatal;
 
   if (options.prune) await prune(options, summary, files.map((f) => f.source), roots, crawlResult);
+  if (!dryRun && summary.added + summary.updated + summary.pruned.length > 0) await store.optimize();
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
 }

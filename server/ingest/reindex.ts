@@ -47,6 +47,7 @@ export async function reindex({ store, model, embedder, dryRun = false, onDocume
     summary.chunks += written;
     onDocument?.(doc.source, written);
   }
+  if (summary.documents > 0 && !dryRun) await store.optimize();
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
 }

@@ -254,6 +254,16 @@ class Store implements PgliteStore {
     return this.scalar<number>('select kb_restore_indexes() as v');
   }
 
+  async optimize(): Promise<void> {
+    await this.run(async (db) => {
+      await db.query('select kb_optimize()');
+      // The statistics rows are updated once per document: vacuum them, since nothing else will here (no
+      // autovacuum in the embedded database) and a search reads them on every question. VACUUM cannot run
+      // inside a function, hence here rather than in kb_optimize.
+      await db.exec('vacuum kb_corpus_stats, kb_lexemes');
+    });
+  }
+
   private async scalar<T>(sql: string, params: unknown[] = []): Promise<T> {
     const { rows } = await this.run((q) => q.query<{ v: T }>(sql, params));
     return rows[0]!.v;
@@ -263,8 +273,10 @@ class Store implements PgliteStore {
   private asVisitor<T>(claims: JwtClaims, fn: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.run((db) =>
       db.transaction(async (tx) => {
-        await tx.query("select set_config('request.jwt.claims', $1, true)", [JSON.stringify(claims)]);
-        await tx.exec('set local role authenticated');
+        // One round trip for both, as PostgREST does it (set_config('role') is `set local role`).
+        await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)", [
+          JSON.stringify(claims),
+        ]);
         return fn(tx);
       }),
     );

@@ -250,6 +250,10 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
     async setEmbeddings(model, rows) {
       return Number(await call<number>('kb_set_embeddings', supabase.rpc('kb_set_embeddings', { p_model: model, p_embeddings: rows })));
     },
+
+    async optimize() {
+      await call('kb_optimize', supabase.rpc('kb_optimize'));
+    },
   };
 }
 

@@ -227,6 +227,11 @@ export interface IngestStore {
    */
   deferEmbeddingIndex?(): Promise<boolean>;
   restoreIndexes?(): Promise<number>;
+  /**
+   * After writing: merge the full-text index's pending entries and refresh the planner's statistics
+   * (`kb_optimize`), so that searches use their indexes from the first question on.
+   */
+  optimize(): Promise<void>;
 }
 
 /** One row of `kb_list_documents`. */

@@ -49,6 +49,12 @@ const FUNCTIONS: Record<string, { args: string; callers: string[] }> = {
   kb_set_embeddings: { args: 'p_model text, p_embeddings jsonb', callers: ['service_role'] },
   kb_defer_embedding_index: { args: '', callers: ['service_role'] },
   kb_restore_indexes: { args: '', callers: ['service_role'] },
+  kb_optimize: { args: '', callers: ['service_role'] },
+  kb_recount_statistics: { args: '', callers: ['service_role'] },
+  // Called by the triggers that keep BM25's statistics, not by the stores.
+  kb_count_chunks: { args: 'p_fts tsvector[], p_total_length bigint, p_sign integer', callers: ['service_role'] },
+  kb_chunks_count_trigger: { args: '', callers: ['service_role'] },
+  kb_documents_count_trigger: { args: '', callers: ['service_role'] },
 };
 
 describe('supabase/migrations on a new database', () => {
@@ -72,9 +78,11 @@ describe('supabase/migrations on a new database', () => {
         'chat_sessions',
         'content_gaps',
         'kb_chunks',
+        'kb_corpus_stats',
         'kb_deferred_indexes',
         'kb_documents',
         'kb_embeddings',
+        'kb_lexemes',
         'rate_limits',
       ].map((relname) => ({ relname, relrowsecurity: true })),
     );
@@ -108,6 +116,7 @@ describe('supabase/migrations on a new database', () => {
     expect(definers.map((d) => d.proname)).toEqual([
       'get_chunk',
       'kb_defer_embedding_index',
+      'kb_optimize',
       'kb_restore_indexes',
       'kb_stats',
       'list_content_gaps',

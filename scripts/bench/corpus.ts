@@ -1,0 +1,141 @@
+/**
+ * The benchmark's knowledge bases and questions, made deterministically from the text in `../shared/data`
+ * (nothing is copied into the repository).
+ *
+ * Each document is one Markdown file of about one chunk (a title and ≤ 120 words: under the chunker's 256
+ * word pieces), so a knowledge base of N documents is a knowledge base of ≈ N chunks. The first documents
+ * are real text, in a fixed order: SciFact abstracts cut into ≈ 120-word parts, then SQuAD paragraphs, then
+ * the Railway docs' prose (≈ 11k parts in all). Beyond that, documents are recombined from the same
+ * sentences with a seeded PRNG: the vocabulary and its frequencies stay those of real text, which is what
+ * the full-text statistics and their cost depend on. The same N gives the same files on every machine.
+ *
+ * Questions are SciFact claims: the 10k knowledge base holds every SciFact abstract, so they are questions
+ * about the knowledge base, and a smaller one refuses some (a refusal is measured like any answer).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export const SHARED_DATA = path.resolve(import.meta.dirname, '../../../shared/data');
+
+const WORDS_PER_DOC = 120;
+
+interface Part {
+  title: string;
+  text: string;
+}
+
+/** Writes `count` Markdown documents into `dir` (created); returns how many were written. */
+export async function writeCorpus(dir: string, count: number, dataDir = SHARED_DATA): Promise<number> {
+  await mkdir(dir, { recursive: true });
+  const real = await realParts(dataDir);
+  const sentences = real.flatMap((p) => splitSentences(p.text));
+  const titles = real.map((p) => p.title);
+  const random = mulberry32(0x6b62 + 1);
+  const batch: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const part = i < real.length ? real[i]! : recombined(i, sentences, titles, random);
+    batch.push(writeFile(path.join(dir, `${String(i).padStart(6, '0')}.md`), `# ${part.title}\n\n${part.text}\n`));
+    if (batch.length >= 256) await Promise.all(batch.splice(0));
+  }
+  await Promise.all(batch);
+  return count;
+}
+
+/** `count` SciFact claims, spread over the file (deterministic). */
+export async function benchQuestions(count: number, dataDir = SHARED_DATA): Promise<string[]> {
+  const lines = (await readFile(path.join(dataDir, 'scifact', 'queries.jsonl'), 'utf8')).split('\n').filter((l) => l.trim());
+  const claims = lines.map((l) => (JSON.parse(l) as { text: string }).text.trim());
+  const step = claims.length / count;
+  return Array.from({ length: Math.min(count, claims.length) }, (_, i) => claims[Math.floor(i * step)]!);
+}
+
+async function realParts(dataDir: string): Promise<Part[]> {
+  const parts: Part[] = [];
+  const corpus = (await readFile(path.join(dataDir, 'scifact', 'corpus.jsonl'), 'utf8')).split('\n').filter((l) => l.trim());
+  for (const line of corpus) {
+    const doc = JSON.parse(line) as { title?: string; text: string };
+    parts.push(...cut(clean(doc.title ?? 'Abstract'), doc.text));
+  }
+  const squad = JSON.parse(await readFile(path.join(dataDir, 'squad-v2-dev-public.json'), 'utf8')) as {
+    data: { title: string; paragraphs: { context: string }[] }[];
+  };
+  for (const article of squad.data) {
+    for (const paragraph of article.paragraphs) parts.push(...cut(article.title.replace(/_/g, ' '), paragraph.context));
+  }
+  const docsDir = path.join(dataDir, 'docs-corpus', 'railway-docs', 'content', 'docs');
+  if (existsSync(docsDir)) {
+    for (const file of (await listMarkdown(docsDir)).sort()) {
+      const text = prose(await readFile(file, 'utf8'));
+      if (text) parts.push(...cut(path.basename(file).replace(/\.mdx?$/, '').replace(/-/g, ' '), text));
+    }
+  }
+  return parts;
+}
+
+/** ≈ WORDS_PER_DOC-word parts, cut at sentence ends. */
+function cut(title: string, text: string): Part[] {
+  const parts: Part[] = [];
+  let words: string[] = [];
+  for (const sentence of splitSentences(text)) {
+    const next = sentence.split(/\s+/);
+    if (words.length > 0 && words.length + next.length > WORDS_PER_DOC) {
+      parts.push({ title: parts.length ? `${title} (${parts.length + 1})` : title, text: words.join(' ') });
+      words = [];
+    }
+    words.push(...next.slice(0, WORDS_PER_DOC));
+  }
+  if (words.length) parts.push({ title: parts.length ? `${title} (${parts.length + 1})` : title, text: words.join(' ') });
+  return parts;
+}
+
+function recombined(i: number, sentences: string[], titles: string[], random: () => number): Part {
+  const words: string[] = [];
+  while (words.length < WORDS_PER_DOC - 30) {
+    words.push(...sentences[Math.floor(random() * sentences.length)]!.split(/\s+/).slice(0, 40));
+  }
+  return { title: `${titles[Math.floor(random() * titles.length)]} · ${i}`, text: words.join(' ') };
+}
+
+function splitSentences(text: string): string[] {
+  return clean(text)
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9(])/)
+    .filter((s) => s.length > 0);
+}
+
+/** One line, no Markdown syntax that would make a heading, list or code block. */
+function clean(text: string): string {
+  return text.replace(/\s+/g, ' ').replace(/^[#>*\-+`|]+\s*/, '').trim();
+}
+
+/** The prose lines of a docs page: no front matter, code, tables, components or headings. */
+function prose(markdown: string): string {
+  const body = markdown.replace(/^---\n[\s\S]*?\n---\n/, '').replace(/```[\s\S]*?```/g, ' ');
+  return body
+    .split('\n')
+    .filter((line) => /^[A-Za-z]/.test(line.trim()) && !line.includes('|') && !line.trim().startsWith('import '))
+    .map((line) => line.replace(/<[^>]+>/g, ' ').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1'))
+    .join(' ');
+}
+
+async function listMarkdown(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await listMarkdown(full)));
+    else if (/\.mdx?$/.test(entry.name)) out.push(full);
+  }
+  return out;
+}
+
+/** A small seeded PRNG (public domain), so every machine writes the same corpus. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
