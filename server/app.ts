@@ -14,6 +14,7 @@ import type { Config } from './config/index.ts';
 import { chunksRoute } from './chunks/route.ts';
 import { historyRoute } from './history/route.ts';
 import { searchRoute } from './search/route.ts';
+import { admission, AdmissionQueue, type AdmissionOptions } from './http/admission.ts';
 import { errorBody, fromStoreError, onAppError } from './http/errors.ts';
 import type { RetrievalOptions } from './retrieval/index.ts';
 import type { ChatStore, LocalAuthStore } from './store/types.ts';
@@ -47,6 +48,11 @@ export interface AppDeps {
   streaming?: Partial<StreamOptions> & { maxConcurrent?: number };
   /** Largest accepted request body (bytes). */
   maxBodyBytes?: number;
+  /**
+   * Bound the wait for a database that answers one query at a time (the embedded PGlite): chat and search
+   * requests past it get 503 + Retry-After (see http/admission.ts). Unset: no bound (Workers + Supabase).
+   */
+  admission?: AdmissionOptions;
 }
 
 /** The AppDeps fields that come straight from configuration. */
@@ -116,6 +122,12 @@ export function createApp(deps: AppDeps) {
       ort_wasm_url: deps.ortWasmUrl ?? '/ort/',
     });
   });
+
+  if (deps.admission) {
+    const queue = new AdmissionQueue(deps.admission);
+    app.use(API_PATHS.chat, admission(queue));
+    app.use(API_PATHS.search, admission(queue));
+  }
 
   const signIn = deps.anonymousSignIn ?? (localAuth && jwtSecret ? localAnonymousSignIn(localAuth, jwtSecret) : null);
   if (signIn) {

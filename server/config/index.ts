@@ -32,6 +32,8 @@ export interface Config {
   confidence: { high: number; medium: number };
   /** CHAT_LEXICAL_THRESHOLD / CHAT_HYBRID_THRESHOLD: the evidence gate of lexical and hybrid mode (server/retrieval). */
   retrieval: Partial<RetrievalOptions>;
+  /** KB_MAX_WAIT_MS: embedded server only — longest a question waits for the database before 503 + Retry-After. */
+  maxWaitMs: number;
 }
 
 export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
@@ -59,6 +61,7 @@ export function readConfig(env: Env): Config {
       windowSeconds: number(env, 'KB_RATE_LIMIT_WINDOW', 60, 1, 86_400),
     },
     retrieval: retrievalFromEnv(env),
+    maxWaitMs: number(env, 'KB_MAX_WAIT_MS', 1000, 1, 60_000),
     confidence: {
       high: number(env, 'CHAT_CONFIDENCE_HIGH', 0.6, 0, 1),
       medium: number(env, 'CHAT_CONFIDENCE_MEDIUM', 0.45, 0, 1),

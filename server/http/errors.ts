@@ -45,6 +45,8 @@ export function errorBody(code: ErrorCode, message: string): ErrorBody {
 
 export function onAppError(error: Error, c: Context): Response {
   const appError = fromStoreError(error);
-  if (appError.status >= 500) console.error('[kb-chat]', error);
+  // A 503 without a cause is load shedding (admission, stream slots): expected under load, not worth a log
+  // line per visitor. A failure with a cause (the database) is logged.
+  if (appError.status >= 500 && (appError.status !== 503 || appError.cause)) console.error('[kb-chat]', error);
   return c.json(errorBody(appError.code, appError.message), appError.status);
 }

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatStore } from '../store/types.ts';
+import { question, useTestApi } from '../testing/api.ts';
+import { basis } from '../testing/vectors.ts';
+import { AdmissionQueue } from './admission.ts';
+
+describe('AdmissionQueue', () => {
+  it('admits up to `concurrency` at once and the rest in arrival order', async () => {
+    const queue = new AdmissionQueue({ concurrency: 2, maxWaitMs: 5_000 });
+    const order: number[] = [];
+    const leaves = await Promise.all([queue.enter(), queue.enter()]);
+    const later = [2, 3, 4].map((n) => queue.enter().then((leave) => (order.push(n), leave)));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(order).toEqual([]); // both places taken
+    leaves[0]!();
+    const third = await later[0]!;
+    expect(order).toEqual([2]);
+    leaves[1]!();
+    third();
+    for (const leave of await Promise.all(later.slice(1))) leave();
+    expect(order).toEqual([2, 3, 4]);
+    expect(queue.expectedWaitMs()).toBe(0);
+  });
+
+  it('turns a request away at once when its estimated wait is over the bound', async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, maxWaitMs: 50 });
+    // Eight requests of 100 ms each: the moving average of a request's duration climbs past 80 ms.
+    for (let i = 0; i < 8; i++) {
+      const leave = await queue.enter();
+      await new Promise((r) => setTimeout(r, 100));
+      leave();
+    }
+    const holder = await queue.enter();
+    const started = performance.now();
+    const error = await queue.enter().then(
+      () => null,
+      (e: unknown) => e as { status: number; retryAfterSeconds: number },
+    );
+    expect(performance.now() - started).toBeLessThan(20); // not after waiting
+    expect(error?.status).toBe(503);
+    expect(error?.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    holder();
+  });
+
+  it('sends a waiting request away when its actual wait passes the bound', async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, maxWaitMs: 40 });
+    const holder = await queue.enter(); // the estimate starts low (10 ms), so the next one queues
+    const started = performance.now();
+    const outcome = await queue.enter().then(
+      () => 'admitted',
+      (e: { status: number }) => e.status,
+    );
+    expect(outcome).toBe(503);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(35);
+    holder();
+    // The place it left is not lost: the next request is admitted at once.
+    const next = await queue.enter();
+    next();
+  });
+});
+
+describe('POST /api/chat behind admission control', () => {
+  // The real app and database, with search made slow (each takes 60 ms) the way a busy embedded database
+  // is: a wrapper around the real store, because a reproducibly slow query is what this test needs.
+  const api = useTestApi({ seed: true, overrides: { admission: { concurrency: 1, maxWaitMs: 150 } } });
+
+  it('serves what fits in the wait bound, answers the rest 503 + Retry-After, and writes nothing for them', async () => {
+    const slow = slowSearch(api().store, 60);
+    const app = api().instance({ store: slow, admission: { concurrency: 1, maxWaitMs: 150 } });
+    const tokens = await Promise.all(Array.from({ length: 12 }, () => api().signIn(app)));
+    const responses = await Promise.all(
+      tokens.map(({ token }) => api().chat(token, question(basis(0)), { headers: { Accept: 'application/json' } }, app)),
+    );
+    const served = responses.filter((r) => r.status === 200);
+    const busy = responses.filter((r) => r.status === 503);
+    expect(served.length + busy.length).toBe(12);
+    expect(served.length).toBeGreaterThanOrEqual(2);
+    expect(busy.length).toBeGreaterThanOrEqual(4);
+    for (const r of busy) {
+      expect(Number(r.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
+      expect(await r.json()).toEqual({ error: { code: 'unavailable', message: expect.stringMatching(/try again/) } });
+    }
+    // Rejected before the turn began: only the served questions (and their answers) are stored.
+    const { rows } = await api().store.db.query<{ n: number }>("select count(*)::int as n from chat_messages where role = 'user'");
+    expect(rows[0]!.n).toBe(served.length);
+  });
+});
+
+function slowSearch(store: ChatStore, ms: number): ChatStore {
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (key === 'searchChunks') {
+        return async (...args: unknown[]) => {
+          await new Promise((r) => setTimeout(r, ms));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
