@@ -55,6 +55,7 @@ const FUNCTIONS: Record<string, { args: string; callers: string[] }> = {
   kb_count_chunks: { args: 'p_fts tsvector[], p_total_length bigint, p_sign integer', callers: ['service_role'] },
   kb_chunks_count_trigger: { args: '', callers: ['service_role'] },
   kb_documents_count_trigger: { args: '', callers: ['service_role'] },
+  kb_statistics_deferred: { args: '', callers: ['service_role'] },
 };
 
 describe('supabase/migrations on a new database', () => {
