@@ -99,6 +99,14 @@ export function createApp(deps: AppDeps) {
       maxAge: 600,
     }),
   );
+  // Server-Timing: the server's own time until the response starts (for a streamed answer: until the
+  // answer is ready and its first event can be sent), so a client can tell server time from network and
+  // its own queueing. Admission adds its queue wait beside it.
+  app.use('/api/*', async function serverTiming(c, next) {
+    const started = performance.now();
+    await next();
+    c.res.headers.append('Server-Timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
+  });
   app.use(
     '/api/*',
     bodyLimit({

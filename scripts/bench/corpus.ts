@@ -46,8 +46,9 @@ export async function writeCorpus(dir: string, count: number, dataDir = SHARED_D
 export async function benchQuestions(count: number, dataDir = SHARED_DATA): Promise<string[]> {
   const lines = (await readFile(path.join(dataDir, 'scifact', 'queries.jsonl'), 'utf8')).split('\n').filter((l) => l.trim());
   const claims = lines.map((l) => (JSON.parse(l) as { text: string }).text.trim());
-  const step = claims.length / count;
-  return Array.from({ length: Math.min(count, claims.length) }, (_, i) => claims[Math.floor(i * step)]!);
+  const n = Math.min(count, claims.length);
+  const step = claims.length / n; // (count, not n, here repeated the first claims when count > claims)
+  return Array.from({ length: n }, (_, i) => claims[Math.floor(i * step)]!);
 }
 
 async function realParts(dataDir: string): Promise<Part[]> {

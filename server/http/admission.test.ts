@@ -57,6 +57,17 @@ describe('AdmissionQueue', () => {
     const next = await queue.enter();
     next();
   });
+
+  it('turns requests away while the runtime reports a delay over maxDelayMs', async () => {
+    let delay = 500;
+    const queue = new AdmissionQueue({ concurrency: 4, maxWaitMs: 1_000, delay: () => delay, maxDelayMs: 200 });
+    const error = await queue.enter().then(() => null, (e: { status: number; retryAfterSeconds: number }) => e);
+    expect(error?.status).toBe(503);
+    expect(error?.retryAfterSeconds).toBe(1);
+    delay = 20;
+    const leave = await queue.enter();
+    leave();
+  });
 });
 
 describe('POST /api/chat behind admission control', () => {
@@ -83,6 +94,8 @@ describe('POST /api/chat behind admission control', () => {
     // Rejected before the turn began: only the served questions (and their answers) are stored.
     const { rows } = await api().store.db.query<{ n: number }>("select count(*)::int as n from chat_messages where role = 'user'");
     expect(rows[0]!.n).toBe(served.length);
+    // Served answers say how long the server took and how long they waited for their turn.
+    expect(served[0]!.headers.get('Server-Timing')).toMatch(/app;dur=[\d.]+.*queue;dur=[\d.]+|queue;dur=[\d.]+.*app;dur=[\d.]+/);
   });
 });
 

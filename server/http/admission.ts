@@ -22,6 +22,12 @@ export interface AdmissionOptions {
   concurrency: number;
   /** Longest a request may wait for its turn before it is answered 503 (KB_MAX_WAIT_MS). */
   maxWaitMs: number;
+  /**
+   * How late the runtime runs other work (ms), when the entry can tell (Node: the event loop's delay).
+   * Above `maxDelayMs` new requests are turned away too: the ones already admitted need that time.
+   */
+  delay?: () => number;
+  maxDelayMs?: number;
 }
 
 interface Waiter {
@@ -48,6 +54,8 @@ export class AdmissionQueue {
   enter(): Promise<() => void> {
     const expected = this.expectedWaitMs();
     if (expected > this.options.maxWaitMs) return Promise.reject(this.busy(expected));
+    const delay = this.options.delay?.() ?? 0;
+    if (delay > (this.options.maxDelayMs ?? Infinity)) return Promise.reject(this.busy(delay));
     return new Promise((resolve, reject) => {
       const admitted = () => resolve(this.started());
       if (this.active < this.options.concurrency) return admitted();
@@ -74,7 +82,10 @@ export class AdmissionQueue {
       left = true;
       this.serviceMs = 0.8 * this.serviceMs + 0.2 * (performance.now() - since);
       this.active -= 1;
-      this.waiting.shift()?.admit();
+      const next = this.waiting.shift();
+      // On a macrotask, not in this promise chain: the runtime gets to read new connections and write
+      // open streams between one request's database work and the next (a chain of microtasks would not).
+      if (next) setTimeout(next.admit, 0);
     };
   }
 
@@ -92,16 +103,19 @@ export class AdmissionQueue {
 export function admission(queue: AdmissionQueue): MiddlewareHandler {
   return async function admissionMiddleware(c, next) {
     let leave: () => void;
+    const arrived = performance.now();
     try {
       leave = await queue.enter();
     } catch (error) {
       c.header('Retry-After', String((error as { retryAfterSeconds?: number }).retryAfterSeconds ?? 1));
       throw error;
     }
+    const waited = performance.now() - arrived;
     try {
       await next();
     } finally {
       leave();
     }
+    c.res.headers.append('Server-Timing', `queue;dur=${waited.toFixed(1)}`);
   };
 }

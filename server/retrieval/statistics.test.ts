@@ -86,12 +86,12 @@ describe('BM25 statistics kept with the documents', () => {
 
   it('are deferred during a bulk load and recounted when it ends (or when the next run repairs it)', async () => {
     await doc('a.md', ['Refunds are issued within 14 days.']);
-    expect(await store.deferEmbeddingIndex()).toBe(true);
+    expect(await store.deferEmbeddingIndex!()).toBe(true);
     await doc('b.md', ['Invoices are emailed monthly.']);
     await doc('a.md', ['Refunds take 30 days now.']);
     const during = await statistics();
     expect(Number(during.corpus!.chunks)).toBe(1); // not counted while deferred
-    expect(await store.restoreIndexes()).toBe(2); // the HNSW index and the statistics
+    expect(await store.restoreIndexes!()).toBe(2); // the HNSW index and the statistics
     await expectConsistent(2);
     expect((await store.db.query('select count(*)::int as n from kb_deferred_indexes')).rows).toEqual([{ n: 0 }]);
   });

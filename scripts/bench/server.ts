@@ -1,0 +1,115 @@
+/**
+ * The real server as a child process, as users run it (scripts/start.ts, not `npm start`, which would
+ * rebuild the widget first): one Node process, PGlite inside it, on 127.0.0.1 and a free port. The rate
+ * limit is raised so the bench measures speed, not the limiter. Memory is read from /proc (Linux).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { BENCH_MODEL, BENCH_MODEL_DIR } from './kb.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const READY = /kb-chat is running at (\S+)/;
+
+export interface BenchServer {
+  url: string;
+  pid: number;
+  startup_seconds: number;
+  /** Resident memory now and at its peak (kB → bytes), from /proc/<pid>/status; null off Linux. */
+  memory(): Promise<{ rss_bytes: number | null; peak_rss_bytes: number | null }>;
+  stop(): Promise<void>;
+}
+
+export async function startServer(dataDir: string, timeoutMs = 300_000): Promise<BenchServer> {
+  const port = await freePort();
+  const started = performance.now();
+  // `node --import tsx` rather than `npx tsx`: the child is then the server itself, so its pid is the
+  // process whose memory is measured (tsx's CLI would put a second Node process in between).
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      KB_DATA_DIR: dataDir,
+      KB_EMBED_MODEL: BENCH_MODEL,
+      KB_MODEL_DIR: BENCH_MODEL_DIR,
+      PORT: String(port),
+      KB_RATE_LIMIT: '1000000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const remember = (chunk: Buffer) => {
+    output.push(...chunk.toString().split('\n').filter(Boolean));
+    output.splice(0, Math.max(0, output.length - 40));
+  };
+  child.stdout!.on('data', remember);
+  child.stderr!.on('data', remember);
+  // A bench stopped half-way (an error, Ctrl-C) must not leave a server running.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`the server did not start within ${timeoutMs / 1000} s`)), timeoutMs);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${error.message}\n--- server output ---\n${output.join('\n')}`));
+    };
+    child.once('exit', (code, signal) => fail(new Error(`the server exited (${signal ?? code}) before it was ready`)));
+    child.stdout!.on('data', () => {
+      const match = output.map((line) => READY.exec(line)).find(Boolean);
+      if (match) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        resolve(match[1]!.replace(/\/$/, ''));
+      }
+    });
+  });
+  // If the server names its own pid, trust that; otherwise the child is the server (see above).
+  const printed = output.map((line) => /\bpid[ =:]+(\d+)/i.exec(line)).find(Boolean);
+  const pid = printed ? Number(printed[1]) : child.pid!;
+
+  return {
+    url,
+    pid,
+    startup_seconds: Math.round((performance.now() - started) / 100) / 10,
+    memory: () => procMemory(pid),
+    stop: () => stopChild(child),
+
+  };
+}
+
+async function procMemory(pid: number): Promise<{ rss_bytes: number | null; peak_rss_bytes: number | null }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kb = (field: string) => {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match ? Number(match[1]) * 1024 : null;
+  };
+  return { rss_bytes: kb('VmRSS'), peak_rss_bytes: kb('VmHWM') };
+}
+
+/** SIGTERM (the server closes the database and exits), SIGKILL after 30 s. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
