@@ -54,7 +54,7 @@ const ROUNDS = 3;
 const QUESTIONS = 200;
 /** Recall is measured on this many of the questions: ≈ 1 s at 100k, and the average is stable by then. */
 const RECALL_QUESTIONS = 100;
-const EF_SEARCH = [40, 100];
+const EF_SEARCH = [40, 100, 200, 400];
 
 const log = (line: string) => console.error(line);
 const started = new Date();

@@ -1,5 +1,5 @@
 /**
- * HNSW recall@10 against an exact scan. search_chunks walks the HNSW index with hnsw.ef_search = 100 (and
+ * HNSW recall@10 against an exact scan. search_chunks walks the HNSW index with hnsw.ef_search = 200 (and
  * iterative scans on); an approximate index is only worth its speed if it finds what an exact scan finds.
  * For each question the ten nearest chunks are asked with sequential scans off (so through the index, even
  * where the planner would rather scan a small table: it is the index being measured) and again with index
