@@ -30,7 +30,7 @@ const { url } = await startNodeServer({
   jwtSecret,
   // PGlite answers one query at a time: two requests in the database phase keep it busy while the other
   // does its JavaScript (token check, extraction); more only interleave and make everyone later.
-  admission: { concurrency: 2, maxWaitMs: config.maxWaitMs, delay: eventLoopDelay(), maxDelayMs: 200 },
+  admission: { concurrency: 2, maxWaitMs: config.maxWaitMs, delay: eventLoopDelay(), maxDelayMs: 30 },
   // Without KB_MODEL_DIR, browsers get the files transformers.js downloaded into its cache for ingestion.
   modelDir: config.modelDir ?? transformersEnv.cacheDir ?? join(process.cwd(), '.cache'),
   port: config.port,

@@ -3,7 +3,8 @@
  * per-visitor rate limit is not what is measured), then all of them start together and each asks its
  * questions one after another, reading every answer to its end. What a crowd gets: answers per second,
  * time to first byte of the answers served, and what the rest got — a 503 (the server's cap on open
- * streams; it must say when to come back, Retry-After) or an error. A 503 is not retried: it is counted.
+ * streams or admission; it must say when to come back, Retry-After) or an error. A 503 is counted, not
+ * retried; that visitor waits Retry-After before its next question.
  */
 import { chat, signIn, type ChatTiming } from './client.ts';
 import type { Question } from './latency.ts';
@@ -46,7 +47,11 @@ export async function concurrencyRun(base: string, questions: Question[], visito
     tokens.map(async (token, v) => {
       for (let r = 0; r < rounds; r++) {
         const q = questions[(v * rounds + r) % questions.length]!;
-        timings.push(await chat(base, token, q.text, q.embedding));
+        const timing = await chat(base, token, q.text, q.embedding);
+        timings.push(timing);
+        // A visitor told 503 comes back when Retry-After says (as the widget asks them to), not at once:
+        // a crowd retrying instantly would measure its own flood rather than the server.
+        if (timing.status === 503) await new Promise((r) => setTimeout(r, 1000 * Number(timing.retry_after ?? 1)));
       }
     }),
   );

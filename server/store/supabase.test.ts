@@ -74,6 +74,14 @@ describe('Supabase ingest store (service role)', () => {
     expect(await chatStore.kbStats()).toEqual({ documents: 1, ready_documents: 1, chunks: 2, embeddings: 2 });
   });
 
+  it('keeps BM25 statistics in the ingest transaction, and runs kb_optimize as the service role', async () => {
+    await seed();
+    const { rows } = await pg.db.query<{ chunks: string }>('select chunks from kb_corpus_stats');
+    expect(Number(rows[0]!.chunks)).toBe(2);
+    await expect(ingestStore.optimize()).resolves.toBeUndefined();
+    expect(server.log.find((e) => e.path.endsWith('/kb_optimize'))).toMatchObject({ status: 200, role: 'service_role' });
+  });
+
   it('is refused to the anon key: ingest_document is for the service role only', async () => {
     const anonIngest = createSupabaseIngestStore({ url: server.url, key: server.anonKey, realtimeTransport: ws });
     const error = await anonIngest.documentState('billing.md', 'm').catch((e: unknown) => e);
