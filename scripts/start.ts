@@ -12,7 +12,6 @@ import { readConfig } from '../server/config/index.ts';
 import { createEmbedder } from '../server/ingest/embedder.ts';
 import { ingest } from '../server/ingest/pipeline.ts';
 import { DEMO_KB_DIR } from '../server/node/paths.ts';
-import { eventLoopDelay } from '../server/node/event-loop.ts';
 import { startNodeServer } from '../server/node/server.ts';
 import { openPgliteStore, type PgliteStore } from '../server/store/pglite.ts';
 
@@ -30,7 +29,7 @@ const { url } = await startNodeServer({
   jwtSecret,
   // PGlite answers one query at a time: two requests in the database phase keep it busy while the other
   // does its JavaScript (token check, extraction); more only interleave and make everyone later.
-  admission: { concurrency: 2, maxWaitMs: config.maxWaitMs, delay: eventLoopDelay(), maxDelayMs: 30 },
+  admission: { concurrency: 2, maxWaitMs: config.maxWaitMs },
   // Without KB_MODEL_DIR, browsers get the files transformers.js downloaded into its cache for ingestion.
   modelDir: config.modelDir ?? transformersEnv.cacheDir ?? join(process.cwd(), '.cache'),
   port: config.port,

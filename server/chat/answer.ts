@@ -50,10 +50,10 @@ export async function answerTurn(
     rethrow,
   );
   if (found.kind === 'refuse') {
-    // Only a refusal needs to know whether the knowledge base is empty: kb_stats counts every chunk, which is
-    // not something to do on every question.
-    const stats = await store.kbStats().catch(rethrow);
-    return refuse(store, claims, turn, request, stats.ready_documents === 0 ? emptyKbRefusal() : noEvidenceRefusal());
+    // Only a refusal needs to know whether the knowledge base is empty (a check that stops at the first
+    // searchable document, not kb_stats' counts).
+    const hasDocuments = await store.hasDocuments().catch(rethrow);
+    return refuse(store, claims, turn, request, hasDocuments ? noEvidenceRefusal() : emptyKbRefusal());
   }
 
   const { text, citations } = extractAnswer(request.query, found.chunks);

@@ -22,12 +22,6 @@ export interface AdmissionOptions {
   concurrency: number;
   /** Longest a request may wait for its turn before it is answered 503 (KB_MAX_WAIT_MS). */
   maxWaitMs: number;
-  /**
-   * How late the runtime runs other work (ms), when the entry can tell (Node: the event loop's delay).
-   * Above `maxDelayMs` new requests are turned away too: the ones already admitted need that time.
-   */
-  delay?: () => number;
-  maxDelayMs?: number;
 }
 
 interface Waiter {
@@ -54,8 +48,6 @@ export class AdmissionQueue {
   enter(): Promise<() => void> {
     const expected = this.expectedWaitMs();
     if (expected > this.options.maxWaitMs) return Promise.reject(this.busy(expected));
-    const delay = this.options.delay?.() ?? 0;
-    if (delay > (this.options.maxDelayMs ?? Infinity)) return Promise.reject(this.busy(delay));
     return new Promise((resolve, reject) => {
       const admitted = () => resolve(this.started());
       if (this.active < this.options.concurrency) return admitted();

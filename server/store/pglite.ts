@@ -69,6 +69,10 @@ class Store implements PgliteStore {
     };
   }
 
+  async hasDocuments(): Promise<boolean> {
+    return this.scalar<boolean>('select kb_has_documents() as v');
+  }
+
   async matchChunks(claims: JwtClaims, embedding: number[], threshold: number, count: number): Promise<ChunkMatch[]> {
     const { rows } = await this.asVisitor(claims, (tx) =>
       tx.query<ChunkMatch>('select * from match_chunks($1::vector, $2, $3)', [

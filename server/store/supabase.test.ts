@@ -61,7 +61,9 @@ const turn = (extra: object = {}) => ({ message_id: crypto.randomUUID(), content
 
 describe('Supabase ingest store (service role)', () => {
   it('ingests a document and reports its state', async () => {
+    expect(await chatStore.hasDocuments()).toBe(false);
     const id = await seed();
+    expect(await chatStore.hasDocuments()).toBe(true);
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(await ingestStore.documentState('billing.md', 'test-model')).toEqual({
       document_id: id,

@@ -81,6 +81,10 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
       };
     },
 
+    async hasDocuments(): Promise<boolean> {
+      return (await call<boolean>('kb_has_documents', supabase.rpc('kb_has_documents'))) === true;
+    },
+
     async matchChunks(claims, embedding, threshold, count): Promise<ChunkMatch[]> {
       // A vector argument travels as a JSON array; PostgREST casts it to `vector(384)` like any typed arg.
       return (

@@ -152,6 +152,8 @@ export interface ContentGap {
 
 export interface ChatStore {
   kbStats(): Promise<KbStats>;
+  /** At least one ready, enabled document (`kb_has_documents`): cheap, unlike kbStats' counts. */
+  hasDocuments(): Promise<boolean>;
   /**
    * The seed's plain cosine top-k (`match_chunks`). The API retrieves with `searchChunks`; this stays for
    * tools and tests that check what ingestion stored by vector alone.

@@ -433,3 +433,15 @@ begin
   order by r.score desc, c.id;
 end;
 $$;
+
+-- Whether anything can be searched at all: what a refusal needs to tell "the knowledge base is empty" from
+-- "nothing matched". kb_stats counts every chunk (≈ 300 ms at 100k chunks, on every refusal); this stops at
+-- the first searchable document.
+create or replace function kb_has_documents()
+returns boolean
+language sql stable security definer
+set search_path = public, extensions
+as $$
+  select exists (select 1 from kb_documents where status = 'ready' and enabled);
+$$;
+grant execute on function kb_has_documents() to anon, authenticated, service_role;

@@ -26,6 +26,7 @@ const rows = async <T>(sql: string, params: unknown[] = []) => (await pg.db.quer
  */
 const FUNCTIONS: Record<string, { args: string; callers: string[] }> = {
   kb_stats: { args: '', callers: ['anon', 'authenticated', 'service_role'] },
+  kb_has_documents: { args: '', callers: ['anon', 'authenticated', 'service_role'] },
   match_chunks: { args: 'query_embedding vector, threshold double precision DEFAULT 0.35, match_count integer DEFAULT 5', callers: ['anon', 'authenticated', 'service_role'] },
   search_chunks: { args: "query_embedding vector DEFAULT NULL::vector, query_text text DEFAULT NULL::text, match_count integer DEFAULT 5, search_mode text DEFAULT 'hybrid'::text, filters jsonb DEFAULT '{}'::jsonb, candidate_count integer DEFAULT 50", callers: ['anon', 'authenticated', 'service_role'] },
   chat_begin_turn: { args: 'p_session_id uuid, p_message_id uuid, p_content text, p_title text', callers: ['authenticated', 'service_role'] },
@@ -117,6 +118,7 @@ describe('supabase/migrations on a new database', () => {
     expect(definers.map((d) => d.proname)).toEqual([
       'get_chunk',
       'kb_defer_embedding_index',
+      'kb_has_documents',
       'kb_optimize',
       'kb_restore_indexes',
       'kb_stats',
