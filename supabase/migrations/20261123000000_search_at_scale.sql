@@ -297,8 +297,12 @@ begin
     v_docs := array(
       select d.id from kb_documents d
       where d.status = 'ready' and d.enabled
+        -- Compared as uuid (the API validates them as uuids) so the primary key finds them; an id that is
+        -- not a uuid matches nothing, as before, instead of failing the cast.
         and (jsonb_typeof(f -> 'document_ids') is distinct from 'array'
-          or d.id::text in (select jsonb_array_elements_text(f -> 'document_ids')))
+          or d.id = any (array(
+            select x::uuid from jsonb_array_elements_text(f -> 'document_ids') x
+            where x ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')))
         and (jsonb_typeof(f -> 'source_types') is distinct from 'array'
           or d.meta ->> 'source_type' in (select jsonb_array_elements_text(f -> 'source_types')))
         and (jsonb_typeof(f -> 'tags') is distinct from 'array'
