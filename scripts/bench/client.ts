@@ -25,8 +25,6 @@ export interface ChatTiming {
   /** The server's own time to the start of the response (its Server-Timing `app`), and its admission wait. */
   server_ms?: number;
   queue_ms?: number;
-  /** Request sent → response headers received (ms). */
-  headers_ms?: number | null;
   error?: string;
 }
 
@@ -43,7 +41,6 @@ export async function chat(base: string, token: string, message: string, embeddi
   let status: number | null = null;
   let ttfb: number | null = null;
   let firstDelta: number | null = null;
-  let headersAt: number | null = null;
   try {
     const response = await fetch(`${base}/api/chat`, {
       method: 'POST',
@@ -52,7 +49,6 @@ export async function chat(base: string, token: string, message: string, embeddi
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     status = response.status;
-    headersAt = since();
     const retryAfter = response.headers.get('Retry-After');
     const serverMs = serverTiming(response.headers.get('Server-Timing'));
     const reader = response.body!.getReader();
@@ -87,7 +83,6 @@ export async function chat(base: string, token: string, message: string, embeddi
       first_delta_ms: firstDelta,
       total_ms: total,
       retry_after: retryAfter,
-      headers_ms: headersAt,
       ...serverMs,
       ...(kind ? {} : { error: 'the stream ended without answer_end' }),
     };

@@ -24,8 +24,6 @@ export interface ConcurrencyResult {
   /** Of the requests served: the server's own time to the start of the response, and its admission wait. */
   server_ms: Percentiles;
   queue_ms: Percentiles;
-  /** Of the requests served: request sent → response headers received. */
-  headers_ms: Percentiles;
   first_delta_ms: Percentiles;
   unavailable_503: number;
   /** How many of the 503s carried a Retry-After header (should be all). */
@@ -69,7 +67,6 @@ export async function concurrencyRun(base: string, questions: Question[], visito
     answers_per_second: Math.round((answered / wall) * 10) / 10,
     wall_seconds: Math.round(wall * 10) / 10,
     ttfb_ms: percentiles(served.map((t) => t.ttfb_ms!).filter((x) => x !== null)),
-    headers_ms: percentiles(served.flatMap((t) => (t.headers_ms == null ? [] : [t.headers_ms]))),
     server_ms: percentiles(served.flatMap((t) => (t.server_ms === undefined ? [] : [t.server_ms]))),
     queue_ms: percentiles(served.flatMap((t) => (t.queue_ms === undefined ? [] : [t.queue_ms]))),
     first_delta_ms: percentiles(served.map((t) => t.first_delta_ms!).filter((x) => x !== null)),

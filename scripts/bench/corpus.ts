@@ -4,13 +4,14 @@
  *
  * Each document is one Markdown file of about one chunk (a title and ≤ 120 words: under the chunker's 256
  * word pieces), so a knowledge base of N documents is a knowledge base of ≈ N chunks. The first documents
- * are real text, in a fixed order: SciFact abstracts cut into ≈ 120-word parts, then SQuAD paragraphs, then
- * the Railway docs' prose (≈ 11k parts in all). Beyond that, documents are recombined from the same
+ * are real text, in a fixed order: SciFact abstracts cut into ≈ 120-word parts (documents 0–11,932), then
+ * SQuAD paragraphs, then the Railway docs' prose (14,010 real documents in all). Beyond that, documents are recombined from the same
  * sentences with a seeded PRNG: the vocabulary and its frequencies stay those of real text, which is what
  * the full-text statistics and their cost depend on. The same N gives the same files on every machine.
  *
- * Questions are SciFact claims: the 10k knowledge base holds every SciFact abstract, so they are questions
- * about the knowledge base, and a smaller one refuses some (a refusal is measured like any answer).
+ * Questions are SciFact claims. The 1k and 10k knowledge bases are SciFact text only (the 10k one most of its
+ * abstracts), so many claims are about the knowledge base and the rest are refused; a refusal is measured
+ * like any answer (the bench reports how many of each).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';

@@ -28,7 +28,7 @@ export async function explainSearches(dataDir: string, searches: SearchArgs[]): 
       set auto_explain.log_min_duration = 0;
       set auto_explain.log_analyze = on;
       set auto_explain.log_buffers = on;
-      set auto_explain.log_timing = ${process.env.KB_EXPLAIN_TIMING === "off" ? "off" : "on"};
+      set auto_explain.log_timing = on;
       set auto_explain.log_nested_statements = on;
       set auto_explain.log_level = notice;
       set client_min_messages = notice;`);

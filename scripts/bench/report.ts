@@ -152,7 +152,7 @@ export function markdown(report: BenchReport): string {
       `## Concurrency (${scaleName(c.scale)} KB)`,
       '',
       `Each visitor signs in beforehand, then all start at once and each asks ${report.options.rounds} questions one after another, ` +
-        'reading every answer to its end. TTFB of the requests served (answers and refusals); a 503 is counted, not retried. ' +
+        'reading every answer to its end. TTFB of the requests served (answers and refusals); a 503 is counted, not retried, and that visitor waits its Retry-After before its next question. ' +
         `Server peak RSS over the runs: ${mb(c.server_peak_rss_bytes)} MB.`,
       '',
       row(['visitors', 'requests', 'answered', 'refused', 'answers/s', 'server time p50 / p99', 'queue wait p99', 'TTFB p50', 'TTFB p99', 'first delta p50', '503s (with Retry-After)', 'errors', 'wall s']),

@@ -1,22 +1,40 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChatStore } from '../store/types.ts';
 import { question, useTestApi } from '../testing/api.ts';
 import { basis } from '../testing/vectors.ts';
 import { AdmissionQueue } from './admission.ts';
 
+// The queue's clock is faked (timers and performance.now), so "at once" and "after the bound" are exact, not
+// timings of this machine.
 describe('AdmissionQueue', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Settles `promise` without moving the clock: undefined while it is still pending. */
+  async function settled<T>(promise: Promise<T>): Promise<{ value?: T; error?: { status: number; retryAfterSeconds: number } } | undefined> {
+    let out: { value?: T; error?: { status: number; retryAfterSeconds: number } } | undefined;
+    promise.then((value) => (out = { value }), (error) => (out = { error }));
+    await vi.advanceTimersByTimeAsync(0);
+    return out;
+  }
+
   it('admits up to `concurrency` at once and the rest in arrival order', async () => {
     const queue = new AdmissionQueue({ concurrency: 2, maxWaitMs: 5_000 });
     const order: number[] = [];
     const leaves = await Promise.all([queue.enter(), queue.enter()]);
     const later = [2, 3, 4].map((n) => queue.enter().then((leave) => (order.push(n), leave)));
-    await new Promise((r) => setTimeout(r, 10));
+    await vi.advanceTimersByTimeAsync(1_000);
     expect(order).toEqual([]); // both places taken
     leaves[0]!();
-    const third = await later[0]!;
+    await vi.advanceTimersByTimeAsync(0);
     expect(order).toEqual([2]);
     leaves[1]!();
-    third();
+    (await later[0]!)();
+    await vi.advanceTimersByTimeAsync(0);
     for (const leave of await Promise.all(later.slice(1))) leave();
     expect(order).toEqual([2, 3, 4]);
     expect(queue.expectedWaitMs()).toBe(0);
@@ -27,37 +45,33 @@ describe('AdmissionQueue', () => {
     // Eight requests of 100 ms each: the moving average of a request's duration climbs past 80 ms.
     for (let i = 0; i < 8; i++) {
       const leave = await queue.enter();
-      await new Promise((r) => setTimeout(r, 100));
+      await vi.advanceTimersByTimeAsync(100);
       leave();
     }
     const holder = await queue.enter();
-    const started = performance.now();
-    const error = await queue.enter().then(
-      () => null,
-      (e: unknown) => e as { status: number; retryAfterSeconds: number },
-    );
-    expect(performance.now() - started).toBeLessThan(20); // not after waiting
-    expect(error?.status).toBe(503);
-    expect(error?.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(queue.expectedWaitMs()).toBeGreaterThan(50);
+    const outcome = await settled(queue.enter()); // no time passes
+    expect(outcome?.error?.status).toBe(503);
+    expect(outcome?.error?.retryAfterSeconds).toBe(1);
     holder();
   });
 
   it('sends a waiting request away when its actual wait passes the bound', async () => {
     const queue = new AdmissionQueue({ concurrency: 1, maxWaitMs: 40 });
     const holder = await queue.enter(); // the estimate starts low (10 ms), so the next one queues
-    const started = performance.now();
-    const outcome = await queue.enter().then(
-      () => 'admitted',
-      (e: { status: number }) => e.status,
+    let outcome: number | 'admitted' | undefined;
+    queue.enter().then(
+      () => (outcome = 'admitted'),
+      (error: { status: number }) => (outcome = error.status),
     );
+    await vi.advanceTimersByTimeAsync(39);
+    expect(outcome).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
     expect(outcome).toBe(503);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(35);
     holder();
     // The place it left is not lost: the next request is admitted at once.
-    const next = await queue.enter();
-    next();
+    expect((await settled(queue.enter()))?.value).toBeTypeOf('function');
   });
-
 });
 
 describe('POST /api/chat behind admission control', () => {

@@ -3,27 +3,19 @@
  * reciprocal rank fusion, the three modes, BM25 and coverage, filters that do not starve the vector scan,
  * and the evidence gate of every mode at its boundary. Embeddings are exact unit vectors.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkMeta, IngestChunk } from '../store/types.ts';
+import { useKbStore, VISITOR } from '../testing/store.ts';
 import { basis, withSimilarity } from '../testing/vectors.ts';
 import { retrieve, search } from './index.ts';
 
-let store: PgliteStore;
-const claims = { sub: '00000000-0000-0000-0000-000000000001', role: 'authenticated' };
-
-beforeAll(async () => {
-  store = await openPgliteStore(null);
-});
-afterAll(() => store?.close());
-beforeEach(async () => {
-  await store.db.exec('delete from kb_documents');
-});
+const kb = useKbStore();
+const claims = VISITOR;
 
 const chunk = (content: string, embedding: number[], meta: ChunkMeta = {}): IngestChunk => ({ content, meta, embedding });
 
 async function doc(source: string, chunks: IngestChunk[], meta: Record<string, unknown> = {}): Promise<string> {
-  return store.ingestDocument({ source, name: source.replace(/\.md$/, ''), meta, checksum: source, model: 'm', chunks });
+  return kb.store.ingestDocument({ source, name: source.replace(/\.md$/, ''), meta, checksum: source, model: 'm', chunks });
 }
 
 describe('search_chunks: modes and fusion', () => {
@@ -36,7 +28,7 @@ describe('search_chunks: modes and fusion', () => {
   });
 
   it('ranks by reciprocal rank fusion in hybrid mode: Σ 1 / (60 + rank) over both lists', async () => {
-    const { mode, results } = await search(store, { claims, question: 'annual refunds', embedding: basis(0), topK: 3 });
+    const { mode, results } = await search(kb.store, { claims, question: 'annual refunds', embedding: basis(0), topK: 3 });
     expect(mode).toBe('hybrid');
     // Vector: Billing (1), Plans (2). Full text (BM25): Plans has both words (1), Billing only "refunds" (2).
     // Billing › Refunds and Plans tie at 1/61 + 1/62; Invoices is only in the vector list (rank 3).
@@ -50,42 +42,42 @@ describe('search_chunks: modes and fusion', () => {
       expect.closeTo(1 / 61 + 1 / 62, 10),
       expect.closeTo(1 / 63, 10),
     ]);
-    const rows = await store.searchChunks(claims, { embedding: basis(0), text: 'annual refunds', count: 3, mode: 'hybrid', filters: {} });
+    const rows = await kb.store.searchChunks(claims, { embedding: basis(0), text: 'annual refunds', count: 3, mode: 'hybrid', filters: {} });
     const ranks = Object.fromEntries(rows.map((r) => [r.content.split(' ')[0], [r.vector_rank, r.lexical_rank]]));
     expect(ranks).toEqual({ Refunds: [1, 2], Annual: [2, 1], Invoices: [3, null] });
   });
 
   it('is lexical without an embedding: BM25 order, websearch syntax, OR between plain words', async () => {
-    const lexical = await search(store, { claims, question: 'annual refunds', topK: 5 });
+    const lexical = await search(kb.store, { claims, question: 'annual refunds', topK: 5 });
     expect(lexical.mode).toBe('lexical');
     expect(lexical.results.map((r) => r.title)).toEqual(['plans', 'billing']);
     expect(lexical.results.every((r) => r.cosine === null)).toBe(true);
     // A quoted phrase and a negation are kept as the visitor typed them.
-    const phrase = await search(store, { claims, question: '"annual plans" -invoices', topK: 5 });
+    const phrase = await search(kb.store, { claims, question: '"annual plans" -invoices', topK: 5 });
     expect(phrase.results.map((r) => r.title)).toEqual(['plans']);
-    const negated = await search(store, { claims, question: 'refunds -annual', topK: 5 });
+    const negated = await search(kb.store, { claims, question: 'refunds -annual', topK: 5 });
     expect(negated.results.map((r) => r.title)).toEqual(['billing']);
   });
 
   it('is vector without text, and in vector mode orders by cosine with score = cosine', async () => {
-    const { mode, results } = await search(store, { claims, question: 'refunds', embedding: basis(0), mode: 'vector', topK: 2 });
+    const { mode, results } = await search(kb.store, { claims, question: 'refunds', embedding: basis(0), mode: 'vector', topK: 2 });
     expect(mode).toBe('vector');
     expect(results.map((r) => r.score)).toEqual([expect.closeTo(1, 6), expect.closeTo(0.6, 6)]);
-    expect((await search(store, { claims, embedding: basis(1), topK: 1 })).mode).toBe('vector');
+    expect((await search(kb.store, { claims, embedding: basis(1), topK: 1 })).mode).toBe('vector');
   });
 
   it('reports coverage: the IDF-weighted share of the question the chunk contains, unseen words weighing most', async () => {
-    const rows = await store.searchChunks(claims, { embedding: null, text: 'invoices zebra', count: 1, mode: 'lexical', filters: {} });
+    const rows = await kb.store.searchChunks(claims, { embedding: null, text: 'invoices zebra', count: 1, mode: 'lexical', filters: {} });
     // N = 3 chunks; df(invoic) = 1, df(zebra) = 0; idf = ln(1 + (N − df + 0.5) / (df + 0.5)).
     const idf = (df: number) => Math.log(1 + (3 - df + 0.5) / (df + 0.5));
     expect(rows[0]!.coverage).toBeCloseTo(idf(1) / (idf(1) + idf(0)), 10);
-    const full = await store.searchChunks(claims, { embedding: null, text: 'How are invoices sent?', count: 1, mode: 'lexical', filters: {} });
+    const full = await kb.store.searchChunks(claims, { embedding: null, text: 'How are invoices sent?', count: 1, mode: 'lexical', filters: {} });
     expect(full[0]!.content).toBe('Invoices are emailed monthly.');
     expect(full[0]!.coverage).toBeLessThan(1);
   });
 
   it('finds the section title too (the chunk content does not repeat its heading)', async () => {
-    const { results } = await search(store, { claims, question: 'Billing', topK: 5 });
+    const { results } = await search(kb.store, { claims, question: 'Billing', topK: 5 });
     expect(results.map((r) => r.title)).toEqual(['billing', 'billing']);
   });
 });
@@ -96,7 +88,7 @@ describe('search_chunks: filters', () => {
     await doc('b.md', [chunk('beta refunds', basis(0))], { source_type: 'doc', tags: ['billing'], language: 'fr', published_at: '2020-01-01T00:00:00Z' });
     await doc('c.md', [chunk('gamma refunds', basis(0))], { tags: 'not-an-array' });
     const titles = async (filters: object) =>
-      (await search(store, { claims, question: 'refunds', embedding: basis(0), topK: 10, filters })).results.map((r) => r.title).sort();
+      (await search(kb.store, { claims, question: 'refunds', embedding: basis(0), topK: 10, filters })).results.map((r) => r.title).sort();
     expect(await titles({})).toEqual(['a', 'b', 'c']);
     expect(await titles({ document_ids: [a] })).toEqual(['a']);
     expect(await titles({ source_types: ['doc', 'web'] })).toEqual(['b']);
@@ -113,14 +105,14 @@ describe('search_chunks: filters', () => {
     const near = Array.from({ length: 300 }, (_, i) => chunk(`near ${i}`, withSimilarity(0, 0.99 - i * 1e-4, 10 + (i % 300))));
     await doc('crowd.md', near, { source_type: 'crowd' });
     await doc('wanted.md', [chunk('far away', withSimilarity(0, 0.2))], { source_type: 'wanted' });
-    const { results } = await search(store, { claims, embedding: basis(0), mode: 'vector', topK: 3, filters: { source_types: ['wanted'] } });
+    const { results } = await search(kb.store, { claims, embedding: basis(0), mode: 'vector', topK: 3, filters: { source_types: ['wanted'] } });
     expect(results.map((r) => r.title)).toEqual(['wanted']);
   });
 
   it('never returns disabled or unfinished documents', async () => {
     await doc('off.md', [chunk('refunds hidden', basis(0))]);
-    await store.db.exec("update kb_documents set enabled = false where source = 'off.md'");
-    expect((await search(store, { claims, question: 'refunds', embedding: basis(0), topK: 5 })).results).toEqual([]);
+    await kb.store.db.exec("update kb_documents set enabled = false where source = 'off.md'");
+    expect((await search(kb.store, { claims, question: 'refunds', embedding: basis(0), topK: 5 })).results).toEqual([]);
   });
 });
 
@@ -133,7 +125,7 @@ describe('retrieve: the evidence gate per mode', () => {
     ]);
   });
   const ask = (question: string, embedding: number[] | undefined, options: object = {}) =>
-    retrieve(store, { claims, question, embedding }, { evidenceThreshold: 0.35, lexicalThreshold: 0.6, hybridThreshold: 0.5, ...options });
+    retrieve(kb.store, { claims, question, embedding }, { evidenceThreshold: 0.35, lexicalThreshold: 0.6, hybridThreshold: 0.5, ...options });
 
   it('vector: the best cosine against CHAT_EVIDENCE_THRESHOLD, boundary included', async () => {
     expect((await ask('zzz', withSimilarity(0, 0.34), { mode: 'vector' })).kind).toBe('refuse');

@@ -80,9 +80,9 @@ begin
 end;
 $$;
 
--- Bulk loading. Counting per document costs ≈ 2.5 ms of every document's write (an upsert per lexeme), a
--- quarter of the embedded database's ingest time; one recount at the end of a large run costs a fraction
--- of that. So a bulk load (kb_defer_embedding_index, which already defers the HNSW index) also defers the
+-- Bulk loading. Counting per document costs ≈ 0.9 ms of every document's write (an upsert per lexeme;
+-- measured 3.6 vs 2.7 ms per ingest_document in the embedded database); one recount at the end of a large
+-- run costs a fraction of that (155 ms for 600 chunks). So a bulk load (kb_defer_embedding_index, which already defers the HNSW index) also defers the
 -- statistics: it records them in kb_deferred_indexes with the statement that rebuilds them, the triggers
 -- skip while that row exists, and kb_restore_indexes — at the end of the run, or at the next run after a
 -- crash — executes it like an index definition and removes the row, in one transaction.
@@ -196,7 +196,7 @@ alter index kb_chunks_fts set (gin_pending_list_limit = 256);
 
 -- After ingestion: merge the full-text pending list and refresh the planner's statistics. Without
 -- statistics Postgres takes "ready and enabled" for a rare condition and sorts every embedding instead of
--- walking the HNSW index (measured: 88 ms instead of 8 at 12k chunks). Supabase's autovacuum does both
+-- walking the HNSW index (EXPLAIN ANALYZE at 12k chunks, cold: 279 ms sorting 11,881 rows vs 35 ms). Supabase's autovacuum does both
 -- eventually; the ingester calls this at the end of every run that wrote something, so the first
 -- questions after it are fast too.
 create or replace function kb_optimize()
@@ -230,8 +230,8 @@ select kb_optimize() where exists (select 1 from kb_chunks);
 --
 -- Vector, through HNSW: order by distance + limit over the embeddings of searchable chunks, with
 -- hnsw.iterative_scan on so that a filter does not under-retrieve, and ef_search 200: recall@10 against
--- an exact scan at 10k chunks is 0.98 with 100 and 0.995 with 200 for ≈ 1.5 ms more (`npm run bench`
--- measures 40 / 100 / 200 / 400 at every scale). With filters, the allowed documents are listed first and
+-- an exact scan at 10k chunks is 0.976 with 100 and 0.997 with 200, for 3.9 → 5.5 ms per scan
+-- (bench-results/2026-11-23; `npm run bench` measures 40 / 100 / 200 / 400 at every scale). With filters, the allowed documents are listed first and
 -- the same scan keeps only their chunks.
 create or replace function search_chunks(
   query_embedding extensions.vector(384) default null,
