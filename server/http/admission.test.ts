@@ -75,12 +75,12 @@ describe('AdmissionQueue', () => {
 });
 
 describe('POST /api/chat behind admission control', () => {
-  // The real app and database, with search made slow (each takes 60 ms) the way a busy embedded database
+  // The real app and database, with search made slow (each takes 100 ms) the way a busy embedded database
   // is: a wrapper around the real store, because a reproducibly slow query is what this test needs.
   const api = useTestApi({ seed: true, overrides: { admission: { concurrency: 1, maxWaitMs: 150 } } });
 
   it('serves what fits in the wait bound, answers the rest 503 + Retry-After, and writes nothing for them', async () => {
-    const slow = slowSearch(api().store, 60);
+    const slow = slowSearch(api().store, 100);
     const app = api().instance({ store: slow, admission: { concurrency: 1, maxWaitMs: 150 } });
     const tokens = await Promise.all(Array.from({ length: 12 }, () => api().signIn(app)));
     const responses = await Promise.all(
@@ -89,8 +89,10 @@ describe('POST /api/chat behind admission control', () => {
     const served = responses.filter((r) => r.status === 200);
     const busy = responses.filter((r) => r.status === 503);
     expect(served.length + busy.length).toBe(12);
-    expect(served.length).toBeGreaterThanOrEqual(2);
-    expect(busy.length).toBeGreaterThanOrEqual(4);
+    // Each question holds the only place for ≥ 100 ms and nobody may wait more than 150 ms: the first is
+    // served at once, and at most a few more fit (fewer on a slower machine, never more).
+    expect(served.length).toBeGreaterThanOrEqual(1);
+    expect(busy.length).toBeGreaterThanOrEqual(8);
     for (const r of busy) {
       expect(Number(r.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
       expect(await r.json()).toEqual({ error: { code: 'unavailable', message: expect.stringMatching(/try again/) } });
