@@ -65,7 +65,21 @@ export const AnswerStartSchema = v.object({
   warning: v.optional(v.string()),
 });
 export const AnswerDeltaSchema = v.object({ text: v.string() });
-export const SourcesSchema = v.object({ citations: v.array(CitationSchema) });
+/**
+ * A chunk that qualified as evidence but that the answer does not quote: offered under a collapsed
+ * "Related" list, neither numbered nor counted as a source.
+ */
+export const RelatedSchema = v.object({
+  chunk_id: v.string(),
+  document_id: v.string(),
+  title: v.string(),
+  page: v.nullable(v.number()),
+  section: v.nullable(v.string()),
+  url: v.nullable(v.string()),
+});
+export type Related = v.InferOutput<typeof RelatedSchema>;
+/** `citations`: exactly the sources the answer quotes, numbered 1..N in the order they first appear in it. */
+export const SourcesSchema = v.object({ citations: v.array(CitationSchema), related: v.optional(v.array(RelatedSchema)) });
 /** `message_id` here is the id of the stored assistant message. */
 export const AnswerEndSchema = v.object({ message_id: Uuid });
 export const StreamErrorSchema = v.object({ code: v.string(), message: v.string() });
@@ -112,6 +126,7 @@ export const ChatAnswerSchema = v.object({
   answer_message_id: Uuid,
   text: v.string(),
   citations: v.array(CitationSchema),
+  related: v.optional(v.array(RelatedSchema)),
   confidence: ConfidenceSchema,
   mode: RetrievalModeSchema,
   warning: v.optional(v.string()),

@@ -1,6 +1,6 @@
 /** Chat history endpoints (seed 000 US4): the visitor's own sessions, newest first, and their messages. */
 import * as v from 'valibot';
-import { CitationSchema } from './chat.ts';
+import { CitationSchema, RelatedSchema } from './chat.ts';
 
 export const SessionSummarySchema = v.object({
   id: v.string(),
@@ -20,6 +20,8 @@ export const StoredMessageSchema = v.object({
   content: v.string(),
   /** Assistant answers only. */
   citations: v.nullable(v.array(CitationSchema)),
+  /** Assistant answers: qualifying sources the answer does not quote (see chat.ts RelatedSchema). */
+  related: v.optional(v.array(RelatedSchema)),
   /** Set when the assistant message is a refusal. */
   refusal: v.optional(v.object({ reason: v.string(), suggestions: v.array(v.string()) })),
   created_at: v.string(),

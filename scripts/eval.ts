@@ -1,16 +1,19 @@
 /**
  * `npm run eval -- --squad <file> [--out-of-kb <file>] [--split N] [--mode hybrid|vector|lexical] [--limit N]
- *                  [--beir <dir>] [--json]`
+ *                  [--beir <dir>] [--qa <file.json> [--corpus <dir>] [--show]] [--json]`
  *
  * SQuAD: every paragraph of --squad (or of its first N articles with --split N; the rest become the
  * out-of-KB set) is ingested into a fresh in-memory database; every answerable question is asked through
  * the API. BEIR (--beir): the corpus is ingested, the test queries are searched (default lexical), and
- * nDCG@10 / recall@100 are reported. Embeddings: KB_EMBED_MODEL / KB_MODEL_DIR, default the test double.
+ * nDCG@10 / recall@100 are reported. Docs QA (--qa): the file's corpus is ingested and its visitor questions
+ * asked through the API (scripts/eval/docs-qa.ts); --show prints every answer, as a visitor would read it,
+ * with what was cited. Embeddings: KB_EMBED_MODEL / KB_MODEL_DIR, default the test double.
  */
 import { parseArgs } from 'node:util';
 import { readConfig } from '../server/config/index.ts';
 import { createEmbedder } from '../server/ingest/embedder.ts';
 import { evaluateBeir } from './eval/beir.ts';
+import { evaluateQa, readQaFile } from './eval/docs-qa.ts';
 import { evaluateSquad } from './eval/evaluate.ts';
 import { parseMode, positiveInt, thresholdsFromEnv } from './eval/options.ts';
 import { readSquad } from './eval/squad.ts';
@@ -23,12 +26,17 @@ const { values } = parseArgs({
     mode: { type: 'string' },
     limit: { type: 'string' },
     beir: { type: 'string' },
+    qa: { type: 'string' },
+    corpus: { type: 'string' },
+    show: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
 
-if (!values.squad && !values.beir) {
-  console.error('usage: npm run eval -- --squad <file> [--out-of-kb <file>] [--split N] [--mode hybrid|vector|lexical] [--limit N] [--beir <dir>] [--json]');
+if (!values.squad && !values.beir && !values.qa) {
+  console.error(
+    'usage: npm run eval -- --squad <file> [--out-of-kb <file>] [--split N] [--mode hybrid|vector|lexical] [--limit N] [--beir <dir>] [--qa <file.json> [--corpus <dir>] [--show]] [--json]',
+  );
   process.exit(2);
 }
 
@@ -74,6 +82,8 @@ if (values.squad) {
     ['hit@3', pct(report.hit_at_3)],
     ['hit@5', pct(report.hit_at_5)],
     ['answer text contained in the answer', pct(report.containment)],
+    ['citation precision (citations from the gold paragraph)', pct(report.citation_precision)],
+    ['answer precision (quoted units from the gold paragraph)', pct(report.answer_precision)],
     ['in-KB refusal (answerable questions)', pct(report.in_kb_refusal)],
     ['out-of-KB refusal (every question)', pct(report.out_of_kb_refusal)],
     ['latency p50 (API, ms)', report.p50_ms.toFixed(1)],
@@ -87,6 +97,47 @@ if (values.beir) {
   const report = await evaluateBeir({ dir: values.beir, embedder, mode, limit, log });
   Object.assign(result, report);
   table.push(['nDCG@10', report.ndcg_at_10.toFixed(4)], ['recall@100', report.recall_at_100.toFixed(4)]);
+}
+
+if (values.qa) {
+  const mode = parseMode(values.mode ?? 'hybrid');
+  const qa = await readQaFile(values.qa);
+  log(`Docs QA: ${qa.name}, ${qa.items.length} questions, ${qa.out_of_kb.length} off-topic; mode ${mode}; model ${model}`);
+  const { report, results, offTopic, chunks } = await evaluateQa({
+    qa,
+    embedder,
+    mode,
+    evidenceThreshold: env.evidenceThreshold,
+    retrieval: thresholdsFromEnv(process.env),
+    ...(values.corpus ? { corpus: values.corpus } : {}),
+  });
+  log(`  ${chunks} chunks`);
+  if (values.show) {
+    for (const r of results) {
+      const mark = `${r.fact ? 'FACT' : '----'} ${r.cited[0] === r.item.source ? 'FIRST' : r.cited.includes(r.item.source) ? 'cited' : '-----'}`;
+      console.error(`\n### ${mark} [${r.item.kind ?? ''}] ${r.item.q}\n    want ${JSON.stringify(r.item.expect)} from ${r.item.source}`);
+      if (r.reply.kind === 'refusal') console.error(`    REFUSED (${r.reply.reason})`);
+      else {
+        console.error(r.reply.text.replace(/^/gm, '    | '));
+        r.cited.forEach((source, i) => console.error(`    [${i + 1}] ${source}`));
+      }
+    }
+    for (const o of offTopic) console.error(`\n### off-topic ${o.reply.kind === 'refusal' ? 'refused' : 'ANSWERED'}: ${o.q}`);
+  }
+  Object.assign(result, report);
+  table.push(
+    ['fact in answer', pct(report.fact_in_answer)],
+    ['right page cited first', pct(report.right_page_first)],
+    ['right page cited at all', pct(report.right_page_cited)],
+    ['citation precision (citations from the answering page)', pct(report.citation_precision)],
+    ['citations per answer', report.citations_per_answer.toFixed(2)],
+    ['prose sentences per answer', report.sentences_per_answer.toFixed(2)],
+    ['blocks (code, list, table) per answer', report.blocks_per_answer.toFixed(2)],
+    ['in-KB refusal', pct(report.in_kb_refusal)],
+    ['off-topic refused', pct(report.off_topic_refusal)],
+    ['latency p50 (API, ms)', report.p50_ms.toFixed(1)],
+    ['latency p95 (API, ms)', report.p95_ms.toFixed(1)],
+  );
 }
 
 await embedder.dispose();

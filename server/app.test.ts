@@ -109,8 +109,8 @@ describe('POST /api/chat: answers', () => {
     expect(start.data.message_id).toBe(body.message_id);
 
     const text = events.flatMap((e) => (e.event.event === 'answer_delta' ? [e.event.data.text] : [])).join('');
-    // Only the sentence that shares the question's content words ("refunds") is quoted.
-    expect(text).toBe('Refunds are issued within 14 days of a charge. [1]');
+    // Both sentences say how refunds work ("refunded" meets "refunds"); both are quoted, verbatim, from source 1.
+    expect(text).toBe('Refunds are issued within 14 days of a charge. [1] Annual plans are refunded pro rata. [1]');
 
     const sources = events.at(-2)!.event;
     if (sources.event !== 'sources') throw new Error('unreachable');

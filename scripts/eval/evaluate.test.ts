@@ -32,7 +32,7 @@ describe('npm run eval (SQuAD)', () => {
       limit: 12,
       evidenceThreshold: 0.35,
     });
-    expect(Object.keys(report)).toEqual(['hit_at_1', 'hit_at_3', 'hit_at_5', 'containment', 'in_kb_refusal', 'out_of_kb_refusal', 'p50_ms', 'p95_ms']);
+    expect(Object.keys(report)).toEqual(['hit_at_1', 'hit_at_3', 'hit_at_5', 'containment', 'citation_precision', 'answer_precision', 'in_kb_refusal', 'out_of_kb_refusal', 'p50_ms', 'p95_ms']);
     expect([inKb, outOfKb]).toEqual([12, 12]);
     expect(report.hit_at_1).toBeLessThanOrEqual(report.hit_at_3);
     expect(report.hit_at_3).toBeLessThanOrEqual(report.hit_at_5);

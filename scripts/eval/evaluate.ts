@@ -6,7 +6,7 @@ import type { RetrievalMode } from '../../protocol/index.ts';
 import type { Embedder } from '../../server/ingest/embedder.ts';
 import type { RetrievalOptions } from '../../server/retrieval/index.ts';
 import { createAsker, type Reply } from './ask.ts';
-import { containsAnswer, percentile, ratio, spread } from './metrics.ts';
+import { containsAnswer, markersOf, percentile, ratio, spread } from './metrics.ts';
 import { buildSquadKb, questionsOf, type SquadArticle, type SquadQuestion } from './squad.ts';
 
 export interface SquadReport {
@@ -14,6 +14,10 @@ export interface SquadReport {
   hit_at_3: number;
   hit_at_5: number;
   containment: number;
+  /** Of all citations listed, the share that is the gold paragraph. */
+  citation_precision: number;
+  /** Of all quoted units (one `[n]` marker each), the share quoted from the gold paragraph. */
+  answer_precision: number;
   in_kb_refusal: number;
   out_of_kb_refusal: number | null;
   p50_ms: number;
@@ -62,11 +66,19 @@ export async function evaluateSquad(options: SquadEvalOptions): Promise<{ report
         inKb.length,
       );
     const latencies = [...inReplies, ...outReplies].map((r) => r.ms);
+    const gold = inReplies.flatMap((r, i) => (r.kind === 'answer' ? r.citations.map((c) => c.section === inKb[i]!.section) : []));
+    const quoted = inReplies.flatMap((r, i) => {
+      if (r.kind !== 'answer') return [];
+      const section = new Map(r.citations.map((c) => [c.n, c.section]));
+      return markersOf(r.text).map((n) => section.get(n) === inKb[i]!.section);
+    });
     const report: SquadReport = {
       hit_at_1: hits(1),
       hit_at_3: hits(3),
       hit_at_5: hits(5),
       containment: ratio(inReplies.filter((r, i) => r.kind === 'answer' && containsAnswer(r.text, inKb[i]!.answers)).length, inKb.length),
+      citation_precision: ratio(gold.filter(Boolean).length, gold.length),
+      answer_precision: ratio(quoted.filter(Boolean).length, quoted.length),
       in_kb_refusal: ratio(inReplies.filter((r) => r.kind === 'refusal').length, inKb.length),
       out_of_kb_refusal: outOfKb.length === 0 ? null : ratio(outReplies.filter((r) => r.kind === 'refusal').length, outOfKb.length),
       p50_ms: percentile(latencies, 50),

@@ -46,3 +46,45 @@ export function spread<T>(items: T[], n: number | null): T[] {
 }
 
 export const ratio = (part: number, whole: number): number => (whole === 0 ? 0 : part / whole);
+
+/**
+ * What a visitor reads in an answer's Markdown: link text without the URL, no emphasis or code-span marks,
+ * no `[n]` markers. Expected fragments go through it too, so a fact wrapped in `**…**` or backticks counts.
+ */
+export function readableText(markdown: string): string {
+  return markdown
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\s\[\d{1,3}\]/g, '')
+    .replace(/\*\*|__|`/g, '');
+}
+
+/** Does the answer contain any of the expected fragments (as a visitor reads them)? */
+export function containsFact(answer: string, expect: string[]): boolean {
+  return containsAnswer(readableText(answer), expect.map(readableText));
+}
+
+/** The `[n]` markers of an answer in order: one per quoted unit (sentence, list, code block, table). */
+export function markersOf(markdown: string): number[] {
+  const body = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1\s*$/gm, '');
+  return [...body.matchAll(/\[(\d{1,3})\]/g)].map((m) => Number(m[1]));
+}
+
+/** Prose sentences of an answer (code blocks, list items and table rows are blocks, not sentences). */
+export function proseSentences(markdown: string): number {
+  const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+  let count = 0;
+  for (const block of markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1\s*$/gm, '').split(/\n{2,}/)) {
+    if (/^\s*([-*+]|\d+[.)])\s|^\s*\|/.test(block)) continue;
+    for (const { segment } of segmenter.segment(block.replace(/\s\[\d{1,3}\]/g, ''))) if (/[\p{L}\p{N}]/u.test(segment)) count++;
+  }
+  return count;
+}
+
+/** Blocks of an answer: fenced code, lists and tables, each counted once. */
+export function answerBlocks(markdown: string): number {
+  const fences = (markdown.match(/^(```|~~~)/gm) ?? []).length / 2;
+  const rest = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1\s*$/gm, '');
+  const lists = rest.split(/\n{2,}/).filter((b) => /^\s*([-*+]|\d+[.)])\s/.test(b)).length;
+  const tables = rest.split(/\n{2,}/).filter((b) => /^\s*\|/.test(b)).length;
+  return Math.floor(fences) + lists + tables;
+}

@@ -3,7 +3,7 @@
  * answer (a retry with the same message id) or retrieve, gate and extract a new one. The result is an
  * `Outcome` that the route sends as SSE, as one JSON body, or as a refusal.
  */
-import type { Citation, Confidence, Refusal, RetrievalMode } from '../../protocol/index.ts';
+import type { Citation, Confidence, Refusal, Related, RetrievalMode } from '../../protocol/index.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { retrieve, type RetrievalOptions } from '../retrieval/index.ts';
 import type { ChatStore, JwtClaims, StoredAnswer, TurnState } from '../store/types.ts';
@@ -19,7 +19,10 @@ export interface AnswerOutcome {
   /** Set when the answer was already stored (a replay); otherwise it is stored while streaming. */
   answer_message_id: string | null;
   text: string;
+  /** Exactly the quoted sources. */
   citations: Citation[];
+  /** Qualifying sources the answer does not quote; stored in the message's meta so a replay sends them too. */
+  related: Related[];
   confidence: Confidence;
   mode: RetrievalMode;
   warning?: string;
@@ -56,7 +59,7 @@ export async function answerTurn(
     return refuse(store, claims, turn, request, hasDocuments ? noEvidenceRefusal() : emptyKbRefusal());
   }
 
-  const { text, citations } = extractAnswer(request.query, found.chunks);
+  const { text, citations, related } = extractAnswer(request.query, found.chunks);
   return {
     kind: 'answer',
     session_id: turn.session_id,
@@ -64,6 +67,7 @@ export async function answerTurn(
     answer_message_id: null,
     text,
     citations,
+    related,
     confidence: found.confidence,
     mode: found.mode,
     ...(request.warning ? { warning: request.warning } : {}),
@@ -81,6 +85,7 @@ export function storeAnswer(store: ChatStore, claims: JwtClaims, outcome: Answer
       kind: 'answer',
       confidence: outcome.confidence,
       mode: outcome.mode,
+      ...(outcome.related.length > 0 ? { related: outcome.related } : {}),
       ...(outcome.warning ? { warning: outcome.warning } : {}),
     },
   });
@@ -109,7 +114,15 @@ async function refuse(
 }
 
 function replay(turn: TurnState, answer: StoredAnswer, request: ReadChatRequest): Outcome {
-  const meta = answer.meta as { kind?: string; reason?: Refusal['reason']; suggestions?: string[]; confidence?: Confidence; mode?: RetrievalMode; warning?: string };
+  const meta = answer.meta as {
+    kind?: string;
+    reason?: Refusal['reason'];
+    suggestions?: string[];
+    confidence?: Confidence;
+    mode?: RetrievalMode;
+    warning?: string;
+    related?: Related[];
+  };
   if (meta.kind === 'refusal') {
     return {
       kind: 'refusal',
@@ -123,6 +136,7 @@ function replay(turn: TurnState, answer: StoredAnswer, request: ReadChatRequest)
     answer_message_id: answer.id,
     text: answer.content,
     citations: answer.citations ?? [],
+    related: Array.isArray(meta.related) ? meta.related : [],
     confidence: meta.confidence ?? 'low',
     mode: meta.mode ?? 'vector',
     ...(meta.warning ? { warning: meta.warning } : {}),

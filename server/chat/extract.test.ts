@@ -1,144 +1,156 @@
 import { describe, expect, it } from 'vitest';
 import type { ChunkMatch } from '../store/types.ts';
-import { extractAnswer } from './extract.ts';
-import { sentences } from './text.ts';
+import { extractAnswer, MAX_RELATED } from './extract.ts';
+import { MAX_CODE_LINES, MAX_LIST_ITEMS, MAX_TABLE_ROWS, unitsOf } from './units.ts';
 
-const refunds: ChunkMatch = {
-  chunk_id: 'c1',
-  content: [
-    '## Refunds',
-    '',
+const make = (id: string, content: string, meta: ChunkMatch['meta'] = {}, document_id = id, similarity = 0.5): ChunkMatch => ({
+  chunk_id: id,
+  content,
+  meta,
+  document_id,
+  document_title: `Doc ${document_id}`,
+  document_url: null,
+  similarity,
+});
+
+const refunds = make(
+  'c1',
+  [
     'Our plans renew monthly. Refunds are available within 14 days of a charge.',
-    'To request a refund, open a ticket from the billing page.',
-    '',
-    '- Annual plans are refunded pro rata.',
-    '- Credits are never refunded.',
+    'To request a refund, run this from the billing folder:',
     '',
     '```sh',
     'refund --all',
     '```',
+    '',
+    'Refund rules:',
+    '',
+    '- Annual plans are refunded pro rata.',
+    '- Credits are never refunded.',
   ].join('\n'),
-  meta: { section: 'Billing › Refunds', page: 3, url: 'https://docs.example/billing#refunds' },
-  document_id: 'd1',
-  document_title: 'Billing',
-  document_url: 'https://docs.example/billing',
-  similarity: 0.71,
-};
+  { section: 'Billing › Refunds', heading_path: ['Billing', 'Refunds'], page: 3, url: 'https://docs.example/billing#refunds' },
+  'd1',
+  0.71,
+);
 
-const support: ChunkMatch = {
-  chunk_id: 'c2',
-  content: 'Support answers within one business day. Refund questions go to the billing team.',
-  meta: {},
-  document_id: 'd2',
-  document_title: 'Support',
-  document_url: null,
-  similarity: 0.4,
-};
-
-describe('sentences', () => {
-  it('splits Markdown into verbatim sentences, skipping headings and code, keeping list items', () => {
-    expect(sentences(refunds.content)).toEqual([
-      'Our plans renew monthly.',
-      'Refunds are available within 14 days of a charge.',
-      'To request a refund, open a ticket from the billing page.',
-      '- Annual plans are refunded pro rata.',
-      '- Credits are never refunded.',
+describe('unitsOf', () => {
+  it('splits paragraphs into verbatim sentences and keeps lists, code and tables whole, each block tied to its lead-in', () => {
+    const units = unitsOf(refunds.content, new Set());
+    expect(units.map((u) => [u.kind, u.markdown])).toEqual([
+      ['sentence', 'Our plans renew monthly.'],
+      ['sentence', 'Refunds are available within 14 days of a charge.'],
+      ['sentence', 'To request a refund, run this from the billing folder:'],
+      ['code', '```sh\nrefund --all\n```'],
+      ['sentence', 'Refund rules:'],
+      ['list', '- Annual plans are refunded pro rata.\n- Credits are never refunded.'],
     ]);
+    expect([units[2]!.introduces, units[3]!.leadIn, units[4]!.introduces, units[5]!.leadIn]).toEqual([3, 2, 5, 4]);
+    // A sentence not ending in ":" introduces nothing.
+    expect(units[1]!.introduces).toBeUndefined();
+  });
+
+  it('bounds blocks: code lines, list items, and a long table keeps its header and the rows the question names', () => {
+    const code = `\`\`\`\n${Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n')}\n\`\`\``;
+    const list = Array.from({ length: 12 }, (_, i) => `${i + 1}. Step ${i}`).join('\n');
+    const table = ['| Plan | Price |', '| --- | --- |', ...Array.from({ length: 10 }, (_, i) => `| Plan${i} | $${i} |`), '| Hobby | $5 |'].join('\n');
+    const [c, l, t] = unitsOf(`${code}\n\n${list}\n\n${table}`, new Set(['hobby']));
+    expect(c!.markdown.split('\n')).toHaveLength(MAX_CODE_LINES + 2);
+    expect(c!.cut).toBe(true);
+    expect(l!.markdown.split('\n')).toHaveLength(MAX_LIST_ITEMS);
+    expect(t!.markdown).toBe('| Plan | Price |\n| --- | --- |\n| Hobby | $5 |');
+    const [t2] = unitsOf(table, new Set(['nothing']));
+    expect(t2!.markdown.split('\n')).toHaveLength(2 + MAX_TABLE_ROWS);
   });
 });
 
 describe('extractAnswer', () => {
-  it('copies at most three sentences verbatim, in reading order, each with its [n] marker', () => {
-    const answer = extractAnswer('How do I request a refund?', [refunds, support]);
-    const parts = answer.text.split(/(?<=\[\d\]) /);
-    expect(parts.length).toBeLessThanOrEqual(3);
-    for (const part of parts) {
-      const [, sentence, n] = /^(.*) \[(\d)\]$/.exec(part)!;
-      const source = n === '1' ? refunds : support;
-      expect(source.content).toContain(sentence!);
-    }
-    // The sentence that actually answers the question is chosen, not merely the chunk's first sentence.
-    expect(answer.text).toContain('To request a refund, open a ticket from the billing page. [1]');
+  it('quotes the command with the sentence that introduces it', () => {
+    const answer = extractAnswer('How do I request a refund from the command line?', [refunds]);
+    expect(answer.text).toContain('To request a refund, run this from the billing folder: [1]\n\n```sh\nrefund --all\n```');
     expect(answer.text).not.toContain('Our plans renew monthly.');
   });
 
-  it('cites every qualifying chunk with title, page, section and link', () => {
-    const { citations } = extractAnswer('refund', [refunds, support]);
-    expect(citations).toEqual([
-      {
-        n: 1,
-        chunk_id: 'c1',
-        document_id: 'd1',
-        title: 'Billing',
-        page: 3,
-        section: 'Billing › Refunds',
-        url: 'https://docs.example/billing#refunds',
-        similarity: 0.71,
-        excerpt:
-          'Our plans renew monthly. Refunds are available within 14 days of a charge. To request a refund, open a ticket from the billing page. Annual plans are refunded pro rata. Credits are never refunded.',
-      },
-      {
-        n: 2,
-        chunk_id: 'c2',
-        document_id: 'd2',
-        title: 'Support',
-        page: null,
-        section: null,
-        url: null,
-        similarity: 0.4,
-        excerpt: 'Support answers within one business day. Refund questions go to the billing team.',
-      },
-    ]);
+  it('a question about the rules gets the list and its lead-in, the marker closing the list', () => {
+    const answer = extractAnswer('What are the refund rules?', [refunds]);
+    expect(answer.text).toContain('Refund rules: [1]\n\n- Annual plans are refunded pro rata.\n- Credits are never refunded.');
   });
 
-  it('still answers from the best chunk when no sentence shares a word with the question', () => {
-    const answer = extractAnswer('zzz', [support]);
-    expect(answer.text).toBe('Support answers within one business day. [1]');
-  });
-});
-
-describe('extractAnswer: choice and citations', () => {
-  const make = (id: string, content: string, meta: ChunkMatch['meta'] = {}, document_id = id): ChunkMatch => ({
-    chunk_id: id,
-    content,
-    meta,
-    document_id,
-    document_title: `Doc ${document_id}`,
-    document_url: null,
-    similarity: 0.5,
-  });
-
-  it('prefers the sentence with the rare question words over one with many common ones', () => {
+  it('a one-sentence answer stays one sentence: units far below the best are not quoted', () => {
     const chunk = make(
       'a',
       'The city has a large port. The city has a port and a city hall. The Normans conquered the city in 1066. The city is old.',
     );
     const answer = extractAnswer('When did the Normans conquer the city?', [chunk]);
-    const sentencesChosen = answer.text.split(/(?<=\]) /);
-    expect(sentencesChosen.length).toBeLessThanOrEqual(3);
-    expect(answer.text).toContain('The Normans conquered the city in 1066. [1]');
-    // Reading order is kept whatever the scores.
-    const first = answer.text.indexOf('Normans');
-    for (const other of ['large port', 'city hall', 'is old']) {
-      const at = answer.text.indexOf(other);
-      if (at >= 0 && other === 'is old') expect(at).toBeGreaterThan(first);
-      if (at >= 0 && other !== 'is old') expect(at).toBeLessThan(first);
-    }
+    expect(answer.text).toBe('The Normans conquered the city in 1066. [1]');
   });
 
-  it('cites one chunk per document section, at most five, numbered in order', () => {
+  it('a section whose heading asks the question answers with its opening', () => {
+    const browsers = make(
+      'b',
+      'kb-chat supports current versions of Chrome, Edge, Firefox and Safari. The widget needs JavaScript and WebAssembly.',
+      { section: 'Troubleshooting › Which browsers are supported?', heading_path: ['Troubleshooting', 'Which browsers are supported?'] },
+      'd1',
+      0.6,
+    );
+    const model = make('m', 'The embedding model is loaded by the browser on first use.', {}, 'd2', 0.55);
+    const answer = extractAnswer('Which browsers are supported?', [model, browsers]);
+    expect(answer.text.startsWith('kb-chat supports current versions of Chrome, Edge, Firefox and Safari. [1]')).toBe(true);
+    expect(answer.citations.map((c) => c.chunk_id)).toEqual(['b']);
+  });
+
+  it('cites exactly the quoted sources, numbered by first appearance; the rest are related, unnumbered', () => {
     const chunks = [
-      make('1', 'Alpha refunds.', { section: 'A › Refunds' }, 'd1'),
-      make('2', 'More alpha refunds.', { section: 'A › Refunds' }, 'd1'),
-      make('3', 'Beta refunds.', { section: 'A › Other' }, 'd1'),
-      make('4', 'Gamma refunds.', {}, 'd2'),
-      make('5', 'Gamma again refunds.', {}, 'd2'),
-      ...['6', '7', '8', '9'].map((id) => make(id, `Doc ${id} refunds.`, {}, `d${id}`)),
+      make('1', 'Alpha says nothing useful here.', { section: 'A › Intro' }, 'd1', 0.9),
+      make('2', 'Refunds take five days to arrive.', { section: 'A › Refunds' }, 'd1', 0.8),
+      make('3', 'Refunds take five business days.', { section: 'B' }, 'd2', 0.7),
+      ...['4', '5', '6', '7'].map((id) => make(id, `Doc ${id} mentions weather.`, {}, `d${id}`, 0.6)),
     ];
-    const { citations, text } = extractAnswer('refunds', chunks);
-    expect(citations.map((c) => c.chunk_id)).toEqual(['1', '3', '4', '6', '7']);
-    expect(citations.map((c) => c.n)).toEqual([1, 2, 3, 4, 5]);
-    for (const [, n] of text.matchAll(/\[(\d+)\]/g)) expect(Number(n)).toBeLessThanOrEqual(5);
-    expect(text).not.toContain('More alpha');
+    const { citations, related, text } = extractAnswer('How long do refunds take?', chunks);
+    expect(citations.map((c) => [c.n, c.chunk_id])).toEqual([
+      [1, '2'],
+      [2, '3'],
+    ]);
+    expect(text).toBe('Refunds take five days to arrive. [1] Refunds take five business days. [2]');
+    expect(related.map((r) => r.chunk_id)).toEqual(['1', '4', '5'].slice(0, MAX_RELATED));
+    expect(related[0]).toEqual({ chunk_id: '1', document_id: 'd1', title: 'Doc d1', page: null, section: 'A › Intro', url: null });
+  });
+
+  it('gives each citation title, page, section, link and an excerpt starting at the quoted sentence', () => {
+    const { citations } = extractAnswer('How long are refunds available?', [refunds]);
+    expect(citations).toEqual([
+      {
+        n: 1,
+        chunk_id: 'c1',
+        document_id: 'd1',
+        title: 'Doc d1',
+        page: 3,
+        section: 'Billing › Refunds',
+        url: 'https://docs.example/billing#refunds',
+        similarity: 0.71,
+        excerpt: expect.stringMatching(/^Refunds are available within 14 days of a charge\. To request a refund/),
+      },
+    ]);
+  });
+
+  it('never exceeds three sentences and one block, whatever matches', () => {
+    const many = make(
+      'x',
+      ['Deploy one. Deploy two. Deploy three. Deploy four.', '```', 'deploy a', '```', '', '- deploy b', '', '| deploy | c |', '| - | - |', '| deploy | d |'].join('\n'),
+    );
+    const { text } = extractAnswer('deploy', [many]);
+    const blocks = (text.match(/^```/gm) ?? []).length / 2 + (text.match(/^- /gm) ? 1 : 0) + (text.match(/^\|/m) ? 1 : 0);
+    const sentences = text.split('\n\n').filter((p) => !/^(```|- |\||\[\d\]$)/.test(p)).join(' ').match(/\[\d\]/g)?.length ?? 0;
+    expect(blocks).toBeLessThanOrEqual(1);
+    expect(sentences).toBeLessThanOrEqual(3);
+  });
+
+  it('still answers from the best chunk when no unit shares a word with the question', () => {
+    const answer = extractAnswer('zzz', [make('s', 'Support answers within one business day. Refund questions go to billing.')]);
+    expect(answer.text).toBe('Support answers within one business day. [1]');
+  });
+
+  it('a code block without a lead-in gets its marker on its own line after the block', () => {
+    const answer = extractAnswer('brew install railway', [make('h', '```sh\nbrew install railway\n```', { heading_path: ['Homebrew'] })]);
+    expect(answer.text).toBe('```sh\nbrew install railway\n```\n\n[1]');
   });
 });

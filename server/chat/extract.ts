@@ -1,57 +1,84 @@
 /**
- * Extractive answers (seed 000 "Answer Formatting"): at most three sentences copied verbatim from the
- * qualifying chunks, chosen for how well they answer the question, kept in reading order (the chunks'
- * citation order, then position inside the chunk), each followed by the `[n]` marker of its source.
+ * Extractive answers (seed 000 "Answer Formatting", issue 11): verbatim Markdown from the qualifying chunks —
+ * at most three prose sentences plus at most one block (a list, a fenced code block, a table or a note) —
+ * each unit followed by the `[n]` marker of its source, and exactly the quoted sources cited.
  *
- * A sentence's score is the share of the question's content words it contains, each word weighted by how
- * rare it is among the candidate sentences (a word every sentence has says little about which one answers),
- * plus a small bonus for the chunk's own evidence and for coming early. Citations: one per document
- * section, at most five, in the order retrieval ranked them — by the gate's evidence, best first (see
- * server/retrieval/gate.ts), so the sentences come from the best-evidence chunks first.
+ * Units (units.ts) are scored by the share of the question's content words they contain, each word weighted
+ * by how rare it is among all candidate units (a word every unit has says little about which one answers).
+ * A block is scored with its lead-in sentence, and a chunk's first unit with its section heading, so "Which
+ * browsers are supported?" finds the paragraph under "## Which browsers are supported?". Only units scoring
+ * at least `RELEVANCE_RATIO` of the best are quoted: a one-sentence answer stays one sentence.
+ *
+ * Order: the chunk holding the best unit first, its units in reading order, then the next chunk's. Citations
+ * are numbered 1..N in the order they first appear; qualifying chunks that gave no quoted unit are `related`.
  */
-import type { Citation } from '../../protocol/index.ts';
+import type { Citation, Related } from '../../protocol/index.ts';
 import type { ChunkMatch } from '../store/types.ts';
 import { excerpt } from './excerpt.ts';
-import { contentWords, sentences } from './text.ts';
+import { contentWords } from './text.ts';
+import { unitsOf, type Unit } from './units.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
-export const MAX_CITATIONS = 5;
+export const MAX_ANSWER_BLOCKS = 1;
+/**
+ * A unit is quoted only when its score reaches this share of the best unit's. Measured on the docs-QA sets
+ * and SQuAD (README "Answers"): lower ratios add filler sentences from other pages, higher ones drop the
+ * second half of two-sentence answers.
+ */
+export const RELEVANCE_RATIO = 0.7;
+/** Related (unquoted) sources offered at most. */
+export const MAX_RELATED = 3;
 
 export interface ExtractiveAnswer {
-  /** Markdown: the chosen sentences, each followed by its ` [n]` marker. */
+  /** Markdown: the chosen units, each followed by its ` [n]` marker. */
   text: string;
   citations: Citation[];
+  related: Related[];
 }
 
 interface Candidate {
-  sentence: string;
+  unit: Unit;
+  /** Index of the chunk in retrieval order. */
+  chunk: number;
+  /** Words scored: the unit's own, plus its lead-in's (a block) or its section heading's (first unit). */
   words: Set<string>;
-  n: number;
-  order: number;
   bonus: number;
   score: number;
 }
 
-/** `chunks` best first, all above the evidence threshold. */
+/** `chunks` best first, all above the evidence threshold (one per document section, see retrieval). */
 export function extractAnswer(question: string, chunks: ChunkMatch[]): ExtractiveAnswer {
-  const cited = citedChunks(chunks);
-  const citations = cited.map(toCitation);
   const asked = new Set(contentWords(question));
-  const candidates: Candidate[] = [];
-  cited.forEach((chunk, index) => {
-    sentences(chunk.content).forEach((sentence, position) => {
-      candidates.push({
-        sentence,
-        words: new Set(contentWords(sentence)),
-        n: index + 1,
-        order: index * 10_000 + position,
-        // Ties: the better chunk, then the earlier sentence.
-        bonus: 0.05 * chunk.similarity - index * 0.01 - position * 1e-3,
+  const perChunk = chunks.map((chunk) => unitsOf(chunk.content, asked));
+  const candidates: Candidate[] = perChunk.flatMap((units, c) => {
+    const heading = headingWords(chunks[c]!);
+    return units.map((unit): Candidate => {
+      const words = new Set(unit.words);
+      if (unit.leadIn !== undefined) for (const w of units[unit.leadIn]!.words) words.add(w);
+      // The section's opening unit (and the block it introduces) answers what its heading asks.
+      if (unit.index === 0 || (unit.leadIn === 0 && units[0]!.kind === 'sentence')) for (const w of heading) words.add(w);
+      return {
+        unit,
+        chunk: c,
+        words,
+        // Ties: the better chunk, then the earlier unit.
+        bonus: 0.05 * chunks[c]!.similarity - c * 0.01 - unit.index * 1e-3,
         score: 0,
-      });
+      };
     });
   });
+  score(candidates, asked);
 
+  return compose(choose(candidates), chunks);
+}
+
+function headingWords(chunk: ChunkMatch): string[] {
+  const path = chunk.meta.heading_path;
+  const last = Array.isArray(path) && path.length > 0 ? path[path.length - 1] : chunk.meta.section?.split(' › ').pop();
+  return typeof last === 'string' ? contentWords(last) : [];
+}
+
+function score(candidates: Candidate[], asked: Set<string>): void {
   const weight = new Map<string, number>();
   for (const word of asked) {
     const df = candidates.filter((c) => c.words.has(word)).length;
@@ -63,36 +90,112 @@ export function extractAnswer(question: string, chunks: ChunkMatch[]): Extractiv
     for (const [word, w] of weight) if (c.words.has(word)) covered += w;
     c.score = covered / total + (covered > 0 ? c.bonus : 0);
   }
-
-  const chosen = candidates
-    .filter((c) => c.score > 0)
-    .sort((a, b) => b.score - a.score)
-    .slice(0, MAX_ANSWER_SENTENCES)
-    .sort((a, b) => a.order - b.order);
-  // A chunk that qualified but had no sentence with any content (e.g. only a heading) still answers with
-  // its first sentence rather than with nothing.
-  if (chosen.length === 0 && candidates[0]) chosen.push(candidates[0]);
-
-  return { text: chosen.map((c) => `${c.sentence} [${c.n}]`).join(' '), citations };
 }
 
-/** Best first; a second chunk of an already cited document section adds nothing a reader can follow. */
-export function citedChunks(chunks: ChunkMatch[]): ChunkMatch[] {
-  const seen = new Set<string>();
-  const out: ChunkMatch[] = [];
-  for (const chunk of chunks) {
-    const key = `${chunk.document_id}\u0000${chunk.meta.section ?? chunk.meta.anchor ?? ''}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(chunk);
-    if (out.length === MAX_CITATIONS) break;
+/** The quoted units: best first within the bounds, a lead-in and its block always together. */
+function choose(candidates: Candidate[]): Candidate[] {
+  const ranked = candidates.filter((c) => c.score > 0).sort((a, b) => b.score - a.score);
+  // Nothing shares a word with the question (a match on meaning alone): the best chunk's opening.
+  if (ranked.length === 0 && candidates[0]) ranked.push(candidates[0]);
+  const best = ranked[0]?.score ?? 0;
+  const byUnit = new Map(candidates.map((c) => [`${c.chunk}:${c.unit.index}`, c]));
+  const chosen = new Map<string, Candidate>();
+  let sentences = 0;
+  let blocks = 0;
+  for (const candidate of ranked) {
+    if (candidate !== ranked[0] && candidate.score < RELEVANCE_RATIO * best) break;
+    const key = `${candidate.chunk}:${candidate.unit.index}`;
+    if (chosen.has(key)) continue;
+    const { unit } = candidate;
+    const partnerIndex = unit.kind === 'sentence' ? unit.introduces : unit.leadIn;
+    const partner = partnerIndex === undefined ? undefined : byUnit.get(`${candidate.chunk}:${partnerIndex}`);
+    const group = partner && !chosen.has(`${partner.chunk}:${partner.unit.index}`) ? [candidate, partner] : [candidate];
+    const addSentences = group.filter((c) => c.unit.kind === 'sentence').length;
+    const addBlocks = group.length - addSentences;
+    if (sentences + addSentences > MAX_ANSWER_SENTENCES) continue;
+    // A lead-in whose block no longer fits is still quoted when it reads as a sentence on its own.
+    if (blocks + addBlocks > MAX_ANSWER_BLOCKS) {
+      if (unit.kind !== 'sentence' || /:\s*$/.test(unit.markdown)) continue;
+      group.splice(1);
+    }
+    for (const c of group) chosen.set(`${c.chunk}:${c.unit.index}`, c);
+    sentences += group.filter((c) => c.unit.kind === 'sentence').length;
+    blocks += group.filter((c) => c.unit.kind !== 'sentence').length;
+    if (sentences >= MAX_ANSWER_SENTENCES && blocks >= MAX_ANSWER_BLOCKS) break;
   }
-  return out;
+  // Chunks in the order of their best quoted unit; units in reading order within a chunk.
+  const list = [...chosen.values()];
+  const chunkRank = new Map<number, number>();
+  for (const c of [...list].sort((a, b) => b.score - a.score)) if (!chunkRank.has(c.chunk)) chunkRank.set(c.chunk, chunkRank.size);
+  return list.sort((a, b) => chunkRank.get(a.chunk)! - chunkRank.get(b.chunk)! || a.unit.index - b.unit.index);
 }
 
-function toCitation(chunk: ChunkMatch, index: number): Citation {
+function compose(chosen: Candidate[], chunks: ChunkMatch[]): ExtractiveAnswer {
+  // One citation per document section, numbered in order of first appearance.
+  const numberOf = new Map<string, number>();
+  const citations: Citation[] = [];
+  const cite = (c: number): number => {
+    const chunk = chunks[c]!;
+    const key = sectionKey(chunk);
+    let n = numberOf.get(key);
+    if (n === undefined) {
+      n = citations.length + 1;
+      numberOf.set(key, n);
+      citations.push(toCitation(chunk, n, firstQuoted(chosen, c)));
+    }
+    return n;
+  };
+
+  const parts: string[] = [];
+  let prose: string[] = [];
+  const flush = () => {
+    if (prose.length > 0) parts.push(prose.join(' '));
+    prose = [];
+  };
+  for (const { unit, chunk } of chosen) {
+    const n = cite(chunk);
+    if (unit.kind === 'sentence') {
+      prose.push(`${unit.markdown} [${n}]`);
+      continue;
+    }
+    flush();
+    const introduced = unit.leadIn !== undefined && chosen.some((c) => c.chunk === chunk && c.unit.index === unit.leadIn);
+    if (introduced) parts.push(unit.markdown);
+    else if (unit.kind === 'list' || unit.kind === 'note') parts.push(withTrailingMarker(unit.markdown, n));
+    else parts.push(unit.markdown, `[${n}]`);
+  }
+  flush();
+
+  const quoted = new Set(numberOf.keys());
+  const related: Related[] = [];
+  for (const chunk of chunks) {
+    const key = sectionKey(chunk);
+    if (quoted.has(key) || related.length >= MAX_RELATED) continue;
+    quoted.add(key);
+    related.push(toRelated(chunk));
+  }
+  return { text: parts.join('\n\n'), citations, related };
+}
+
+/** A list's or note's marker goes at the end of its last line, unless that line closes a code fence. */
+function withTrailingMarker(markdown: string, n: number): string {
+  return /(```|~~~)\s*$/.test(markdown) ? `${markdown}\n\n[${n}]` : `${markdown} [${n}]`;
+}
+
+function sectionKey(chunk: ChunkMatch): string {
+  return `${chunk.document_id}\u0000${chunk.meta.section ?? chunk.meta.anchor ?? ''}`;
+}
+
+/** The first prose unit quoted from chunk `c`: the citation's excerpt (and text-fragment link) starts there. */
+function firstQuoted(chosen: Candidate[], c: number): string | null {
+  return chosen.find((x) => x.chunk === c && x.unit.kind === 'sentence')?.unit.markdown ?? null;
+}
+
+function toCitation(chunk: ChunkMatch, n: number, quoted: string | null): Citation {
+  // The excerpt starts at the quoted sentence when it can be found in the chunk as written.
+  const at = quoted ? chunk.content.indexOf(quoted) : -1;
   return {
-    n: index + 1,
+    n,
     chunk_id: chunk.chunk_id,
     document_id: chunk.document_id,
     title: chunk.document_title,
@@ -100,9 +203,20 @@ function toCitation(chunk: ChunkMatch, index: number): Citation {
     section: chunk.meta.section ?? null,
     url: chunk.meta.url ?? chunk.document_url ?? null,
     similarity: Math.round(chunk.similarity * 1000) / 1000,
-    excerpt: excerpt(chunk.content, 300),
+    excerpt: excerpt(at > 0 ? chunk.content.slice(at) : chunk.content, 300),
     ...(typeof chunk.meta.char_start === 'number' && typeof chunk.meta.char_end === 'number'
       ? { char_start: chunk.meta.char_start, char_end: chunk.meta.char_end }
       : {}),
+  };
+}
+
+function toRelated(chunk: ChunkMatch): Related {
+  return {
+    chunk_id: chunk.chunk_id,
+    document_id: chunk.document_id,
+    title: chunk.document_title,
+    page: typeof chunk.meta.page === 'number' ? chunk.meta.page : null,
+    section: chunk.meta.section ?? null,
+    url: chunk.meta.url ?? chunk.document_url ?? null,
   };
 }

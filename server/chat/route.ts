@@ -53,6 +53,7 @@ export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming
           answer_message_id: answerId,
           text: outcome.text,
           citations: outcome.citations,
+          ...(outcome.related.length > 0 ? { related: outcome.related } : {}),
           confidence: outcome.confidence,
           mode: outcome.mode,
           ...(outcome.warning ? { warning: outcome.warning } : {}),

@@ -40,7 +40,7 @@ function answerBody(outcome: AnswerOutcome): ChatEvent[] {
       },
     },
     ...[...deltas(outcome.text)].map((text): ChatEvent => ({ event: 'answer_delta', data: { text } })),
-    { event: 'sources', data: { citations: outcome.citations } },
+    { event: 'sources', data: { citations: outcome.citations, ...(outcome.related.length > 0 ? { related: outcome.related } : {}) } },
   ];
 }
 

@@ -1,6 +1,5 @@
 /**
- * Small text helpers for extraction: content words of a question, sentence units of a Markdown chunk.
- * Intl.Segmenter is in every runtime we target (Node, workerd, browsers), so no tokenizer dependency.
+ * Content words for extraction: what a question and a quotable unit (units.ts) are compared on.
  */
 const STOPWORDS = new Set(
   `a about above after again against all am an and any are as at be because been before being below between both
@@ -18,39 +17,14 @@ export function contentWords(text: string): string[] {
   return (text.toLowerCase().match(WORD) ?? []).filter((w) => !STOPWORDS.has(w)).map(stem);
 }
 
+/**
+ * Light suffix folding, enough for question words to meet documentation words ("supported" and "supports",
+ * "browsers" and "browser", "refunds" and "refund"); not a full stemmer, and it only needs to agree with itself.
+ */
 function stem(word: string): string {
   if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3);
+  if (word.length > 4 && word.endsWith('ed') && !word.endsWith('eed')) return word.slice(0, -2);
   if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
   return word;
-}
-
-const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
-
-/**
- * The sentences of a Markdown chunk in reading order, verbatim. Headings, code fences and table rows are not
- * answer material (the heading is already the citation's section); list items count as sentences.
- */
-export function sentences(markdown: string): string[] {
-  const out: string[] = [];
-  let inFence = false;
-  for (const block of markdown.split(/\n{2,}/)) {
-    const lines: string[] = [];
-    for (const line of block.split('\n')) {
-      if (/^\s*(```|~~~)/.test(line)) {
-        inFence = !inFence;
-        continue;
-      }
-      if (inFence || /^\s*#{1,6}\s/.test(line) || /^\s*\|/.test(line)) continue;
-      // A list item or a hard-broken line is its own unit; continuation lines join the previous one.
-      if (/^\s*([-*+]|\d+[.)])\s+/.test(line) || lines.length === 0) lines.push(line.trim());
-      else lines[lines.length - 1] += ` ${line.trim()}`;
-    }
-    for (const line of lines) {
-      for (const { segment } of segmenter.segment(line)) {
-        const sentence = segment.trim();
-        if (contentWords(sentence).length > 0) out.push(sentence);
-      }
-    }
-  }
-  return out;
 }

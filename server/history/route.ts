@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import type { SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
+import type { Related, SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import type { ChatStore, MessageRow } from '../store/types.ts';
@@ -43,12 +43,13 @@ export function historyRoute({ store, auth }: { store: ChatStore; auth: TokenVer
 }
 
 function toStoredMessage(row: MessageRow): StoredMessage {
-  const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[] };
+  const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[]; related?: Related[] };
   return {
     id: row.id,
     role: row.role,
     content: row.content,
     citations: row.citations,
+    ...(Array.isArray(meta.related) && meta.related.length > 0 ? { related: meta.related } : {}),
     ...(meta.kind === 'refusal' ? { refusal: { reason: meta.reason ?? 'no_evidence', suggestions: meta.suggestions ?? [] } } : {}),
     created_at: row.created_at,
   };

@@ -1,0 +1,132 @@
+/**
+ * The quotable units of a chunk: what an extractive answer is made of. A chunk's content is Markdown that
+ * keeps its source's blocks (server/ingest/chunker.ts joins them with blank lines and re-fences split code),
+ * so marked's lexer recovers them here:
+ *
+ * - a paragraph gives one unit per sentence (Intl.Segmenter);
+ * - a list, a fenced code block, a table or a block quote (a note) is one unit, quoted whole, within the
+ *   bounds below (the rest stays behind the citation's "Show passage");
+ * - a sentence ending in ":" right before a block is that block's lead-in: one brings the other.
+ *
+ * Every unit is verbatim source text (a paragraph's soft line breaks become spaces), so answers only ever
+ * contain what the documentation says, in its own form.
+ */
+import { marked, type Token, type Tokens } from 'marked';
+import { contentWords } from './text.ts';
+
+export type UnitKind = 'sentence' | 'list' | 'code' | 'table' | 'note';
+
+export interface Unit {
+  kind: UnitKind;
+  /** Verbatim Markdown, already cut to the bounds. */
+  markdown: string;
+  /** Content words the unit is scored on (a block's own words; a code block's are mostly its lead-in's). */
+  words: Set<string>;
+  /** Position in the chunk, in reading order. */
+  index: number;
+  /** Sentence: index of the block it introduces. Block: index of its lead-in sentence. */
+  leadIn?: number;
+  introduces?: number;
+  /** A code block or list that was cut (the rest is in the cited passage). */
+  cut?: boolean;
+}
+
+/** Bounds of one quoted block (issue 11): a screenful a visitor can read in the bubble. */
+export const MAX_CODE_LINES = 12;
+export const MAX_LIST_ITEMS = 8;
+export const MAX_TABLE_ROWS = 6;
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+/**
+ * `question` picks a long table's rows: the header and the rows sharing a word with the question (in table
+ * order), or the first rows when none does.
+ */
+export function unitsOf(markdown: string, question: Set<string>): Unit[] {
+  const units: Unit[] = [];
+  const push = (unit: Omit<Unit, 'index'>): Unit => {
+    const full = { ...unit, index: units.length };
+    units.push(full);
+    return full;
+  };
+  let lastSentence: Unit | null = null;
+  let previousWasParagraph = false;
+  for (const token of marked.lexer(markdown)) {
+    if (token.type === 'space') continue;
+    const block = blockUnit(token, question);
+    if (block) {
+      const unit = push(block);
+      // A sentence ending in ":" right before the block introduces it.
+      if (previousWasParagraph && lastSentence && /:\s*$/.test(lastSentence.markdown)) {
+        lastSentence.introduces = unit.index;
+        unit.leadIn = lastSentence.index;
+      }
+      previousWasParagraph = false;
+      lastSentence = null;
+      continue;
+    }
+    previousWasParagraph = false;
+    if (token.type !== 'paragraph' && token.type !== 'text') continue;
+    const text = token.raw.replace(/\s*\n\s*/g, ' ').trim();
+    for (const { segment } of segmenter.segment(text)) {
+      const sentence = segment.trim();
+      const words = contentWords(sentence);
+      if (words.length === 0) continue;
+      lastSentence = push({ kind: 'sentence', markdown: sentence, words: new Set(words) });
+      previousWasParagraph = true;
+    }
+  }
+  return units;
+}
+
+function blockUnit(token: Token, question: Set<string>): Omit<Unit, 'index'> | null {
+  switch (token.type) {
+    case 'code': {
+      const code = token as Tokens.Code;
+      if (code.codeBlockStyle === 'indented') return null;
+      const lines = code.text.split('\n');
+      const shown = lines.slice(0, MAX_CODE_LINES);
+      const fence = /^(`{3,}|~{3,})/.exec(code.raw.trim())?.[1] ?? '```';
+      return {
+        kind: 'code',
+        markdown: `${fence}${code.lang ?? ''}\n${shown.join('\n')}\n${fence}`,
+        words: new Set(contentWords(code.text)),
+        ...(lines.length > shown.length ? { cut: true } : {}),
+      };
+    }
+    case 'list': {
+      const list = token as Tokens.List;
+      const items = list.items.map((item) => item.raw.trimEnd());
+      const shown = items.slice(0, MAX_LIST_ITEMS);
+      return {
+        kind: 'list',
+        markdown: shown.join('\n'),
+        words: new Set(contentWords(items.join(' '))),
+        ...(items.length > shown.length ? { cut: true } : {}),
+      };
+    }
+    case 'table': {
+      const lines = token.raw.trim().split('\n');
+      const [header, rule, ...rows] = lines;
+      if (header === undefined || rule === undefined) return null;
+      let shown = rows;
+      if (rows.length > MAX_TABLE_ROWS) {
+        const matching = rows.filter((row) => contentWords(row).some((w) => question.has(w)));
+        shown = (matching.length > 0 ? matching : rows).slice(0, MAX_TABLE_ROWS);
+      }
+      return {
+        kind: 'table',
+        markdown: [header, rule, ...shown].join('\n'),
+        words: new Set(contentWords([header, ...shown].join(' '))),
+        ...(shown.length < rows.length ? { cut: true } : {}),
+      };
+    }
+    case 'blockquote': {
+      const markdown = token.raw.trim();
+      const words = contentWords(markdown);
+      return words.length > 0 ? { kind: 'note', markdown, words: new Set(words) } : null;
+    }
+    default:
+      return null;
+  }
+}
