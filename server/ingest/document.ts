@@ -3,7 +3,8 @@
  * citation link, and sections of Markdown blocks in reading order, each under its heading path.
  */
 
-export type BlockKind = 'text' | 'list' | 'code' | 'table';
+/** `note`: a block quote or callout (admonition), quoted whole in answers. */
+export type BlockKind = 'text' | 'list' | 'code' | 'table' | 'note';
 
 export interface Block {
   kind: BlockKind;

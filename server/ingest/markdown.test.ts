@@ -43,9 +43,13 @@ describe('parseMarkdown', () => {
     expect(all).not.toContain('Screenshot of the install dialog');
   });
 
-  it('reads component bodies as Markdown, not as indented code', () => {
+  it('reads component bodies as Markdown, not as indented code; a callout becomes a note located in the source', () => {
     const installing = doc.sections[1]!;
-    expect(installing.blocks.map((b) => b.kind)).toEqual(['text', 'text']);
+    expect(installing.blocks.map((b) => b.kind)).toEqual(['text', 'note']);
+    const note = installing.blocks[1]!;
+    expect(note.markdown).toBe('> The script tag must use `type="module"`, otherwise browsers ignore it.');
+    // Offsets point at the callout's text in the file (the "> " is ours, not the source's).
+    expect(fixture('guide.mdx').slice(note.start, note.end)).toBe('The script tag must use `type="module"`, otherwise browsers ignore it.');
   });
 
   it('falls back to the first H1, then the file name; url to the default', () => {

@@ -78,7 +78,8 @@ function locator(source: string, from: number): (block: Block) => Block {
     let start = source.indexOf(block.markdown, cursor);
     let end = start < 0 ? -1 : start + block.markdown.length;
     if (start < 0) {
-      const lines = block.markdown.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+      // A note made from a callout component (mdx.ts) is quoted with "> "; its lines are in the source without.
+      const lines = block.markdown.split('\n').map((l) => l.trim().replace(/^>\s?/, '')).filter((l) => l.length > 0);
       const first = lines[0]?.slice(0, 60);
       const last = lines[lines.length - 1]?.slice(-60);
       start = first ? source.indexOf(first, cursor) : -1;
@@ -120,6 +121,8 @@ function toBlock(token: Token): Block | null {
     }
     case 'table':
       return { kind: 'table', markdown: token.raw.trim() };
+    case 'blockquote':
+      return { kind: 'note', markdown: token.raw.trim() };
     default: {
       const markdown = token.raw.trim();
       return markdown ? { kind: 'text', markdown } : null;

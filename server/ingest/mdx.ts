@@ -36,7 +36,7 @@ export function stripMdx(source: string): string {
   let prose: string[] = [];
   let fence: string | null = null;
   const flush = (): void => {
-    if (prose.length > 0) out.push(stripTags(prose.join('\n')));
+    if (prose.length > 0) out.push(stripTags(notes(prose.join('\n'))));
     prose = [];
   };
   for (const line of lines) {
@@ -60,6 +60,21 @@ export function stripMdx(source: string): string {
     .join('\n')
     .replace(/^[ \t]+$/gm, '')
     .replace(/\n{3,}/g, '\n\n');
+}
+
+/**
+ * Callout components (`<Banner variant="info">…</Banner>`, `<Note>`, `<Callout>`, …) become Markdown block
+ * quotes, so a note stays a block of its own through chunking and an answer can quote it whole (the widget
+ * shows it as a callout). Their bodies are single paragraphs in the docs we have seen (all 63 in Railway's).
+ */
+const CALLOUT = /<(Banner|Note|Callout|Admonition|Warning|Tip|Info)\b[^>]*>([\s\S]*?)<\/\1>/g;
+
+function notes(text: string): string {
+  return text.replace(CALLOUT, (whole, _name: string, body: string) => {
+    if (/\n\s*\n|```/.test(body)) return whole;
+    const lines = body.split('\n').map((l) => l.trim()).filter(Boolean);
+    return lines.length > 0 ? `\n\n${lines.map((l) => `> ${l}`).join('\n')}\n\n` : '';
+  });
 }
 
 /** Strips tags, JSX comments and `{" "}` from prose, skipping inline code spans. */

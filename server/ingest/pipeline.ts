@@ -22,6 +22,12 @@ import { resolveInputs } from './files.ts';
 import { inProcessPreparer, type Preparer } from './pool.ts';
 import { parseSource, type PreparedDocument, type PrepareTask } from './prepare.ts';
 
+/**
+ * Part of every document's checksum: bump it when parsing or chunking changes what gets stored, so the next
+ * run re-chunks documents whose bytes did not change. 2: callouts become notes (issue 11).
+ */
+export const CHUNKING_VERSION = 'chunks-2';
+
 export type Outcome = 'added' | 'updated' | 'unchanged' | 'failed';
 
 export type IngestProgress =
@@ -124,7 +130,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 
   /** Whether a source changed since it was stored: 'unchanged' or the outcome of writing it. */
   const check = async (item: Item): Promise<{ outcome: Outcome; checksum: string }> => {
-    const checksum = createHash('sha256').update(item.bytes).digest('hex');
+    const checksum = createHash('sha256').update(CHUNKING_VERSION).update(item.bytes).digest('hex');
     const state = await store.documentState(item.source, model);
     if (state?.status === 'ready' && state.checksum === checksum && state.stale_embeddings === 0) {
       return { outcome: 'unchanged', checksum };
