@@ -78,10 +78,18 @@ describe('extractAnswer', () => {
   it('a one-sentence answer stays one sentence: units far below the best are not quoted', () => {
     const chunk = make(
       'a',
-      'The city has a large port. The city has a port and a city hall. The Normans conquered the city in 1066. The city is old.',
+      'The city has a large port. The city has a port and a city hall.\n\nThe Normans conquered the city in 1066.\n\nThe city is old.',
     );
     const answer = extractAnswer('When did the Normans conquer the city?', [chunk]);
     expect(answer.text).toBe('The Normans conquered the city in 1066. [1]');
+  });
+
+  it('the best sentence brings the rest of its thought: the next sentences of its paragraph', () => {
+    const chunk = make('t', 'Intro text here.\n\nIf every question gets the reply "The knowledge base is empty." no documents were indexed. Run the ingest command. Then restart.');
+    const answer = extractAnswer('Every question gets "The knowledge base is empty". Why?', [chunk]);
+    expect(answer.text).toBe(
+      'If every question gets the reply "The knowledge base is empty." no documents were indexed. [1] Run the ingest command. [1] Then restart. [1]',
+    );
   });
 
   it('a section whose heading asks the question answers with its opening', () => {
@@ -100,12 +108,12 @@ describe('extractAnswer', () => {
 
   it('cites exactly the quoted sources, numbered by first appearance; the rest are related, unnumbered', () => {
     const chunks = [
-      make('1', 'Alpha says nothing useful here.', { section: 'A › Intro' }, 'd1', 0.9),
-      make('2', 'Refunds take five days to arrive.', { section: 'A › Refunds' }, 'd1', 0.8),
-      make('3', 'Refunds take five business days.', { section: 'B' }, 'd2', 0.7),
+      make('2', 'Refunds take five days to arrive.', { section: 'A › Refunds' }, 'd1', 0.9),
+      make('3', 'Refunds take five business days.', { section: 'B' }, 'd2', 0.8),
+      make('1', 'Alpha says nothing useful here.', { section: 'A › Intro' }, 'd1', 0.7),
       ...['4', '5', '6', '7'].map((id) => make(id, `Doc ${id} mentions weather.`, {}, `d${id}`, 0.6)),
     ];
-    const { citations, related, text } = extractAnswer('How long do refunds take?', chunks);
+    const { citations, related, text } = extractAnswer('Do refunds take days?', chunks);
     expect(citations.map((c) => [c.n, c.chunk_id])).toEqual([
       [1, '2'],
       [2, '3'],
@@ -145,7 +153,7 @@ describe('extractAnswer', () => {
   });
 
   it('still answers from the best chunk when no unit shares a word with the question', () => {
-    const answer = extractAnswer('zzz', [make('s', 'Support answers within one business day. Refund questions go to billing.')]);
+    const answer = extractAnswer('zzz', [make('s', 'Support answers within one business day.\n\nRefund questions go to billing.')]);
     expect(answer.text).toBe('Support answers within one business day. [1]');
   });
 

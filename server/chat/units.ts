@@ -24,6 +24,8 @@ export interface Unit {
   words: Set<string>;
   /** Position in the chunk, in reading order. */
   index: number;
+  /** Sentences: which paragraph of the chunk they belong to (consecutive sentences continue each other). */
+  paragraph?: number;
   /** Sentence: index of the block it introduces. Block: index of its lead-in sentence. */
   leadIn?: number;
   introduces?: number;
@@ -68,15 +70,34 @@ export function unitsOf(markdown: string, question: Set<string>): Unit[] {
     previousWasParagraph = false;
     if (token.type !== 'paragraph' && token.type !== 'text') continue;
     const text = token.raw.replace(/\s*\n\s*/g, ' ').trim();
-    for (const { segment } of segmenter.segment(text)) {
-      const sentence = segment.trim();
+    const paragraph = units.length;
+    for (const sentence of sentencesOf(text)) {
       const words = contentWords(sentence);
       if (words.length === 0) continue;
-      lastSentence = push({ kind: 'sentence', markdown: sentence, words: new Set(words) });
+      lastSentence = push({ kind: 'sentence', markdown: sentence, words: new Set(words), paragraph });
       previousWasParagraph = true;
     }
   }
   return units;
+}
+
+/**
+ * Sentences of a paragraph. Intl.Segmenter ends a sentence at a full stop inside quotes (`the reply "The
+ * knowledge base is empty." …`) and inside code spans; such pieces are joined back to their sentence.
+ */
+export function sentencesOf(text: string): string[] {
+  const out: string[] = [];
+  let open = '';
+  for (const { segment } of segmenter.segment(text)) {
+    open += segment;
+    const quotes = (open.match(/"/g) ?? []).length + (open.match(/“/g) ?? []).length - (open.match(/”/g) ?? []).length;
+    const ticks = (open.match(/`/g) ?? []).length;
+    if (quotes % 2 === 1 || ticks % 2 === 1) continue;
+    if (open.trim()) out.push(open.trim());
+    open = '';
+  }
+  if (open.trim()) out.push(open.trim());
+  return out;
 }
 
 function blockUnit(token: Token, question: Set<string>): Omit<Unit, 'index'> | null {
