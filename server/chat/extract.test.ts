@@ -140,6 +140,14 @@ describe('extractAnswer', () => {
     ]);
   });
 
+  it('prefers a sentence that answers over one that only points elsewhere', () => {
+    const faq = make('f', 'Please refer to [Pricing -> Refunds](/pricing/refunds).', { heading_path: ['How do I request a refund?'] }, 'faq', 0.5);
+    const page = make('r', 'Refunds are for new customers who no longer wish to use Railway.', {}, 'refunds', 0.45);
+    const answer = extractAnswer('How do refunds work?', [faq, page]);
+    expect(answer.text).toBe('Refunds are for new customers who no longer wish to use Railway. [1]');
+    expect(answer.related.map((r) => r.chunk_id)).toEqual(['f']);
+  });
+
   it('never exceeds three sentences and one block, whatever matches', () => {
     const many = make(
       'x',

@@ -31,6 +31,8 @@ export interface Unit {
   introduces?: number;
   /** A code block or list that was cut (the rest is in the cited passage). */
   cut?: boolean;
+  /** A sentence that only points elsewhere ("Please refer to [Refunds](/pricing/refunds).", "See …"). */
+  pointer?: boolean;
 }
 
 /** Bounds of one quoted block (issue 11): a screenful a visitor can read in the bubble. */
@@ -74,7 +76,7 @@ export function unitsOf(markdown: string, question: Set<string>): Unit[] {
     for (const sentence of sentencesOf(text)) {
       const words = contentWords(sentence);
       if (words.length === 0) continue;
-      lastSentence = push({ kind: 'sentence', markdown: sentence, words: new Set(words), paragraph });
+      lastSentence = push({ kind: 'sentence', markdown: sentence, words: new Set(words), paragraph, ...(isPointer(sentence) ? { pointer: true } : {}) });
       previousWasParagraph = true;
     }
   }
@@ -98,6 +100,15 @@ export function sentencesOf(text: string): string[] {
   }
   if (open.trim()) out.push(open.trim());
   return out;
+}
+
+const POINTER = /^(please\s+)?(see|refer\s+to|read|visit|check\s+out|learn\s+more|for\s+more\s+(information|details))\b/i;
+
+/** Mostly a link, or a "see …" sentence: it tells the visitor where the answer is instead of answering. */
+function isPointer(sentence: string): boolean {
+  const linkText = [...sentence.matchAll(/\[([^\]]*)\]\([^)]*\)/g)].reduce((n, m) => n + m[1]!.length, 0);
+  const plain = sentence.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+  return POINTER.test(plain) || linkText > plain.length / 2;
 }
 
 function blockUnit(token: Token, question: Set<string>): Omit<Unit, 'index'> | null {
