@@ -128,16 +128,20 @@ describe('POST /api/chat: answers', () => {
     expect(end.event === 'answer_end' && end.data.message_id).not.toBe(body.message_id);
   });
 
-  it('cites every chunk above the threshold', async () => {
+  it('cites the quoted chunks and offers the other chunks above the threshold as related', async () => {
     await seedKb();
     const { token } = await signIn();
     // cos 0.6 with the refunds chunk and 0.6 with the invoices chunk.
     const embedding = basis(0).map((x, i) => (i === 0 || i === 1 ? 0.6 : i === 383 ? Math.sqrt(1 - 0.72) : 0));
     const events = await readChatEvents(await chat(token, question(embedding, 'refunds and invoices')));
     const sources = events.find((e) => e.event.event === 'sources')!.event;
-    expect(sources.event === 'sources' && sources.data.citations.map((c) => c.section)).toEqual(
-      expect.arrayContaining(['Billing › Refunds', 'Billing › Invoices']),
-    );
+    if (sources.event !== 'sources') throw new Error('unreachable');
+    const text = events.flatMap((e) => (e.event.event === 'answer_delta' ? [e.event.data.text] : [])).join('');
+    // Every citation is quoted ([n] in the text), numbered 1..N; both qualifying sections are offered.
+    expect(sources.data.citations.map((c) => c.n)).toEqual(sources.data.citations.map((_, i) => i + 1));
+    for (const c of sources.data.citations) expect(text).toContain(`[${c.n}]`);
+    const offered = [...sources.data.citations, ...(sources.data.related ?? [])].map((c) => c.section);
+    expect(offered).toEqual(expect.arrayContaining(['Billing › Refunds', 'Billing › Invoices']));
   });
 
   it('titles a new session from the first message and appends later turns to it', async () => {

@@ -113,7 +113,8 @@ describe('extractAnswer', () => {
       make('1', 'Alpha says nothing useful here.', { section: 'A › Intro' }, 'd1', 0.7),
       ...['4', '5', '6', '7'].map((id) => make(id, `Doc ${id} mentions weather.`, {}, `d${id}`, 0.6)),
     ];
-    const { citations, related, text } = extractAnswer('Do refunds take days?', chunks);
+    // The second chunk has the rarer word ("business") but is discounted for its rank: both are quoted.
+    const { citations, related, text } = extractAnswer('Do refunds take business days?', chunks);
     expect(citations.map((c) => [c.n, c.chunk_id])).toEqual([
       [1, '2'],
       [2, '3'],

@@ -161,6 +161,8 @@ function choose(candidates: Candidate[], question: string): Candidate[] {
 
   for (const candidate of ranked) {
     if (candidate !== top && candidate.score < RELEVANCE_RATIO * top.score) break;
+    // A pointer ("See …") adds nothing next to a sentence that answers.
+    if (candidate !== top && candidate.unit.pointer) continue;
     take(candidate, candidate === top ? MAX_ANSWER_SENTENCES : sentenceLimit);
     if (sentences >= sentenceLimit && blocks >= MAX_ANSWER_BLOCKS) break;
   }
