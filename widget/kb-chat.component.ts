@@ -43,7 +43,10 @@ const ICON =
  * @csspart message - Every message; also `user-message`, `assistant-message`, `refusal` or `greeting`.
  * @csspart citation - An inline `[n]` citation badge; its hover/focus preview is `citation-preview`.
  * @csspart sources - The sources under an answer; each item is `source`, its link `source-link`, its expand button `source-toggle`, the passage `source-passage`; `more-sources` shows the rest.
- * @csspart answer-footer - "Grounded in N sources" and the `copy-button`.
+ * @csspart code-block - A fenced code block in an answer (never wrapped, scrolls sideways); its Copy button is `code-copy-button`.
+ * @csspart table-scroll - The keyboard-scrollable container around a table in an answer.
+ * @csspart related - The collapsed "Related" list after the sources: sources the answer does not quote, neither numbered nor counted; each item is `related-item`, its link `related-link`.
+ * @csspart answer-footer - "Grounded in N sources" (the quoted sources only) and the `copy-button`.
  * @csspart suggestions - The suggestions of a refusal; each is `suggestion`.
  * @csspart typing-indicator - Shown while an answer is on its way.
  * @csspart error - An error under a (possibly partial) answer, with its `retry-button`.

@@ -1,6 +1,8 @@
 /**
  * The loader's styles: the public `--kb-*` custom properties (defaults on :host), themes, placement and the
  * bubble. The chat panel's styles arrive with the chat UI (ui/chat-ui.styles.ts). Class names are private.
+ * Below 640px the open panel is full screen, so the bubble is hidden: a tapped bubble stays :hover on touch
+ * screens, its transform lifts it above the panel and it would swallow taps on Send (the header's × closes).
  */
 export default `
 :host {
@@ -56,5 +58,6 @@ button { font: inherit; cursor: pointer; }
 .bubble:hover { transform: scale(1.06); }
 .bubble svg { width: 26px; height: 26px; }
 :host([mode='inline']) .bubble { display: none; }
+@media (max-width: 639px) { :host([open]) .bubble { display: none; } }
 @media (prefers-reduced-motion: reduce) { .bubble { transition: none; } .bubble:hover { transform: none; } }
 `;

@@ -1,18 +1,29 @@
 /**
  * Safety (issue 4 item 6), proven in Chromium with every payload in ../shared/data/xss/ (payloadbox list +
  * h5sc vectors): as chunk content (excerpt preview and the expanded passage), as answer text, as a question
- * (and a refusal echoing it), and as a document title and URL. None may execute: no dialog, no element other
- * than the widget's own, no event-handler attribute, no javascript:/data: link, no navigation.
+ * (and a refusal echoing it), and as a document title and URL; and (issue 11) inside every block type an
+ * answer may have — a fenced code block (alone and inside a list item), a list item, a table cell — and as the
+ * title and URL of a related source. None may execute: no dialog, no element other than the widget's own, no
+ * event-handler attribute, no javascript:/data: link, no navigation.
  */
 import { expect, waitUntil } from '@open-wc/testing';
+import type { Citation } from '../protocol/chat.ts';
+import { DEFAULT_STRINGS } from './i18n.ts';
+import { answerElement } from './render/citations.ts';
 import { renderMarkdown } from './render/markdown.ts';
 import { ask, createWidget, openKeyword, resetFake, shadow } from './test/helpers.ts';
 
-/** Every tag the widget itself creates while rendering messages. */
+/** Every tag the widget itself creates while rendering messages (details/summary: the "Related" list). */
 const WIDGET_TAGS = new Set(
-  'div p span button strong em del code pre blockquote ul ol li a table thead tbody tr th td br hr time h3 progress'.split(' '),
+  'div p span button strong em del code pre blockquote ul ol li a table thead tbody tr th td br hr time h3 progress details summary'.split(' '),
 );
 const SIZE = 150;
+
+/** A payload in each block of an issue-11 answer; the same shape as the fake's "xss-blocks N" answers. */
+function inBlocks(p: string, n: number): string {
+  return [`Run this [${n}]:`, '', '```', p, '```', '', `- ${p} [${n}]`, '- x', '', '1. step', '   ```', `   ${p}`, '   ```', '',
+    '| Name | Value |', '| --- | --- |', `| ${p} | ${p} [${n}] |`, '', `[${n}]`].join('\n');
+}
 
 describe('XSS payloads', () => {
   const fired: string[] = [];
@@ -70,7 +81,29 @@ describe('XSS payloads', () => {
     expect(fired).to.deep.equal([]);
   });
 
-  it('in the widget: as answer, chunk content, excerpt, title, URL and question — nothing executes', async function () {
+  it('answers neutralise every payload as code, list item and table cell, with badges and Copy buttons (live page)', async () => {
+    const { payloads } = (await (await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })).json()) as {
+      payloads: string[];
+    };
+    const citation: Citation = { n: 1, chunk_id: 'c', document_id: 'd', title: 't', page: null, section: null, url: null, similarity: 1 };
+    const host = document.createElement('div');
+    document.body.append(host);
+    const problems: string[] = [];
+    let blocks = 0;
+    for (const [i, payload] of payloads.entries()) {
+      const answer = answerElement(inBlocks(payload, 1), [{ ...citation, title: payload, excerpt: payload }], `x${i}`, DEFAULT_STRINGS);
+      host.replaceChildren(answer);
+      blocks += answer.querySelectorAll('.code-block, .table-scroll').length;
+      problems.push(...inspect(host, `payload ${i}`));
+    }
+    await new Promise((r) => setTimeout(r, 200)); // give any onerror/onload a chance to fire
+    host.remove();
+    expect(problems).to.deep.equal([]);
+    expect(fired).to.deep.equal([]);
+    expect(blocks).to.be.at.least(payloads.length * 3); // the blocks really were built (two code blocks, one table each)
+  });
+
+  it('in the widget: as answer (also in code, lists, tables), chunk content, excerpt, title, URL, related and question — nothing executes', async function () {
     (this as { timeout(ms: number): void }).timeout(400_000);
     const started = performance.now();
     const { batches } = (await (await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })).json()) as {
@@ -114,6 +147,40 @@ describe('XSS payloads', () => {
     }
 
     console.log(`[xss] ${batches} answer batches in ${Math.round(performance.now() - started)} ms`);
+    // Issue 11: every payload inside code blocks, list items and table cells, and as a related title and URL.
+    const blocksStarted = performance.now();
+    const clipboard = navigator.clipboard.writeText;
+    const copied: string[] = [];
+    navigator.clipboard.writeText = async (text: string) => void copied.push(text); // no real clipboard in a test
+    try {
+      for (let b = 0; b < batches; b++) {
+        await ask(el, `xss-blocks ${b}`);
+        await waitUntil(() => root.querySelector('.message--assistant[data-status="done"], .message--assistant[data-status="error"]'), `blocks ${b}`, {
+          timeout: 20_000,
+          interval: 20,
+        });
+        const answer = root.querySelector<HTMLElement>('.message--assistant[data-status]')!;
+        expect(answer.dataset.status, `blocks ${b}`).to.equal('done');
+        expect(answer.querySelectorAll('.code-block').length, `blocks ${b}`).to.be.at.least(SIZE);
+        expect(answer.querySelectorAll('.table-scroll').length, `blocks ${b}`).to.be.at.least(SIZE / 2);
+        answer.querySelector<HTMLDetailsElement>('[part="related"]')!.open = true;
+        // A few Copy buttons and badges: each click re-renders the panel for its announcement, each focus scrolls
+        // and lays out (~2 ms); the previews' titles and excerpts are in the DOM either way, and the loop above
+        // already focused every badge with these payloads.
+        for (const button of [...answer.querySelectorAll<HTMLButtonElement>('.code-block > button')].slice(0, 3)) button.click();
+        for (const badge of [...answer.querySelectorAll<HTMLButtonElement>('.cite__badge')].slice(0, 10)) badge.focus();
+        await new Promise((r) => setTimeout(r, 300));
+        await el.updateComplete;
+        expect(answer.querySelectorAll('[part="related-item"]').length, `blocks ${b}`).to.be.greaterThan(0);
+        expect(inspect(root.querySelector('.messages')!, `blocks ${b}`)).to.deep.equal([]);
+        el.ui!.chat.newChat();
+        await el.updateComplete;
+      }
+    } finally {
+      navigator.clipboard.writeText = clipboard;
+    }
+    expect(copied.length).to.equal(batches * 3);
+    console.log(`[xss] ${batches} block batches in ${Math.round(performance.now() - blocksStarted)} ms`);
     // Every payload as a question (≤ 2000 characters each, as the API allows); the refusal echoes it back.
     const { payloads } = (await (await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })).json()) as {
       payloads: string[];

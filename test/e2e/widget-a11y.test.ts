@@ -1,7 +1,7 @@
 /**
  * The widget on the demo page with the real server, in Chromium: axe (@axe-core/playwright) reports 0
- * violations in the closed, open, answering, answered, refusal, error and history states; each state is
- * also saved as a screenshot (for the README with KB_SCREENSHOTS=1: docs/screenshots/).
+ * violations in the closed, open, answering, answered, blocks (code, list, table, related), refusal, error and
+ * history states; each state is also saved as a screenshot (for the README with KB_SCREENSHOTS=1: docs/screenshots/).
  */
 import AxeBuilder from '@axe-core/playwright';
 import { join } from 'node:path';
@@ -53,6 +53,42 @@ async function axe(state: string): Promise<void> {
 const SHOTS = process.env.KB_SCREENSHOTS === '1' ? 'docs/screenshots' : 'test-results/screenshots';
 const shot = (name: string) => page.screenshot({ path: join(ROOT, `${SHOTS}/${name}.png`) });
 
+/**
+ * An answer with every block type of issue 11 at once (a real one has at most one) and related sources. The
+ * demo's documents need not produce such an answer, so this one response is written here, in the wire format.
+ */
+function blocksStream(sessionId: string, messageId: string): string {
+  const text = [
+    'Add the loader to your page [1]:',
+    '',
+    '```html',
+    '<script type="module" src="https://docs.example.com/kb-chat.js"></script> <kb-chat heading="Ask our docs"></kb-chat>',
+    '```',
+    '',
+    '| Attribute | Default |',
+    '| --- | --- |',
+    '| `api-url` | the origin of the script, e.g. `https://docs.example.com/api/v1/knowledge-base` [2] |',
+    '',
+    '1. Open the page.',
+    '2. Click the bubble [1].',
+    '',
+    '- Works on phones [2]',
+  ].join('\n');
+  const source = (n: number, title: string) => ({
+    n, chunk_id: `c${n}`, document_id: `d${n}`, title, page: null, section: 'Install', url: `https://example.com/${n}`, similarity: 0.6,
+  });
+  const events: [string, unknown][] = [
+    ['answer_start', { session_id: sessionId, message_id: messageId, confidence: 'high', mode: 'hybrid' }],
+    ['answer_delta', { text }],
+    ['sources', {
+      citations: [source(1, 'Installation'), source(2, 'Configuration')],
+      related: [{ chunk_id: 'c3', document_id: 'd3', title: 'Theming', page: 2, section: null, url: 'https://example.com/3' }],
+    }],
+    ['answer_end', { message_id: crypto.randomUUID() }],
+  ];
+  return events.map(([event, data], id) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+}
+
 async function ask(question: string) {
   await page.locator('kb-chat [part="input"]').fill(question);
   await page.locator('kb-chat [part="send-button"]').click();
@@ -91,6 +127,27 @@ describe('widget accessibility (axe) and screenshots', () => {
     await answer.locator('[part="citation"]').first().focus(); // shows the preview
     await axe('answered');
     await shot('answer');
+  });
+
+  it('answered with a code block, a table, lists and related sources (issue 11)', async () => {
+    await page.route('**/api/chat', (route) => {
+      const body = route.request().postDataJSON() as { message_id: string; session_id?: string };
+      return route.fulfill({
+        status: 200,
+        headers: { 'Content-Type': 'text/event-stream; charset=utf-8' },
+        body: blocksStream(body.session_id ?? crypto.randomUUID(), body.message_id),
+      });
+    });
+    await ask('How do I install the widget?');
+    const answer = page.locator('kb-chat [part~="assistant-message"][data-status="done"]').last();
+    await answer.locator('[part="related"]').waitFor({ timeout: 20_000 });
+    await page.unroute('**/api/chat');
+    expect(await answer.locator('pre, .table-scroll, ol, ul').count()).toBeGreaterThanOrEqual(4);
+    await axe('blocks');
+    await answer.locator('[part="related"] summary').click();
+    await answer.locator('[part="code-copy-button"]').focus();
+    await axe('blocks-related-open');
+    await shot('answer-blocks');
   });
 
   it('refusal', async () => {

@@ -5,7 +5,7 @@
  * replays the stored answer instead of answering twice (with `Last-Event-ID` when we have one, to resume).
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { parseChatEvent, type ChatRequest, type Citation } from '../../protocol/chat.ts';
+import { parseChatEvent, type ChatRequest, type Citation, type Related } from '../../protocol/chat.ts';
 import type { SessionDetail } from '../../protocol/history.ts';
 import { ApiError, Refused, type ApiClient } from '../api/api-client.ts';
 import { StreamError, StreamInterrupted } from './chat-errors.ts';
@@ -19,7 +19,10 @@ export interface AnswerTurn {
   kind: 'answer';
   id: string;
   markdown: string;
+  /** The sources the answer quotes, numbered like its `[n]` markers. */
   citations: Citation[];
+  /** Other qualifying sources it does not quote: offered under "Related", never numbered or counted. */
+  related: Related[];
   status: 'pending' | 'streaming' | 'done' | 'error' | 'cancelled';
   /** What failed, for plain words in the view. */
   error?: unknown;
@@ -75,7 +78,7 @@ export class ChatController implements ReactiveController {
     this.cancel();
     const messageId = uuid();
     this.push({ kind: 'user', id: messageId, text: message });
-    const answer: AnswerTurn = { kind: 'answer', id: uuid(), markdown: '', citations: [], status: 'pending' };
+    const answer: AnswerTurn = { kind: 'answer', id: uuid(), markdown: '', citations: [], related: [], status: 'pending' };
     this.push(answer);
     this.events.question({ message, messageId, sessionId: this.sessionId, keyword: !embed });
     const abort = (this.abort = new AbortController());
@@ -130,7 +133,7 @@ export class ChatController implements ReactiveController {
     this.turns = detail.messages.map((m): Turn => {
       if (m.role === 'user') return { kind: 'user', id: m.id, text: m.content };
       if (m.refusal) return { kind: 'refusal', id: m.id, message: m.content, suggestions: m.refusal.suggestions };
-      return { kind: 'answer', id: m.id, markdown: m.content, citations: m.citations ?? [], status: 'done' };
+      return { kind: 'answer', id: m.id, markdown: m.content, citations: m.citations ?? [], related: m.related ?? [], status: 'done' };
     });
     this.setSession(detail.session.id);
     this.host.requestUpdate();
@@ -192,14 +195,14 @@ export class ChatController implements ReactiveController {
             const { session_id, mode, confidence, warning } = event.data;
             this.setSession(session_id);
             // A replay (Retry without resume) starts over: show it once, not twice.
-            this.update(answer, { status: 'streaming', markdown: '', citations: [], mode, confidence, warning });
+            this.update(answer, { status: 'streaming', markdown: '', citations: [], related: [], mode, confidence, warning });
             break;
           }
           case 'answer_delta':
             this.update(answer, { status: 'streaming', markdown: answer.markdown + event.data.text });
             break;
           case 'sources':
-            this.update(answer, { citations: event.data.citations });
+            this.update(answer, { citations: event.data.citations, related: event.data.related ?? [] });
             break;
           case 'answer_end':
             ended = true;

@@ -3,7 +3,7 @@ import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { AnswerTurn, RefusalTurn, Turn } from '../controllers/chat-controller.ts';
 import { userMessageFor } from '../controllers/chat-errors.ts';
 import { format, type KbChatStrings } from '../i18n.ts';
-import { renderSources, type SourcesView } from './sources.ts';
+import { renderRelated, renderSources, type SourcesView } from './sources.ts';
 
 export interface MessageView {
   strings: KbChatStrings;
@@ -26,6 +26,7 @@ function renderAnswer(turn: AnswerTurn, view: MessageView): TemplateResult {
   const s = view.strings;
   const inProgress = turn.status === 'pending' || turn.status === 'streaming';
   const failed = turn.status === 'error' || turn.status === 'cancelled';
+  // Only the quoted sources count; related ones are offered, not counted.
   const n = turn.citations.length;
   return html`
     <div class="message message--assistant" part="message assistant-message" data-status=${turn.status}>
@@ -41,6 +42,7 @@ function renderAnswer(turn: AnswerTurn, view: MessageView): TemplateResult {
           </div>`
         : nothing}
       ${renderSources(turn.citations, view.sources(turn))}
+      ${renderRelated(turn.related, s)}
       ${turn.status === 'done'
         ? html`<div class="answer-footer" part="answer-footer">
             <span>${n === 0 ? nothing : n === 1 ? s.groundedInOne : format(s.groundedIn, { count: n })}</span>

@@ -1,6 +1,9 @@
-/** The sources block under an answer (seed 000 US5, seed 001): numbered like the `[n]` markers. */
+/**
+ * The sources block under an answer (seed 000 US5, seed 001): numbered like the `[n]` markers; then, collapsed,
+ * the related sources the answer does not quote (issue 11), neither numbered nor counted.
+ */
 import { html, nothing, type TemplateResult } from 'lit/html.js';
-import type { Citation } from '../../protocol/chat.ts';
+import type { Citation, Related } from '../../protocol/chat.ts';
 import { format, type KbChatStrings } from '../i18n.ts';
 import { safeHref } from './escape.ts';
 import { plainExcerpt } from './citations.ts';
@@ -18,7 +21,7 @@ export interface SourcesView {
 }
 
 /** "Page 3 · Section Returns" (only what is known). */
-export function citationMeta(citation: Citation, s: KbChatStrings): string {
+export function citationMeta(citation: Pick<Citation, 'page' | 'section'>, s: KbChatStrings): string {
   return [
     citation.page != null ? format(s.page, { page: citation.page }) : '',
     citation.section ? format(s.section, { section: citation.section }) : '',
@@ -85,5 +88,27 @@ export function renderSources(citations: readonly Citation[], view: SourcesView)
           </button>`
         : nothing}
     </div>
+  `;
+}
+
+/** "Related": a closed disclosure with a plain list of links (no numbers, no badges, no passages). */
+export function renderRelated(related: readonly Related[], s: KbChatStrings): TemplateResult | typeof nothing {
+  if (related.length === 0) return nothing;
+  return html`
+    <details class="related" part="related">
+      <summary class="related__title">${s.related}</summary>
+      <ul class="related__list">
+        ${related.map((item) => {
+          const href = safeHref(item.url);
+          const meta = citationMeta(item, s);
+          return html`<li class="related__item" part="related-item">
+            ${href
+              ? html`<a href=${href} target="_blank" rel="noopener noreferrer" part="related-link">${item.title}</a>`
+              : html`<span>${item.title}</span>`}
+            ${meta ? html`<span class="source__meta">${meta}</span>` : nothing}
+          </li>`;
+        })}
+      </ul>
+    </details>
   `;
 }

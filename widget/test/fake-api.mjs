@@ -11,7 +11,9 @@
  * socket is destroyed after two deltas (only the first time for a message_id: a re-POST of the same
  * message_id replays the stored answer, as the real server does), "many" → five sources, "slow" → long
  * pauses, "xss" → hostile Markdown and a `javascript:` source URL, "xss-batch N" → payload batch N of
- * `POST /__fake/xss` as answer, titles, URLs, excerpts and chunk texts; else a normal answer.
+ * `POST /__fake/xss` as answer, titles, URLs, excerpts and chunk texts, "xss-blocks N" → the same batch inside
+ * code blocks, list items and table cells, and as related titles and URLs; "blocks" → an answer with a code
+ * block, a table, lists and related sources (issue 11); else a normal answer.
  * Sessions (`/api/sessions`) and chunk texts (`/api/chunks/:id`) are kept in memory per fake.
  */
 
@@ -50,6 +52,20 @@ const CHUNKS = {
   c1: '## Returns\n\nRefunds are accepted within **30 days** of purchase, provided the item is unused and in its original packaging.',
   c2: 'The warranty covers manufacturing defects for two years. It does not cover accidental damage.',
 };
+/** Every block type of issue 11's answers at once (a real answer has at most one), streamed mid-fence. */
+const BLOCKS = [
+  'To embed the widget, add the loader to your page [1]:\n\n```html\n',
+  '<script type="module" src="https://docs.example.com/kb-chat.js"></script> <kb-chat heading="Ask our docs" greeting="Hello &amp; welcome"></kb-chat>\n',
+  'if (a < b && items[1]) {\n\treturn "[2]";\n}\n```\n\nThe loader reads these attributes:\n\n',
+  '| Attribute | Default | Meaning |\n| --- | --- | --- |\n',
+  '| `api-url` | the script origin, e.g. `https://docs.example.com/api/v1/knowledge-base/chat` | Where questions go [2] |\n',
+  '| `theme` | `auto` | Light or dark |\n\n[2]\n\nThen:\n\n3. Open the page.\n4. Click the bubble [1].\n',
+  '   ```\n   npm run start -- --port 8787\n   ```\n\n- Works on phones [1]\n- Keyboard accessible',
+];
+const RELATED = [
+  { chunk_id: 'c3', document_id: 'd3', title: 'Shipping', page: 1, section: null, url: 'https://example.com/shipping' },
+  { chunk_id: 'c4', document_id: 'd4', title: 'Exchanges', page: null, section: 'Swaps', url: null },
+];
 const XSS = ['Look: <img src=x onerror="window.__kbXss=1"> ', 'and [click me](javascript:window.__kbXss=2) ', 'and <script>window.__kbXss=3</script> done.'];
 
 export function createFakeApi({ delayMs = 150 } = {}) {
@@ -69,17 +85,29 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     return token && tokens.has(token) ? token : undefined;
   }
 
-  function xssBatch(index) {
+  function xssBatch(index, blocks = false) {
     const payloads = xss[index] ?? [];
     const citations = payloads.map((p, i) => {
       chunks.set(`x${index}-${i}`, p);
       return { n: i + 1, chunk_id: `x${index}-${i}`, document_id: `xd${i}`, title: p, page: null, section: p, url: p, similarity: 0.5, excerpt: p };
     });
-    const markdown = payloads.map((p, i) => `${p} [${i + 1}]`).join('\n\n');
-    return { deltas: [markdown.slice(0, markdown.length >> 1), markdown.slice(markdown.length >> 1)], citations };
+    const markdown = blocks
+      ? // Each payload as code (alone and inside a list item), as a list item and as table cells, then a lone marker.
+        payloads
+          .map((p, i) => {
+            const n = i + 1;
+            return [`Run this [${n}]:`, '', '```', p, '```', '', `- ${p} [${n}]`, '- x', '', '1. step', '   ```', `   ${p}`, '   ```', '',
+              '| Name | Value |', '| --- | --- |', `| ${p} | ${p} [${n}] |`, '', `[${n}]`].join('\n');
+          })
+          .join('\n\n')
+      : payloads.map((p, i) => `${p} [${i + 1}]`).join('\n\n');
+    const related = blocks
+      ? payloads.map((p, i) => ({ chunk_id: `xr${i}`, document_id: `xrd${i}`, title: p, page: null, section: p, url: p }))
+      : undefined;
+    return { deltas: [markdown.slice(0, markdown.length >> 1), markdown.slice(markdown.length >> 1)], citations, related };
   }
 
-  function remember(token, body, sessionId, text, citations, refusal) {
+  function remember(token, body, sessionId, text, citations, refusal, related) {
     const now = new Date().toISOString();
     let session = sessions.get(sessionId);
     if (!session) {
@@ -89,7 +117,15 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     session.updated_at = now;
     session.messages.push(
       { id: body.message_id, role: 'user', content: body.message, citations: null, created_at: now },
-      { id: crypto.randomUUID(), role: 'assistant', content: text, citations: refusal ? null : citations, ...(refusal ? { refusal } : {}), created_at: now },
+      {
+        id: crypto.randomUUID(),
+        role: 'assistant',
+        content: text,
+        citations: refusal ? null : citations,
+        ...(refusal ? { refusal } : {}),
+        ...(related?.length ? { related } : {}),
+        created_at: now,
+      },
     );
   }
 
@@ -168,22 +204,24 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     }
 
     const mode = body.embedding ? 'hybrid' : 'lexical';
-    const batch = /xss-batch (\d+)/.exec(message);
-    const scenario = batch ? xssBatch(Number(batch[1])) : undefined;
-    const deltas = scenario ? scenario.deltas : message.includes('xss') ? XSS : ANSWER;
+    const batch = /xss-(batch|blocks) (\d+)/.exec(message);
+    const scenario = batch ? xssBatch(Number(batch[2]), batch[1] === 'blocks') : undefined;
+    const blocks = !scenario && message.includes('blocks');
+    const deltas = scenario ? scenario.deltas : message.includes('xss') ? XSS : blocks ? BLOCKS : ANSWER;
     const citations = scenario
       ? scenario.citations
       : message.includes('xss')
         ? [{ ...CITATIONS[0], title: '<img src=x onerror="window.__kbXss=4">', url: 'javascript:window.__kbXss=5' }]
         : (message.includes('many') ? MANY : CITATIONS).map((c) => ({ ...c, ...(EXCERPTS[c.chunk_id] ? { excerpt: EXCERPTS[c.chunk_id] } : {}) }));
+    const related = scenario ? scenario.related : blocks ? RELATED : undefined;
     const events = [
       ['answer_start', { session_id: sessionId, message_id: body.message_id, mode, confidence: 'high' }],
       ...deltas.map((text) => ['answer_delta', { text }]),
-      ['sources', { citations }],
+      ['sources', related ? { citations, related } : { citations }],
       ['answer_end', { message_id: crypto.randomUUID() }],
     ];
     answers.set(body.message_id, { events });
-    remember(token, body, sessionId, deltas.join(''), citations);
+    remember(token, body, sessionId, deltas.join(''), citations, undefined, related);
     const pause = message.includes('slow') ? 1500 : scenario ? 0 : delayMs;
     for (const [id, [event, data]] of events.entries()) {
       if (id > 0) await sleep(pause);

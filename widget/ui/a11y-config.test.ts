@@ -1,6 +1,6 @@
 /** Keyboard, live region, configuration, events, theming and RTL, in Chromium. */
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
-import { emulateMedia } from '@web/test-runner-commands';
+import { emulateMedia, setViewport } from '@web/test-runner-commands';
 import type KbChat from '../kb-chat.component.ts';
 import { UI_URL, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';
 
@@ -62,6 +62,45 @@ describe('accessibility and configuration', () => {
     await ask(el, 'What is the refund policy?');
     await waitForAnswerEnd(el);
     await expect(el).to.be.accessible();
+  });
+
+  it('is accessible (axe) with code, a table, lists and related sources (issue 11), also at phone width', async () => {
+    const el = await createWidget();
+    await openKeyword(el);
+    await Promise.all(shadow(el).getAnimations().map((a) => a.finished.catch(() => undefined)));
+    await ask(el, 'Show me blocks');
+    await waitForAnswerEnd(el);
+    const answer = lastAssistant(el)!;
+    expect(answer.querySelectorAll('pre, .table-scroll, ol, ul, [part="related"]').length).to.be.at.least(6);
+    await expect(el).to.be.accessible();
+    answer.querySelector<HTMLElement>('[part="related"] summary')!.click();
+    answer.querySelector<HTMLButtonElement>('.code-block button')!.focus();
+    await expect(el).to.be.accessible();
+    try {
+      await setViewport({ width: 360, height: 640 });
+      await expect(el).to.be.accessible();
+    } finally {
+      await setViewport({ width: 800, height: 600 });
+    }
+  });
+
+  it('on a phone the full-screen panel hides the bubble, so it cannot cover Send; Esc brings it back', async () => {
+    try {
+      await setViewport({ width: 375, height: 700 });
+      const el = await createWidget();
+      await openKeyword(el);
+      const root = shadow(el);
+      const bubble = root.querySelector<HTMLElement>('.bubble')!;
+      expect(getComputedStyle(bubble).display).to.equal('none');
+      const send = root.querySelector('.send')!.getBoundingClientRect();
+      expect(root.elementFromPoint(send.x + send.width / 2, send.y + send.height / 2)).to.equal(root.querySelector('.send'));
+      key(root.querySelector('textarea')!, 'Escape');
+      await el.updateComplete;
+      expect(getComputedStyle(bubble).display).to.not.equal('none');
+      expect(root.activeElement).to.equal(bubble);
+    } finally {
+      await setViewport({ width: 800, height: 600 });
+    }
   });
 
   it('honours heading, greeting, placeholder, strings (i18n), theme, position, RTL and inline mode', async () => {

@@ -1,6 +1,9 @@
 /**
  * Styles of the chat panel, added to the loader's shadow root with the chat UI. They use the `--kb-*`
  * properties defined on :host by the loader; logical properties (inline-start/end) mirror the layout in RTL.
+ * Code in answers never wraps: a long line scrolls inside its block and the panel keeps its width. In table
+ * cells words stay whole (a message otherwise breaks anywhere), so a wide table scrolls in its container
+ * instead of shredding its text.
  */
 export default `
 .panel {
@@ -34,9 +37,27 @@ export default `
 .message--assistant, .message--refusal { align-self: flex-start; background: var(--kb-surface); }
 .markdown > :first-child, .source__passage > div > :first-child { margin-top: 0; }
 .markdown > :last-child, .source__passage > div > :last-child { margin-bottom: 0; }
-.markdown pre { overflow-x: auto; padding: 8px; background: var(--kb-background); border-radius: 6px; }
+.markdown p { margin: 8px 0; }
+.markdown ul, .markdown ol { margin: 8px 0; padding-inline-start: 22px; }
+.markdown li + li { margin-top: 3px; }
+.markdown li > p, .markdown li > .code-block { margin: 4px 0; }
+.markdown p.cite-line { margin-top: -4px; }
+.markdown code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, 'Liberation Mono', monospace; font-size: 0.9em; }
+.markdown :not(pre) > code { padding: 0 3px; border-radius: 4px; background: var(--kb-background); }
+.code-block { margin: 8px 0; border: 1px solid var(--kb-border); border-radius: 6px; background: var(--kb-background); }
+.code-block__copy {
+  display: block; margin-inline-start: auto; padding: 2px 8px; border: 0; border-bottom-left-radius: 6px; background: none;
+  color: var(--kb-foreground); font-size: 12px; text-decoration: underline;
+}
+.markdown pre {
+  margin: 0; padding: 2px 10px 8px; overflow-x: auto; white-space: pre; overflow-wrap: normal; word-break: normal;
+  font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, 'Liberation Mono', monospace; font-size: 13px; line-height: 1.45; tab-size: 4;
+}
+.markdown pre code { font-size: inherit; }
+.table-scroll { margin: 8px 0; max-width: 100%; overflow-x: auto; }
 .markdown table { border-collapse: collapse; font-size: 13px; }
-.markdown th, .markdown td { border: 1px solid var(--kb-border); padding: 2px 6px; }
+.markdown th, .markdown td { border: 1px solid var(--kb-border); padding: 3px 6px; text-align: start; vertical-align: top; overflow-wrap: normal; }
+.markdown th { background: var(--kb-background); }
 .markdown blockquote { margin: 0; padding-inline-start: 10px; border-inline-start: 3px solid var(--kb-border); }
 .message a { color: inherit; text-decoration: underline; }
 .message--assistant a { color: var(--kb-accent-link, var(--kb-foreground)); }
@@ -62,6 +83,10 @@ export default `
 .source--highlight { background: var(--kb-background); outline: 2px solid var(--kb-accent); }
 .source__meta { color: var(--kb-muted); margin-inline: 6px; }
 .source__passage { margin: 4px 0; padding: 6px 8px; background: var(--kb-background); border-inline-start: 3px solid var(--kb-accent); border-radius: 4px; max-height: 200px; overflow: auto; }
+.related { margin-top: 6px; font-size: 13px; }
+.related__title { color: var(--kb-muted); font-weight: 600; cursor: pointer; }
+.related__list { margin: 4px 0; padding-inline-start: 20px; }
+.related__item { margin: 2px 0; }
 .answer-footer { display: flex; justify-content: space-between; gap: 8px; margin-top: 6px; color: var(--kb-muted); font-size: 12px; }
 .suggestions { list-style: none; margin: 8px 0 0; padding: 0; display: flex; flex-wrap: wrap; gap: 6px; }
 .suggestion { padding: 2px 10px; border: 1px solid var(--kb-border); border-radius: 999px; background: var(--kb-background); color: var(--kb-foreground); font-size: 13px; }

@@ -14,6 +14,7 @@ import { errorCode, userMessageFor } from '../controllers/chat-errors.ts';
 import { EmbedderController } from '../controllers/embedder-controller.ts';
 import { HistoryController } from '../controllers/history-controller.ts';
 import { DEFAULT_STRINGS, format, type KbChatStrings } from '../i18n.ts';
+import { COPY_CODE } from '../render/blocks.ts';
 import { answerElement, plainAnswer } from '../render/citations.ts';
 import { renderMarkdownFragment } from '../render/markdown.ts';
 import { renderTurn, type MessageView } from '../render/message.ts';
@@ -76,6 +77,7 @@ export class ChatUi implements ReactiveControllerHost {
     this.history = new HistoryController(this, () => this.api());
     this.container.addEventListener('keydown', (event) => this.onPanelKeydown(event));
     this.container.addEventListener('click', (event) => this.onCitationClick(event));
+    this.container.addEventListener('click', (event) => void this.onCopyCode(event));
     this.connected();
   }
 
@@ -235,19 +237,38 @@ export class ChatUi implements ReactiveControllerHost {
     this.requestUpdate();
   }
 
-  private async copy(turn: AnswerTurn): Promise<void> {
-    const text = plainAnswer(turn.markdown);
+  /** Put text on the clipboard; false when the browser refused both ways. */
+  private async copyText(text: string): Promise<boolean> {
     try {
       await navigator.clipboard.writeText(text);
+      return true;
     } catch {
       // Clipboard API blocked (permissions, insecure context): the old way.
       const area = document.createElement('textarea');
       area.value = text;
       this.root.append(area);
       area.select();
-      document.execCommand('copy');
+      const copied = document.execCommand('copy');
       area.remove();
+      return copied;
     }
+  }
+
+  /** A code block's Copy button (render/blocks.ts): the code exactly as written, then "Copied" (announced). */
+  private async onCopyCode(event: Event): Promise<void> {
+    const button = (event.target as Element).closest?.(`.${COPY_CODE}`);
+    const code = button?.parentElement?.querySelector('pre')?.textContent;
+    if (!button || code == null) return;
+    const s = this.strings;
+    if (!(await this.copyText(code))) return;
+    // The button belongs to the cached answer body, so its label survives re-renders until it is reset.
+    button.textContent = s.codeCopied;
+    this.announce(s.codeCopied);
+    setTimeout(() => (button.textContent = s.copyCode), 2000);
+  }
+
+  private async copy(turn: AnswerTurn): Promise<void> {
+    await this.copyText(plainAnswer(turn.markdown));
     this.copiedId = turn.id;
     this.requestUpdate();
     setTimeout(() => {
