@@ -156,7 +156,7 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
     expect(names.slice(-2)).toEqual(['sources', 'answer_end']);
     expect(names.filter((n) => n === 'answer_delta').length).toBeGreaterThan(1);
     const text = events.flatMap((e) => (e.event.event === 'answer_delta' ? [e.event.data.text] : [])).join('');
-    expect(text).toBe('Refunds are issued within 14 days of a charge. [1]');
+    expect(text).toBe('Refunds are issued within 14 days of a charge. [1] Annual plans are refunded pro rata. [1]');
     const sources = events.at(-2)!.event;
     expect(sources.event === 'sources' && sources.data.citations).toEqual([
       expect.objectContaining({ n: 1, title: 'Billing', page: 2, section: 'Billing › Refunds', url: '/docs/billing#refunds' }),
