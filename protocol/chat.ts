@@ -31,15 +31,25 @@ export const ChatRequestSchema = v.object({
 });
 export type ChatRequest = v.InferOutput<typeof ChatRequestSchema>;
 
-/** One source an answer is grounded in. `n` is the number the answer text uses in its `[n]` markers. */
-export const CitationSchema = v.object({
-  n: v.number(),
+/**
+ * A chunk that qualified as evidence but that the answer does not quote: offered under a collapsed
+ * "Related" list, neither numbered nor counted as a source.
+ */
+export const RelatedSchema = v.object({
   chunk_id: v.string(),
   document_id: v.string(),
   title: v.string(),
   page: v.nullable(v.number()),
   section: v.nullable(v.string()),
   url: v.nullable(v.string()),
+});
+export type Related = v.InferOutput<typeof RelatedSchema>;
+
+/** One source an answer is grounded in: where it is (as a related source) plus its number and evidence. */
+export const CitationSchema = v.object({
+  /** The number the answer text uses in its `[n]` markers. */
+  n: v.number(),
+  ...RelatedSchema.entries,
   similarity: v.number(),
   /** The start of the cited passage (plain text, ≤ 300 characters): hover previews and text-fragment links. */
   excerpt: v.optional(v.string()),
@@ -65,19 +75,6 @@ export const AnswerStartSchema = v.object({
   warning: v.optional(v.string()),
 });
 export const AnswerDeltaSchema = v.object({ text: v.string() });
-/**
- * A chunk that qualified as evidence but that the answer does not quote: offered under a collapsed
- * "Related" list, neither numbered nor counted as a source.
- */
-export const RelatedSchema = v.object({
-  chunk_id: v.string(),
-  document_id: v.string(),
-  title: v.string(),
-  page: v.nullable(v.number()),
-  section: v.nullable(v.string()),
-  url: v.nullable(v.string()),
-});
-export type Related = v.InferOutput<typeof RelatedSchema>;
 /** `citations`: exactly the sources the answer quotes, numbered 1..N in the order they first appear in it. */
 export const SourcesSchema = v.object({ citations: v.array(CitationSchema), related: v.optional(v.array(RelatedSchema)) });
 /** `message_id` here is the id of the stored assistant message. */

@@ -4,6 +4,7 @@
  */
 import type { Citation, Refusal, RetrievalMode } from '../../protocol/index.ts';
 import { createApp } from '../../server/app.ts';
+import type { Embedder } from '../../server/ingest/embedder.ts';
 import type { RetrievalOptions } from '../../server/retrieval/index.ts';
 import type { PgliteStore } from '../../server/store/pglite.ts';
 import { readChatEvents } from '../../server/testing/sse.ts';
@@ -64,4 +65,24 @@ export function createAsker(store: PgliteStore, options: { evidenceThreshold: nu
       return { kind: 'answer', text, citations, mode, ms: performance.now() - started };
     },
   };
+}
+
+/**
+ * Asks `questions` one after another. The browser embeds the question; here all are embedded first, before
+ * any clock starts for an API call (lexical mode sends no embedding).
+ */
+export async function askAll(
+  asker: Asker,
+  embedder: Embedder,
+  mode: RetrievalMode,
+  questions: string[],
+  onAsked?: (done: number) => void,
+): Promise<Reply[]> {
+  const embeddings = mode === 'lexical' ? null : await embedder.embed(questions);
+  const replies: Reply[] = [];
+  for (const [i, q] of questions.entries()) {
+    replies.push(await asker.ask(q, embeddings?.[i]));
+    onAsked?.(i + 1);
+  }
+  return replies;
 }

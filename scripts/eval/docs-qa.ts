@@ -14,7 +14,7 @@ import * as v from 'valibot';
 import type { RetrievalMode } from '../../protocol/index.ts';
 import type { Embedder } from '../../server/ingest/embedder.ts';
 import type { RetrievalOptions } from '../../server/retrieval/index.ts';
-import { createAsker, type Reply } from './ask.ts';
+import { askAll, createAsker, type Reply } from './ask.ts';
 import { answerBlocks, containsFact, percentile, proseSentences, ratio } from './metrics.ts';
 import { buildKb } from './squad.ts';
 
@@ -82,15 +82,8 @@ export async function evaluateQa(
   try {
     const sourceOf = new Map((await kb.store.listDocuments()).map((d) => [d.id, d.source]));
     const asker = createAsker(kb.store, { evidenceThreshold: options.evidenceThreshold, retrieval: { ...options.retrieval, mode } });
-    const ask = async (questions: string[]): Promise<Reply[]> => {
-      // The browser embeds the question; here it is done before the clock starts for the API call.
-      const embeddings = mode === 'lexical' ? null : await embedder.embed(questions);
-      const replies: Reply[] = [];
-      for (const [i, q] of questions.entries()) replies.push(await asker.ask(q, embeddings?.[i]));
-      return replies;
-    };
-    const replies = await ask(qa.items.map((i) => i.q));
-    const offReplies = await ask(qa.out_of_kb);
+    const replies = await askAll(asker, embedder, mode, qa.items.map((i) => i.q));
+    const offReplies = await askAll(asker, embedder, mode, qa.out_of_kb);
 
     const results: QaResult[] = qa.items.map((item, i) => {
       const reply = replies[i]!;

@@ -5,9 +5,9 @@
 import type { RetrievalMode } from '../../protocol/index.ts';
 import type { Embedder } from '../../server/ingest/embedder.ts';
 import type { RetrievalOptions } from '../../server/retrieval/index.ts';
-import { createAsker, type Reply } from './ask.ts';
+import { askAll, createAsker } from './ask.ts';
 import { containsAnswer, markersOf, percentile, ratio, spread } from './metrics.ts';
-import { buildSquadKb, questionsOf, type SquadArticle, type SquadQuestion } from './squad.ts';
+import { buildSquadKb, questionsOf, type SquadArticle } from './squad.ts';
 
 export interface SquadReport {
   hit_at_1: number;
@@ -47,18 +47,9 @@ export async function evaluateSquad(options: SquadEvalOptions): Promise<{ report
     const inKb = spread(questionsOf(options.kb).filter((q) => q.answerable), options.limit);
     const outOfKb = spread(questionsOf(options.outOfKb), options.limit);
     const total = inKb.length + outOfKb.length;
-    const ask = async (questions: SquadQuestion[], offset: number): Promise<Reply[]> => {
-      // The browser embeds the question; here it is done before the clock starts for the API call.
-      const embeddings = mode === 'lexical' ? null : await embedder.embed(questions.map((q) => q.question));
-      const replies: Reply[] = [];
-      for (const [i, q] of questions.entries()) {
-        replies.push(await asker.ask(q.question, embeddings?.[i]));
-        options.onProgress?.(offset + i + 1, total);
-      }
-      return replies;
-    };
-    const inReplies = await ask(inKb, 0);
-    const outReplies = await ask(outOfKb, inKb.length);
+    const progress = (offset: number) => (done: number) => options.onProgress?.(offset + done, total);
+    const inReplies = await askAll(asker, embedder, mode, inKb.map((q) => q.question), progress(0));
+    const outReplies = await askAll(asker, embedder, mode, outOfKb.map((q) => q.question), progress(inKb.length));
 
     const hits = (k: number) =>
       ratio(

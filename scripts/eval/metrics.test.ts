@@ -1,8 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { containsAnswer, ndcgAt, percentile, recallAt, spread } from './metrics.ts';
+import { answerBlocks, containsAnswer, containsFact, markersOf, ndcgAt, percentile, proseSentences, recallAt, spread } from './metrics.ts';
 import { sweep, suggest } from './sweep.ts';
 
 describe('eval metrics', () => {
+  const answer = [
+    'Install it with Homebrew: [1]',
+    '',
+    '```sh',
+    'brew install railway # see [2]',
+    '```',
+    '',
+    'Then log in. It opens a browser. [2]',
+    '',
+    '- Run **`railway up`** to [deploy](/deploy). [3]',
+    '',
+    '| Plan | Days |',
+    '| --- | --- |',
+    '| Hobby | 7 |',
+    '',
+    '[1]',
+  ].join('\n');
+
+  it('reads answers as a visitor does: facts through Markdown, one marker per unit outside code, sentences and blocks', () => {
+    expect(containsFact(answer, ['Run railway up to deploy'])).toBe(true);
+    expect(containsFact(answer, ['`brew install railway`'])).toBe(true);
+    expect(containsFact(answer, ['railway down'])).toBe(false);
+    expect(markersOf(answer)).toEqual([1, 2, 3, 1]);
+    expect(proseSentences(answer)).toBe(3);
+    expect(answerBlocks(answer)).toBe(3);
+  });
+
   it('nDCG@k and recall@k as BEIR computes them', () => {
     const relevant = new Map([['a', 1], ['b', 1]]);
     expect(ndcgAt(10, ['a', 'b', 'c'], relevant)).toBe(1);

@@ -63,28 +63,29 @@ export function containsFact(answer: string, expect: string[]): boolean {
   return containsAnswer(readableText(answer), expect.map(readableText));
 }
 
+/** Fenced code blocks: their `[n]` are code, not markers, and their lines are not sentences. */
+const FENCED = /^(```|~~~)[^\n]*\n[\s\S]*?^\1\s*$/gm;
+const LIST = /^\s*([-*+]|\d+[.)])\s/;
+
 /** The `[n]` markers of an answer in order: one per quoted unit (sentence, list, code block, table). */
 export function markersOf(markdown: string): number[] {
-  const body = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1\s*$/gm, '');
-  return [...body.matchAll(/\[(\d{1,3})\]/g)].map((m) => Number(m[1]));
+  return [...markdown.replace(FENCED, '').matchAll(/\[(\d{1,3})\]/g)].map((m) => Number(m[1]));
 }
 
-/** Prose sentences of an answer (code blocks, list items and table rows are blocks, not sentences). */
+/** Prose sentences of an answer (code blocks, lists and tables are blocks, not sentences). */
 export function proseSentences(markdown: string): number {
   const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
   let count = 0;
-  for (const block of markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1\s*$/gm, '').split(/\n{2,}/)) {
-    if (/^\s*([-*+]|\d+[.)])\s|^\s*\|/.test(block)) continue;
-    for (const { segment } of segmenter.segment(block.replace(/\s\[\d{1,3}\]/g, ''))) if (/[\p{L}\p{N}]/u.test(segment)) count++;
+  for (const block of markdown.replace(FENCED, '').split(/\n{2,}/)) {
+    if (LIST.test(block) || /^\s*\|/.test(block)) continue;
+    for (const { segment } of segmenter.segment(block.replace(/\s?\[\d{1,3}\]/g, ''))) if (/[\p{L}\p{N}]/u.test(segment)) count++;
   }
   return count;
 }
 
 /** Blocks of an answer: fenced code, lists and tables, each counted once. */
 export function answerBlocks(markdown: string): number {
-  const fences = (markdown.match(/^(```|~~~)/gm) ?? []).length / 2;
-  const rest = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1\s*$/gm, '');
-  const lists = rest.split(/\n{2,}/).filter((b) => /^\s*([-*+]|\d+[.)])\s/.test(b)).length;
-  const tables = rest.split(/\n{2,}/).filter((b) => /^\s*\|/.test(b)).length;
-  return Math.floor(fences) + lists + tables;
+  const fences = markdown.match(FENCED)?.length ?? 0;
+  const rest = markdown.replace(FENCED, '').split(/\n{2,}/);
+  return fences + rest.filter((b) => LIST.test(b) || /^\s*\|/.test(b)).length;
 }

@@ -55,7 +55,6 @@ describe('unitsOf', () => {
     const table = ['| Plan | Price |', '| --- | --- |', ...Array.from({ length: 10 }, (_, i) => `| Plan${i} | $${i} |`), '| Hobby | $5 |'].join('\n');
     const [c, l, t] = unitsOf(`${code}\n\n${list}\n\n${table}`, new Set(['hobby']));
     expect(c!.markdown.split('\n')).toHaveLength(MAX_CODE_LINES + 2);
-    expect(c!.cut).toBe(true);
     expect(l!.markdown.split('\n')).toHaveLength(MAX_LIST_ITEMS);
     expect(t!.markdown).toBe('| Plan | Price |\n| --- | --- |\n| Hobby | $5 |');
     const [t2] = unitsOf(table, new Set(['nothing']));

@@ -29,8 +29,6 @@ export interface Unit {
   /** Sentence: index of the block it introduces. Block: index of its lead-in sentence. */
   leadIn?: number;
   introduces?: number;
-  /** A code block or list that was cut (the rest is in the cited passage). */
-  cut?: boolean;
   /** A sentence that only points elsewhere ("Please refer to [Refunds](/pricing/refunds).", "See …"). */
   pointer?: boolean;
 }
@@ -53,31 +51,27 @@ export function unitsOf(markdown: string, question: Set<string>): Unit[] {
     units.push(full);
     return full;
   };
+  // The last sentence of the paragraph just read, if the token before this one was a paragraph.
   let lastSentence: Unit | null = null;
-  let previousWasParagraph = false;
   for (const token of marked.lexer(markdown)) {
     if (token.type === 'space') continue;
+    const before = lastSentence;
+    lastSentence = null;
     const block = blockUnit(token, question);
     if (block) {
       const unit = push(block);
       // A sentence ending in ":" right before the block introduces it.
-      if (previousWasParagraph && lastSentence && /:\s*$/.test(lastSentence.markdown)) {
-        lastSentence.introduces = unit.index;
-        unit.leadIn = lastSentence.index;
+      if (before && /:\s*$/.test(before.markdown)) {
+        before.introduces = unit.index;
+        unit.leadIn = before.index;
       }
-      previousWasParagraph = false;
-      lastSentence = null;
-      continue;
-    }
-    previousWasParagraph = false;
-    if (token.type !== 'paragraph' && token.type !== 'text') continue;
-    const text = token.raw.replace(/\s*\n\s*/g, ' ').trim();
-    const paragraph = units.length;
-    for (const sentence of sentencesOf(text)) {
-      const words = contentWords(sentence);
-      if (words.length === 0) continue;
-      lastSentence = push({ kind: 'sentence', markdown: sentence, words: new Set(words), paragraph, ...(isPointer(sentence) ? { pointer: true } : {}) });
-      previousWasParagraph = true;
+    } else if (token.type === 'paragraph' || token.type === 'text') {
+      const paragraph = units.length;
+      for (const sentence of sentencesOf(token.raw.replace(/\s*\n\s*/g, ' ').trim())) {
+        const words = contentWords(sentence);
+        if (words.length === 0) continue;
+        lastSentence = push({ kind: 'sentence', markdown: sentence, words: new Set(words), paragraph, ...(isPointer(sentence) ? { pointer: true } : {}) });
+      }
     }
   }
   return units;
@@ -123,7 +117,6 @@ function blockUnit(token: Token, question: Set<string>): Omit<Unit, 'index'> | n
         kind: 'code',
         markdown: `${fence}${code.lang ?? ''}\n${shown.join('\n')}\n${fence}`,
         words: new Set(contentWords(code.text)),
-        ...(lines.length > shown.length ? { cut: true } : {}),
       };
     }
     case 'list': {
@@ -134,7 +127,6 @@ function blockUnit(token: Token, question: Set<string>): Omit<Unit, 'index'> | n
         kind: 'list',
         markdown: shown.join('\n'),
         words: new Set(contentWords(items.join(' '))),
-        ...(items.length > shown.length ? { cut: true } : {}),
       };
     }
     case 'table': {
@@ -150,7 +142,6 @@ function blockUnit(token: Token, question: Set<string>): Omit<Unit, 'index'> | n
         kind: 'table',
         markdown: [header, rule, ...shown].join('\n'),
         words: new Set(contentWords([header, ...shown].join(' '))),
-        ...(shown.length < rows.length ? { cut: true } : {}),
       };
     }
     case 'blockquote': {

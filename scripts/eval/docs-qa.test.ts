@@ -1,0 +1,54 @@
+/**
+ * The committed docs-QA sets are data the README's numbers rest on: every item must name a page of its
+ * corpus that contains (verbatim) every expected fragment. And `npm run eval -- --qa` on the demo set, end to
+ * end through the real pipeline and API: the report's keys, and the widget question answered with its snippet.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmbedder, type Embedder } from '../../server/ingest/embedder.ts';
+import { evaluateQa, readQaFile } from './docs-qa.ts';
+
+const SETS = ['scripts/eval/qa/demo-kb.json', 'scripts/eval/qa/railway-docs.json'];
+
+describe('docs-QA sets', () => {
+  for (const file of SETS) {
+    // The Railway corpus is read from ../shared in place; where it is absent there is nothing to check against.
+    const corpus = (JSON.parse(readFileSync(file, 'utf8')) as { corpus: string }).corpus;
+    it.skipIf(!existsSync(corpus))(`${file}: every expected fragment is in its answering page`, async () => {
+      const qa = await readQaFile(file);
+      expect(qa.items.length).toBeGreaterThanOrEqual(15);
+      const missing = qa.items.flatMap((item) => {
+        const page = path.join(qa.corpus, item.source);
+        if (!existsSync(page)) return [`${item.q}: no page ${item.source}`];
+        const text = readFileSync(page, 'utf8');
+        return item.expect.filter((fragment) => !text.includes(fragment)).map((f) => `${item.q}: "${f}" not in ${item.source}`);
+      });
+      expect(missing).toEqual([]);
+    });
+  }
+});
+
+describe('npm run eval -- --qa (demo set)', () => {
+  let embedder: Embedder;
+  beforeAll(async () => {
+    embedder = await createEmbedder({ model: 'test-double/bert-384', modelDir: 'test/fixtures/models' });
+  });
+  afterAll(() => embedder?.dispose());
+
+  it('reports what a visitor reads, and answers the widget question with its snippet', { timeout: 60_000 }, async () => {
+    const qa = await readQaFile('scripts/eval/qa/demo-kb.json');
+    const { report, results, offTopic } = await evaluateQa({ qa, embedder, mode: 'hybrid', evidenceThreshold: 0.35 });
+    expect(results).toHaveLength(qa.items.length);
+    expect(offTopic).toHaveLength(qa.out_of_kb.length);
+    for (const key of ['fact_in_answer', 'right_page_first', 'right_page_cited', 'citation_precision'] as const) {
+      expect(report[key]).toBeGreaterThanOrEqual(0);
+      expect(report[key]).toBeLessThanOrEqual(1);
+    }
+    expect(report.right_page_first).toBeLessThanOrEqual(report.right_page_cited);
+    const widget = results.find((r) => r.item.q === 'How do I add the widget to my website?')!;
+    expect(widget.fact).toBe(true);
+    expect(widget.cited[0]).toBe('getting-started.md');
+    expect(widget.reply.kind === 'answer' && widget.reply.text).toMatch(/```html\n<script type="module"[^\n]*\n<kb-chat><\/kb-chat>\n```/);
+  });
+});
