@@ -125,14 +125,20 @@ describe('XSS payloads', () => {
     });
     outside.observe(document.documentElement, { childList: true, subtree: true });
 
-    for (let b = 0; b < batches; b++) {
-      await ask(el, `xss-batch ${b}`);
-      await waitUntil(() => root.querySelector('.message--assistant[data-status="done"], .message--assistant[data-status="error"]'), `batch ${b}`, {
+    /** Asks the fake API for one batch and returns the finished answer (a failed one fails the test). */
+    const answered = async (question: string): Promise<HTMLElement> => {
+      await ask(el, question);
+      await waitUntil(() => root.querySelector('.message--assistant[data-status="done"], .message--assistant[data-status="error"]'), question, {
         timeout: 20_000,
         interval: 20,
       });
       const answer = root.querySelector<HTMLElement>('.message--assistant[data-status]')!;
-      expect(answer.dataset.status, `batch ${b}`).to.equal('done');
+      expect(answer.dataset.status, question).to.equal('done');
+      return answer;
+    };
+
+    for (let b = 0; b < batches; b++) {
+      const answer = await answered(`xss-batch ${b}`);
       answer.querySelector<HTMLButtonElement>('[part="more-sources"]')?.click();
       await el.updateComplete;
       // Expand every passage: the chunk text comes from GET /api/chunks/:id.
@@ -154,13 +160,7 @@ describe('XSS payloads', () => {
     navigator.clipboard.writeText = async (text: string) => void copied.push(text); // no real clipboard in a test
     try {
       for (let b = 0; b < batches; b++) {
-        await ask(el, `xss-blocks ${b}`);
-        await waitUntil(() => root.querySelector('.message--assistant[data-status="done"], .message--assistant[data-status="error"]'), `blocks ${b}`, {
-          timeout: 20_000,
-          interval: 20,
-        });
-        const answer = root.querySelector<HTMLElement>('.message--assistant[data-status]')!;
-        expect(answer.dataset.status, `blocks ${b}`).to.equal('done');
+        const answer = await answered(`xss-blocks ${b}`);
         expect(answer.querySelectorAll('.code-block').length, `blocks ${b}`).to.be.at.least(SIZE);
         expect(answer.querySelectorAll('.table-scroll').length, `blocks ${b}`).to.be.at.least(SIZE / 2);
         answer.querySelector<HTMLDetailsElement>('[part="related"]')!.open = true;
