@@ -18,12 +18,12 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { hasSharedData, sharedData } from '../../test/shared-data.mjs';
 
 /** The XSS payload lists (../shared/data/xss/ beside the repository): one payload a line / one JSON object a line. */
 export function xssPayloads() {
-  const dir = new URL('../../../shared/data/xss/', import.meta.url);
-  const lines = readFileSync(new URL('payloadbox-xss-payload-list-public.txt', dir), 'utf8').split('\n').filter((l) => l.trim());
-  const vectors = readFileSync(new URL('h5sc-vectors-public.jsonl', dir), 'utf8')
+  const lines = readFileSync(sharedData('xss/payloadbox-xss-payload-list-public.txt'), 'utf8').split('\n').filter((l) => l.trim());
+  const vectors = readFileSync(sharedData('xss/h5sc-vectors-public.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l).payload);
@@ -289,6 +289,8 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       return json(ctx, 200, { batches: xss.length, payloads: all });
     }
     if (path === '/__fake/log') return json(ctx, 200, log);
+    // Whether ../shared/data/<path> is there (test/shared-data.mjs): tests that need it skip when it is not.
+    if (path === '/__fake/shared') return json(ctx, 200, { present: hasSharedData(ctx.query.path ?? '') });
     if (path === '/__fake/reset' && ctx.method === 'POST') {
       log.chat = [];
       log.assets = [];
