@@ -13,6 +13,7 @@ import { createEmbedder } from '../server/ingest/embedder.ts';
 import { ingest } from '../server/ingest/pipeline.ts';
 import { DEMO_KB_DIR } from '../server/node/paths.ts';
 import { startNodeServer } from '../server/node/server.ts';
+import { onShutdownSignals } from '../server/node/shutdown.ts';
 import { openPgliteStore, type PgliteStore } from '../server/store/pglite.ts';
 
 const config = readConfig(process.env);
@@ -22,7 +23,7 @@ const jwtSecret = config.jwtSecret ?? (await localJwtSecret(config.dataDir));
 
 if ((await store.kbStats()).documents === 0) await ingestDemo(store);
 
-const { url } = await startNodeServer({
+const { url, shutdown } = await startNodeServer({
   store,
   localAuth: store,
   ...depsFromConfig(config),
@@ -40,11 +41,18 @@ console.log(
     `model ${config.embedModel}, ready in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
 );
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    void store.close().finally(() => process.exit(0));
-  });
-}
+// SIGTERM/SIGINT: stop accepting, let open answers finish (KB_SHUTDOWN_GRACE_MS) and store them, then close
+// the database cleanly. A second signal exits at once (the database then recovers on the next start).
+onShutdownSignals(async (signal) => {
+  console.log(`${signal}: stopping — no new requests; letting open answers finish (up to ${config.shutdownGraceMs / 1000} s) …`);
+  const drained = await shutdown(config.shutdownGraceMs);
+  await store.close();
+  console.log(
+    `kb-chat stopped in ${drained.seconds.toFixed(1)} s: ${drained.inFlight} requests were open` +
+      `${drained.cut ? `; the rest were cut at ${config.shutdownGraceMs / 1000} s (their answers are stored)` : ', all finished'}; database closed.`,
+  );
+  process.exit(0);
+});
 
 async function ingestDemo(store: PgliteStore): Promise<void> {
   console.log(`First run: ingesting the demo knowledge base (${relative(process.cwd(), DEMO_KB_DIR)}) …`);

@@ -75,16 +75,26 @@ function prefersJson(accept: string | undefined): boolean {
   return !!accept && accept.includes('application/json') && !accept.includes('text/event-stream');
 }
 
+/** Default cap on open answer streams per instance (AppDeps.streaming.maxConcurrent). */
+export const DEFAULT_MAX_STREAMS = 100;
+
+/**
+ * Open answer streams. A slot is released when its stream has ended *and* its answer is stored (stream.ts
+ * calls `onClose` last): `open` is 0 once no answer is left to store (graceful shutdown waits for that).
+ */
 export class StreamSlots {
-  private open = 0;
-  constructor(readonly max: number) {}
+  private count = 0;
+  constructor(readonly max: number = DEFAULT_MAX_STREAMS) {}
+  get open(): number {
+    return this.count;
+  }
   tryAcquire(): boolean {
-    if (this.open >= this.max) return false;
-    this.open += 1;
+    if (this.count >= this.max) return false;
+    this.count += 1;
     return true;
   }
   release(): void {
-    this.open = Math.max(0, this.open - 1);
+    this.count = Math.max(0, this.count - 1);
   }
 }
 
