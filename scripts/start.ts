@@ -20,6 +20,10 @@ const config = readConfig(process.env);
 const started = performance.now();
 const store = await openPgliteStore(config.dataDir);
 const jwtSecret = config.jwtSecret ?? (await localJwtSecret(config.dataDir));
+// An ingestion killed during a bulk load leaves the vector index dropped and BM25's statistics uncounted
+// (kb_deferred_indexes): rebuild them before serving, so search is as fast and as well ranked as before.
+const repaired = (await store.restoreIndexes?.()) ?? 0;
+if (repaired > 0) console.log(`Repaired an interrupted ingestion: rebuilt ${repaired} deferred index or statistics.`);
 
 if ((await store.kbStats()).documents === 0) await ingestDemo(store);
 
@@ -35,14 +39,9 @@ const { url, shutdown } = await startNodeServer({
   modelDir: config.modelDir ?? transformersEnv.cacheDir ?? join(process.cwd(), '.cache'),
   port: config.port,
 });
-const stats = await store.kbStats();
-console.log(
-  `kb-chat is running at ${url} (${stats.ready_documents} documents, ${stats.chunks} chunks, ` +
-    `model ${config.embedModel}, ready in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
-);
-
 // SIGTERM/SIGINT: stop accepting, let open answers finish (KB_SHUTDOWN_GRACE_MS) and store them, then close
 // the database cleanly. A second signal exits at once (the database then recovers on the next start).
+// Installed before the ready line below, so that whoever waits for that line can stop us with a signal.
 onShutdownSignals(async (signal) => {
   console.log(`${signal}: stopping — no new requests; letting open answers finish (up to ${config.shutdownGraceMs / 1000} s) …`);
   const drained = await shutdown(config.shutdownGraceMs);
@@ -53,6 +52,12 @@ onShutdownSignals(async (signal) => {
   );
   process.exit(0);
 });
+
+const stats = await store.kbStats();
+console.log(
+  `kb-chat is running at ${url} (${stats.ready_documents} documents, ${stats.chunks} chunks, ` +
+    `model ${config.embedModel}, ready in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+);
 
 async function ingestDemo(store: PgliteStore): Promise<void> {
   console.log(`First run: ingesting the demo knowledge base (${relative(process.cwd(), DEMO_KB_DIR)}) …`);
