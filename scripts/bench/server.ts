@@ -61,15 +61,20 @@ export async function startServer(dataDir: string, timeoutMs = 300_000, env: Rec
       child.kill('SIGKILL');
       reject(new Error(`${error.message}\n--- server output ---\n${output.join('\n')}`));
     };
-    child.once('exit', (code, signal) => fail(new Error(`the server exited (${signal ?? code}) before it was ready`)));
-    child.stdout!.on('data', () => {
+    const exitedEarly = (code: number | null, signal: NodeJS.Signals | null) =>
+      fail(new Error(`the server exited (${signal ?? code}) before it was ready`));
+    child.once('exit', exitedEarly);
+    // Only until ready: the server prints more later (its shutdown), and other 'exit' listeners (stop()'s)
+    // must not be touched then.
+    const ready = () => {
       const match = output.map((line) => READY.exec(line)).find(Boolean);
-      if (match) {
-        clearTimeout(timer);
-        child.removeAllListeners('exit');
-        resolve(match[1]!.replace(/\/$/, ''));
-      }
-    });
+      if (!match) return;
+      clearTimeout(timer);
+      child.removeListener('exit', exitedEarly);
+      child.stdout!.removeListener('data', ready);
+      resolve(match[1]!.replace(/\/$/, ''));
+    };
+    child.stdout!.on('data', ready);
   });
   // If the server names its own pid, trust that; otherwise the child is the server (see above).
   const printed = output.map((line) => /\bpid[ =:]+(\d+)/i.exec(line)).find(Boolean);
