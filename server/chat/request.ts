@@ -50,7 +50,7 @@ export async function readJson(request: Request): Promise<unknown> {
   try {
     return await request.json();
   } catch {
-    throw new AppError(400, 'invalid_request', 'The request body must be JSON.');
+    throw new AppError(400, 'invalid_request', 'body: must be JSON.');
   }
 }
 
@@ -60,7 +60,8 @@ export function parseBody<S extends v.GenericSchema>(schema: S, body: unknown): 
   if (parsed.success) return parsed.output;
   const issue = parsed.issues[0];
   const field = issue ? v.getDotPath(issue) : null;
-  throw new AppError(400, 'invalid_request', field ? `${field}: ${issue!.message}` : (issue?.message ?? 'Invalid request.'));
+  // Issues of the body as a whole (not an object, say) have no path: they are the body's.
+  throw new AppError(400, 'invalid_request', `${field ?? 'body'}: ${issue?.message ?? 'is not a valid request'}`);
 }
 
 export interface ReadChatRequest extends ChatRequest {
