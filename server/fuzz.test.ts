@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useTestApi } from './testing/api.ts';
-import { createFuzzTarget, FUZZ_APP_OVERRIDES, fuzzApi } from './testing/fuzz.ts';
+import { checkRequest, createFuzzTarget, FUZZ_APP_OVERRIDES, fuzzApi } from './testing/fuzz.ts';
 
 const api = useTestApi({ overrides: FUZZ_APP_OVERRIDES });
 
@@ -17,5 +17,13 @@ describe('fuzzing every endpoint (fast-check, seeded)', () => {
     expect(run.runs).toBe(300);
     // The generator reaches the deep paths as well as the rejections (not a run of 400s alone).
     for (const status of ['200', '400', '401', '404', '413']) expect(run.statuses[status], `status ${status}`).toBeGreaterThan(0);
+  });
+
+  it('stores a question of lone surrogates (found by npm run bench -- fuzz --seed 556628949: Postgres rejected the bytes, a 503)', async () => {
+    await api().seedKb();
+    const target = await createFuzzTarget(api());
+    const body = JSON.stringify({ message: '\udfff\udfff refunds \ud800', message_id: crypto.randomUUID() });
+    const headers = { Authorization: `Bearer ${target.tokens.visitor}`, 'Content-Type': 'application/json', Accept: 'text/event-stream' };
+    expect(await checkRequest(target, { method: 'POST', path: '/api/chat', headers, body })).toEqual({ status: 200, problem: null });
   });
 });
