@@ -23,13 +23,13 @@ describe('Drain', () => {
     const streams = new StreamSlots(10);
     const drain = new Drain(streams);
     let finish!: () => void;
-    const slow = drain.guard(() => new Promise<Response>((resolve) => (finish = () => resolve(new Response('ok')))));
+    const slow = drain.guard((_request: Request) => new Promise<Response>((resolve) => (finish = () => resolve(new Response('ok')))));
     const inFlight = slow(new Request('http://x/api/chat'));
     streams.tryAcquire(); // an answer still streaming
     const { server, calls } = fakeServer();
     const stopping = drain.shutdown(server, 5_000);
 
-    const late = await drain.guard(() => new Response('served'))(new Request('http://x/api/health'));
+    const late = await drain.guard((_request: Request) => new Response('served'))(new Request('http://x/api/health'));
     expect(late.status).toBe(503);
     expect(late.headers.get('Retry-After')).toBe('5');
     expect(late.headers.get('Connection')).toBe('close');

@@ -82,8 +82,8 @@ describe('graceful shutdown', () => {
     let refused: Promise<string> | null = null;
     const { asked, ids } = await askThenSignal(server, 20, () => {
       server.process.kill('SIGTERM');
-      // A visitor arriving after the signal, on a new connection: the listener is closed.
-      refused = new Promise((r) => setTimeout(r, 50)).then(() => connect(server.url));
+      // A visitor arriving once the server has taken the signal, on a new connection: the listener is closed.
+      refused = server.waitFor(/SIGTERM: stopping/).then(() => connect(server.url));
     });
     const exit = await server.exited;
     expect(exit).toEqual({ code: 0, signal: null });
@@ -135,7 +135,8 @@ describe('graceful shutdown', () => {
     const { ids } = await askThenSignal(server, 20, () => {
       server.process.kill('SIGTERM');
       signalled = performance.now();
-      setTimeout(() => server.process.kill('SIGTERM'), 5);
+      // The second one once the first was taken: two signals sent back to back may arrive as one.
+      void server.waitFor(/SIGTERM: stopping/).then(() => server.process.kill('SIGTERM'));
     });
     const exit = await server.exited;
     expect(exit).toEqual({ code: 143, signal: null });
