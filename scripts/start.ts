@@ -43,8 +43,10 @@ const { url, shutdown } = await startNodeServer({
 // the database cleanly. A second signal exits at once (the database then recovers on the next start).
 // Installed before the ready line below, so that whoever waits for that line can stop us with a signal.
 onShutdownSignals(async (signal) => {
+  // shutdown() closes the listener before it returns its promise, so the line below is never ahead of it.
+  const draining = shutdown(config.shutdownGraceMs);
   console.log(`${signal}: stopping — no new requests; letting open answers finish (up to ${config.shutdownGraceMs / 1000} s) …`);
-  const drained = await shutdown(config.shutdownGraceMs);
+  const drained = await draining;
   await store.close();
   console.log(
     `kb-chat stopped in ${drained.seconds.toFixed(1)} s: ${drained.inFlight} requests were open` +

@@ -4,9 +4,9 @@
  * Retry-After + Connection: close, and connections are closed only once the bound has passed.
  */
 import type { ServerType } from '@hono/node-server';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StreamSlots } from '../chat/route.ts';
-import { Drain } from './shutdown.ts';
+import { Drain, onShutdownSignals } from './shutdown.ts';
 
 function fakeServer() {
   const calls: string[] = [];
@@ -53,5 +53,26 @@ describe('Drain', () => {
     expect(calls).toEqual(['close', 'closeIdle', 'closeAll']);
     streams.release();
     expect(await stopping).toMatchObject({ inFlight: 1, cut: true });
+  });
+
+  it('a first signal starts the graceful stop, a second one exits at once (128 + the signal)', async () => {
+    const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    const before = { term: process.listeners('SIGTERM'), int: process.listeners('SIGINT') };
+    try {
+      const graceful = vi.fn(() => new Promise<void>(() => {})); // a drain that never ends
+      onShutdownSignals(graceful);
+      process.emit('SIGTERM');
+      expect(graceful).toHaveBeenCalledWith('SIGTERM');
+      expect(exit).not.toHaveBeenCalled();
+      process.emit('SIGINT');
+      expect(exit).toHaveBeenCalledWith(130);
+      expect(graceful).toHaveBeenCalledTimes(1);
+    } finally {
+      exit.mockRestore();
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+        const keep = signal === 'SIGTERM' ? before.term : before.int;
+        for (const listener of process.listeners(signal)) if (!keep.includes(listener)) process.removeListener(signal, listener);
+      }
+    }
   });
 });

@@ -96,6 +96,7 @@ export function onShutdownSignals(graceful: (signal: NodeJS.Signals) => Promise<
       if (stopping) {
         console.error(`[kb-chat] ${signal} again: exiting now`);
         process.exit(signal === 'SIGINT' ? 130 : 143);
+        return;
       }
       stopping = true;
       void graceful(signal).catch((error: unknown) => {
