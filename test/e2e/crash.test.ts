@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgliteStore } from '../../server/store/pglite.ts';
-import { ask, DEMO_QUESTIONS, seededDataDir, signIn, spawnScript, startServer, type Asked, type ServerChild } from './process.ts';
+import { ask, DEMO_QUESTIONS, removeSeededTemplate, seededDataDir, signIn, spawnScript, startServer, type Asked, type ServerChild } from './process.ts';
 
 let dir: string;
 const running: ServerChild[] = [];
@@ -30,6 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const server of running) server.process.kill('SIGKILL');
   await rm(dir, { recursive: true, force: true });
+  await removeSeededTemplate();
 });
 
 async function server(dataDir: string, env: Record<string, string> = {}): Promise<ServerChild> {

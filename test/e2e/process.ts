@@ -5,8 +5,7 @@
  * is asked over HTTP exactly as the widget asks it, with each SSE event reported as it arrives.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { cp, mkdtemp } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -104,11 +103,16 @@ export async function seededDataDir(target: string): Promise<string> {
     first.process.kill('SIGTERM');
     const { code } = await first.exited;
     if (code !== 0) throw new Error(`the template server exited with ${code}:\n${first.output()}`);
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     return dir;
   })();
   await cp(await template, target, { recursive: true });
   return target;
+}
+
+/** Removes the template directory (call in the test file's afterAll). */
+export async function removeSeededTemplate(): Promise<void> {
+  if (template) await rm(await template, { recursive: true, force: true });
+  template = null;
 }
 
 export async function signIn(base: string): Promise<string> {
