@@ -13,17 +13,31 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createEmbedder } from '../server/ingest/embedder.ts';
 import { concurrencyRun } from './bench/concurrency.ts';
-import { benchQuestions } from './bench/corpus.ts';
 import { explainSearches } from './bench/explain.ts';
-import { BENCH_MODEL, BENCH_MODEL_DIR, buildKb } from './bench/kb.ts';
-import { chatLatency, searchLatency, type Question } from './bench/latency.ts';
+import { buildKb } from './bench/kb.ts';
+import { chatLatency, searchLatency } from './bench/latency.ts';
+import { embeddedQuestions } from './bench/questions.ts';
 import { measureRecall } from './bench/recall.ts';
 import { machineInfo, markdown, type BenchReport, type ScaleResult } from './bench/report.ts';
 import { startServer } from './bench/server.ts';
 
-const USAGE = 'usage: npm run bench -- [--quick] [--scales 1000,10000,100000] [--keep] [--out bench-results] [--concurrency-at 10000|0]';
+const USAGE = [
+  'usage: npm run bench -- [--quick] [--scales 1000,10000,100000] [--keep] [--out bench-results] [--concurrency-at 10000|0]',
+  '       npm run bench -- load [--help]    200 visitors on one server, then a 5-minute soak (scripts/bench/load.ts)',
+  '       npm run bench -- fuzz [--help]    the API fuzz properties, long (scripts/bench/fuzz.ts)',
+].join('\n');
+
+// Scenarios beside the scale bench, on the same harness (KB builder, server child, client, statistics).
+const SCENARIOS: Record<string, () => Promise<{ main(args: string[]): Promise<void> }>> = {
+  load: () => import('./bench/load.ts'),
+  fuzz: () => import('./bench/fuzz.ts'),
+};
+const scenario = SCENARIOS[process.argv[2] ?? ''];
+if (scenario) {
+  await (await scenario()).main(process.argv.slice(3));
+  process.exit(process.exitCode ?? 0);
+}
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
@@ -69,15 +83,7 @@ process.once('SIGINT', () => {
 await mkdir(outDir, { recursive: true });
 log(`kb-chat bench: scales ${scales.join(', ')}; concurrency at ${concurrencyAt ?? 'none'}; work in ${workRoot}`);
 
-// Questions are embedded here, as the widget embeds them in the browser, so the server runs hybrid retrieval.
-const embedder = await createEmbedder({ model: BENCH_MODEL, modelDir: BENCH_MODEL_DIR });
-const texts = await benchQuestions(QUESTIONS);
-const others = (await benchQuestions(Number.MAX_SAFE_INTEGER)).filter((q) => !texts.includes(q)).slice(0, 5);
-const vectors = await embedder.embed([...texts, ...others]);
-await embedder.dispose();
-const asQuestions = (list: string[], offset: number): Question[] => list.map((text, i) => ({ text, embedding: vectors[offset + i]! }));
-const questions = asQuestions(texts, 0);
-const warmUp = asQuestions(others, texts.length);
+const { questions, warmUp } = await embeddedQuestions(QUESTIONS);
 
 const report: BenchReport = {
   date,

@@ -13,16 +13,21 @@ import { createEmbedder } from '../server/ingest/embedder.ts';
 import { ingest } from '../server/ingest/pipeline.ts';
 import { DEMO_KB_DIR } from '../server/node/paths.ts';
 import { startNodeServer } from '../server/node/server.ts';
+import { onShutdownSignals } from '../server/node/shutdown.ts';
 import { openPgliteStore, type PgliteStore } from '../server/store/pglite.ts';
 
 const config = readConfig(process.env);
 const started = performance.now();
 const store = await openPgliteStore(config.dataDir);
 const jwtSecret = config.jwtSecret ?? (await localJwtSecret(config.dataDir));
+// An ingestion killed during a bulk load leaves the vector index dropped and BM25's statistics uncounted
+// (kb_deferred_indexes): rebuild them before serving, so search is as fast and as well ranked as before.
+const repaired = (await store.restoreIndexes?.()) ?? 0;
+if (repaired > 0) console.log(`Repaired an interrupted ingestion: rebuilt ${repaired} deferred index or statistics.`);
 
 if ((await store.kbStats()).documents === 0) await ingestDemo(store);
 
-const { url } = await startNodeServer({
+const { url, shutdown } = await startNodeServer({
   store,
   localAuth: store,
   ...depsFromConfig(config),
@@ -34,17 +39,27 @@ const { url } = await startNodeServer({
   modelDir: config.modelDir ?? transformersEnv.cacheDir ?? join(process.cwd(), '.cache'),
   port: config.port,
 });
+// SIGTERM/SIGINT: stop accepting, let open answers finish (KB_SHUTDOWN_GRACE_MS) and store them, then close
+// the database cleanly. A second signal exits at once (the database then recovers on the next start).
+// Installed before the ready line below, so that whoever waits for that line can stop us with a signal.
+onShutdownSignals(async (signal) => {
+  // shutdown() closes the listener before it returns its promise, so the line below is never ahead of it.
+  const draining = shutdown(config.shutdownGraceMs);
+  console.log(`${signal}: stopping — no new requests; letting open answers finish (up to ${config.shutdownGraceMs / 1000} s) …`);
+  const drained = await draining;
+  await store.close();
+  console.log(
+    `kb-chat stopped in ${drained.seconds.toFixed(1)} s: ${drained.inFlight} requests were open` +
+      `${drained.cut ? `; the rest were cut at ${config.shutdownGraceMs / 1000} s (their answers are stored)` : ', all finished'}; database closed.`,
+  );
+  process.exit(0);
+});
+
 const stats = await store.kbStats();
 console.log(
   `kb-chat is running at ${url} (${stats.ready_documents} documents, ${stats.chunks} chunks, ` +
     `model ${config.embedModel}, ready in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
 );
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    void store.close().finally(() => process.exit(0));
-  });
-}
 
 async function ingestDemo(store: PgliteStore): Promise<void> {
   console.log(`First run: ingesting the demo knowledge base (${relative(process.cwd(), DEMO_KB_DIR)}) …`);

@@ -2,8 +2,10 @@
 /**
  * `npm test`: every suite, one summary. Runs the type check, the Node tests (vitest), builds the bundles,
  * the widget tests in Chromium (@web/test-runner) and the end-to-end test, then prints
- * `N passed, N failed` counted from the runners' JSON reports (CI reads that line) and exits non-zero on
- * any failure. A runner that crashes without a report counts as one failure.
+ * `N passed, N failed, N skipped` counted from the runners' JSON reports (CI reads `N passed, N failed` at the
+ * start of that line) and exits non-zero on any failure. A runner that crashes without a report counts as one
+ * failure. Skipped tests are those whose inputs are absent (../shared, see test/shared-data.ts): counted, so
+ * a run that skipped half the suite says so.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,7 +43,7 @@ const steps = [
   },
 ];
 
-const total = { passed: 0, failed: 0 };
+const total = { passed: 0, failed: 0, skipped: 0 };
 const lines = [];
 for (const step of steps) {
   console.log(`\n━━ ${step.name}: ${step.cmd.join(' ')}`);
@@ -54,33 +56,38 @@ for (const step of steps) {
   try {
     counts = step.count(status);
   } catch {
-    counts = { passed: 0, failed: 1 }; // no report: the runner itself failed
+    counts = { passed: 0, failed: 1, skipped: 0 }; // no report: the runner itself failed
   }
   // A runner that exits non-zero must not pass silently even if its report looked clean.
   if (status !== 0 && counts.failed === 0) counts.failed = 1;
   total.passed += counts.passed;
   total.failed += counts.failed;
-  lines.push(`${step.name}: ${counts.passed} passed, ${counts.failed} failed (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  total.skipped += counts.skipped ?? 0;
+  lines.push(`${step.name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped ?? 0} skipped (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }
 
 console.log(`\n${lines.join('\n')}`);
-const summary = `${total.passed} passed, ${total.failed} failed`;
+const summary = `${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`;
 writeFileSync(`${RESULTS}/summary.txt`, `${summary}\n`);
 console.log(summary);
 process.exit(total.failed > 0 ? 1 : 0);
 
 function exitCodeAsOne(status) {
-  return status === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
+  return status === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 };
 }
 
 function vitestCounts(file) {
   const report = JSON.parse(readFileSync(file, 'utf8'));
   // A file that fails to load has no failed *tests* but a failed suite; count it.
   const brokenFiles = (report.testResults ?? []).filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length;
-  return { passed: report.numPassedTests, failed: report.numFailedTests + brokenFiles };
+  return {
+    passed: report.numPassedTests,
+    failed: report.numFailedTests + brokenFiles,
+    skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
+  };
 }
 
 function wtrCounts(file) {
-  const { passed, failed } = JSON.parse(readFileSync(file, 'utf8'));
-  return { passed, failed };
+  const { passed, failed, skipped = 0 } = JSON.parse(readFileSync(file, 'utf8'));
+  return { passed, failed, skipped };
 }

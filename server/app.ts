@@ -8,7 +8,7 @@ import { cors } from 'hono/cors';
 import { API_PATHS, type AnonymousAuth, type ClientConfig, type Health } from '../protocol/index.ts';
 import { adminRoute } from './admin/route.ts';
 import { issueAccessToken, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
-import { chatRoute, StreamSlots } from './chat/route.ts';
+import { chatRoute, DEFAULT_MAX_STREAMS, StreamSlots } from './chat/route.ts';
 import type { StreamOptions } from './chat/stream.ts';
 import type { Config } from './config/index.ts';
 import { chunksRoute } from './chunks/route.ts';
@@ -46,6 +46,8 @@ export interface AppDeps {
   /** Retrieval tuning beyond the threshold (mode, candidate counts…); see server/retrieval. */
   retrieval?: Partial<RetrievalOptions>;
   streaming?: Partial<StreamOptions> & { maxConcurrent?: number };
+  /** The open-stream accounting, when the entry needs to see it (the Node entry's graceful shutdown). */
+  streams?: StreamSlots;
   /** Largest accepted request body (bytes). */
   maxBodyBytes?: number;
   /**
@@ -81,9 +83,9 @@ export function createApp(deps: AppDeps) {
     audience: deps.jwtAudience ?? 'authenticated',
   };
   const rateLimit = deps.rateLimit ?? { limit: 20, windowSeconds: 60 };
-  const { maxConcurrent = 100, ...streamTuning } = deps.streaming ?? {};
+  const { maxConcurrent = DEFAULT_MAX_STREAMS, ...streamTuning } = deps.streaming ?? {};
   const streaming: StreamOptions = { heartbeatMs: 15_000, idleTimeoutMs: 30_000, deltaDelayMs: 15, ...streamTuning };
-  const streams = new StreamSlots(maxConcurrent);
+  const streams = deps.streams ?? new StreamSlots(maxConcurrent);
 
   // Bearer tokens, never cookies: no credentials, so an allow-list is all CORS needs (and `*` is allowed
   // only because no credentials ride along).

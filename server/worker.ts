@@ -8,6 +8,7 @@ import { Hono, type ExecutionContext } from 'hono';
 import { createApp, depsFromConfig } from './app.ts';
 import { supabaseAnonymousSignIn } from './auth/supabase-anonymous.ts';
 import { readConfig } from './config/index.ts';
+import { retryPolicyFor } from './store/rpc-retry.ts';
 import { createSupabaseChatStore } from './store/supabase.ts';
 
 export interface WorkerEnv {
@@ -42,8 +43,10 @@ function workerApp(env: WorkerEnv): Hono {
     ...depsFromConfig(config),
     // ALLOWED_ORIGINS is the older name of KB_ALLOWED_ORIGINS; both work.
     allowedOrigins: config.allowedOrigins.length > 0 ? config.allowedOrigins : splitList(env.ALLOWED_ORIGINS),
-    store: createSupabaseChatStore({ url: env.SUPABASE_URL, key: env.SUPABASE_ANON_KEY }),
-    anonymousSignIn: supabaseAnonymousSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY }),
+    // Every Supabase call is bounded (KB_DB_TIMEOUT_MS) and idempotent ones are retried within twice that,
+    // so a visitor learns in seconds, with a 503 or an in-band error, that the database is unavailable.
+    store: createSupabaseChatStore({ url: env.SUPABASE_URL, key: env.SUPABASE_ANON_KEY, retry: retryPolicyFor(config.dbTimeoutMs) }),
+    anonymousSignIn: supabaseAnonymousSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
     jwtSecret: env.KB_JWT_SECRET || null,
     modelsUrl: env.MODELS_URL || '/models/',
     ortWasmUrl: env.ORT_WASM_URL || '/ort/',

@@ -55,6 +55,8 @@ export const DEFAULT_STRINGS = {
   unavailable: 'The assistant is temporarily unavailable. Please try again in a moment.',
   interruptedPartial: 'The connection was lost before the answer was complete.',
   unreachable: 'Could not reach the server. Please check your connection and try again.',
+  offline: 'You are offline. Your question is still here: send it when you are back online.',
+  waitingRetry: 'Many people are asking right now. Trying again in {seconds} s…',
   incomplete: 'The answer could not be completed.',
   generic: 'Something went wrong. Please try again.',
 };

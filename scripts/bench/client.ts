@@ -13,6 +13,10 @@ export type ChatKind = 'answer' | 'refusal' | 'http_error' | 'network_error' | '
 
 export interface ChatTiming {
   kind: ChatKind;
+  /** The question's message_id (what the server stores it under). */
+  message_id: string;
+  /** When the request was sent (performance.now() of this process), to line requests up in time. */
+  started_ms: number;
   status: number | null;
   /** Request sent → first chunk of the response body (ms). */
   ttfb_ms: number | null;
@@ -35,8 +39,9 @@ export async function signIn(base: string): Promise<string> {
 }
 
 /** One question through POST /api/chat as the widget asks it (embedded in the "browser", SSE accepted). */
-export async function chat(base: string, token: string, message: string, embedding: number[]): Promise<ChatTiming> {
+export async function chat(base: string, token: string, message: string, embedding: number[], messageId = randomUUID()): Promise<ChatTiming> {
   const started = performance.now();
+  const ids = { message_id: messageId, started_ms: started };
   const since = () => performance.now() - started;
   let status: number | null = null;
   let ttfb: number | null = null;
@@ -45,7 +50,7 @@ export async function chat(base: string, token: string, message: string, embeddi
     const response = await fetch(`${base}/api/chat`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-      body: JSON.stringify({ message_id: randomUUID(), message, embedding }),
+      body: JSON.stringify({ message_id: messageId, message, embedding }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     status = response.status;
@@ -72,11 +77,12 @@ export async function chat(base: string, token: string, message: string, embeddi
       text = text.slice(end + 2);
     }
     const total = since();
-    if (!response.ok) return { kind: 'http_error', status, ttfb_ms: ttfb, first_delta_ms: null, total_ms: total, retry_after: retryAfter, error: text.slice(0, 200) };
+    if (!response.ok) return { ...ids, kind: 'http_error', status, ttfb_ms: ttfb, first_delta_ms: null, total_ms: total, retry_after: retryAfter, error: text.slice(0, 200) };
     if (!kind && !response.headers.get('Content-Type')?.includes('text/event-stream')) {
       kind = (JSON.parse(text) as { type?: string }).type === 'refusal' ? 'refusal' : 'http_error';
     }
     return {
+      ...ids,
       kind: kind ?? 'stream_error',
       status,
       ttfb_ms: ttfb,
@@ -87,7 +93,7 @@ export async function chat(base: string, token: string, message: string, embeddi
       ...(kind ? {} : { error: 'the stream ended without answer_end' }),
     };
   } catch (error) {
-    return { kind: 'network_error', status, ttfb_ms: ttfb, first_delta_ms: firstDelta, total_ms: since(), retry_after: null, error: String(error) };
+    return { ...ids, kind: 'network_error', status, ttfb_ms: ttfb, first_delta_ms: firstDelta, total_ms: since(), retry_after: null, error: String(error) };
   }
 }
 

@@ -16,8 +16,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { SHARED_DATA } from '../../test/shared-data.mjs';
 
-export const SHARED_DATA = path.resolve(import.meta.dirname, '../../../shared/data');
+export { SHARED_DATA };
 
 const WORDS_PER_DOC = 120;
 

@@ -4,7 +4,7 @@
  * limit is raised so the bench measures speed, not the limiter. Memory is read from /proc (Linux).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { BENCH_MODEL, BENCH_MODEL_DIR } from './kb.ts';
@@ -18,10 +18,13 @@ export interface BenchServer {
   startup_seconds: number;
   /** Resident memory now and at its peak (kB → bytes), from /proc/<pid>/status; null off Linux. */
   memory(): Promise<{ rss_bytes: number | null; peak_rss_bytes: number | null }>;
-  stop(): Promise<void>;
+  /** The server's open file descriptors by kind (socket, pipe, file, …), from /proc/<pid>/fd; null off Linux. */
+  handles(): Promise<Record<string, number> | null>;
+  /** SIGTERM and wait for the exit; resolves with how long the server took to exit and its exit code. */
+  stop(): Promise<{ seconds: number; code: number | null; signal: string | null }>;
 }
 
-export async function startServer(dataDir: string, timeoutMs = 300_000): Promise<BenchServer> {
+export async function startServer(dataDir: string, timeoutMs = 300_000, env: Record<string, string> = {}): Promise<BenchServer> {
   const port = await freePort();
   const started = performance.now();
   // `node --import tsx` rather than `npx tsx`: the child is then the server itself, so its pid is the
@@ -35,6 +38,7 @@ export async function startServer(dataDir: string, timeoutMs = 300_000): Promise
       KB_MODEL_DIR: BENCH_MODEL_DIR,
       PORT: String(port),
       KB_RATE_LIMIT: '1000000',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -57,15 +61,20 @@ export async function startServer(dataDir: string, timeoutMs = 300_000): Promise
       child.kill('SIGKILL');
       reject(new Error(`${error.message}\n--- server output ---\n${output.join('\n')}`));
     };
-    child.once('exit', (code, signal) => fail(new Error(`the server exited (${signal ?? code}) before it was ready`)));
-    child.stdout!.on('data', () => {
+    const exitedEarly = (code: number | null, signal: NodeJS.Signals | null) =>
+      fail(new Error(`the server exited (${signal ?? code}) before it was ready`));
+    child.once('exit', exitedEarly);
+    // Only until ready: the server prints more later (its shutdown), and other 'exit' listeners (stop()'s)
+    // must not be touched then.
+    const ready = () => {
       const match = output.map((line) => READY.exec(line)).find(Boolean);
-      if (match) {
-        clearTimeout(timer);
-        child.removeAllListeners('exit');
-        resolve(match[1]!.replace(/\/$/, ''));
-      }
-    });
+      if (!match) return;
+      clearTimeout(timer);
+      child.removeListener('exit', exitedEarly);
+      child.stdout!.removeListener('data', ready);
+      resolve(match[1]!.replace(/\/$/, ''));
+    };
+    child.stdout!.on('data', ready);
   });
   // If the server names its own pid, trust that; otherwise the child is the server (see above).
   const printed = output.map((line) => /\bpid[ =:]+(\d+)/i.exec(line)).find(Boolean);
@@ -76,8 +85,8 @@ export async function startServer(dataDir: string, timeoutMs = 300_000): Promise
     pid,
     startup_seconds: Math.round((performance.now() - started) / 100) / 10,
     memory: () => procMemory(pid),
+    handles: () => procHandles(pid),
     stop: () => stopChild(child),
-
   };
 }
 
@@ -90,14 +99,31 @@ async function procMemory(pid: number): Promise<{ rss_bytes: number | null; peak
   return { rss_bytes: kb('VmRSS'), peak_rss_bytes: kb('VmHWM') };
 }
 
-/** SIGTERM (the server closes the database and exits), SIGKILL after 30 s. */
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+async function procHandles(pid: number): Promise<Record<string, number> | null> {
+  const names = await readdir(`/proc/${pid}/fd`).catch(() => null);
+  if (!names) return null;
+  const kinds: Record<string, number> = {};
+  for (const name of names) {
+    const target = await readlink(`/proc/${pid}/fd/${name}`).catch(() => null);
+    if (target === null) continue; // closed while we looked
+    // socket:[123], pipe:[456], anon_inode:[eventfd], or a path (a file of the database, a log…).
+    const kind = /^(\w+):/.exec(target)?.[1] ?? 'file';
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+  }
+  return kinds;
+}
+
+/** SIGTERM (the server drains, closes the database and exits), SIGKILL after 30 s. */
+function stopChild(child: ChildProcess): Promise<{ seconds: number; code: number | null; signal: string | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ seconds: 0, code: child.exitCode, signal: child.signalCode });
+  }
+  const started = performance.now();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.once('exit', () => {
+    child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve();
+      resolve({ seconds: Math.round((performance.now() - started) / 100) / 10, code, signal });
     });
     child.kill('SIGTERM');
   });

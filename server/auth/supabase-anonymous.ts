@@ -13,6 +13,11 @@ export interface SupabaseAnonymousOptions {
   /** The anon (publishable) key. */
   anonKey: string;
   fetch?: typeof fetch;
+  /**
+   * A sign-up that takes longer is abandoned (503). Never retried: a lost answer may mean a user was created,
+   * and a second attempt would create another.
+   */
+  timeoutMs?: number;
 }
 
 interface GoTrueSession {
@@ -21,7 +26,7 @@ interface GoTrueSession {
   user?: { id?: string };
 }
 
-export function supabaseAnonymousSignIn({ url, anonKey, fetch: fetchFn = fetch }: SupabaseAnonymousOptions) {
+export function supabaseAnonymousSignIn({ url, anonKey, fetch: fetchFn = fetch, timeoutMs = 4_000 }: SupabaseAnonymousOptions) {
   const endpoint = new URL('auth/v1/signup', url.endsWith('/') ? url : `${url}/`).href;
   return async function anonymousSignIn(): Promise<AnonymousAuth> {
     let response: Response;
@@ -31,6 +36,7 @@ export function supabaseAnonymousSignIn({ url, anonKey, fetch: fetchFn = fetch }
         headers: { apikey: anonKey, 'Content-Type': 'application/json' },
         // An empty body (no email, no phone) is what makes it an anonymous sign-up.
         body: '{}',
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
       throw new StoreError('unavailable', `anonymous sign-in: ${String(error)}`, { cause: error });

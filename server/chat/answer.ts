@@ -47,7 +47,11 @@ export async function answerTurn(
   if (!turn.is_new && !turn.same_request) {
     throw new AppError(409, 'conflict', 'This message id was already used for a different message.');
   }
-  if (turn.answer) return replay(turn, turn.answer, request);
+  if (turn.answer) {
+    const replayed = replay(turn, turn.answer, request);
+    if (replayed.kind === 'refusal') await recordGap(store, claims, request, replayed.refusal.reason);
+    return replayed;
+  }
 
   const found = await retrieve(store, { claims, question: request.query, embedding: request.embedding }, retrieval).catch(
     rethrow,
@@ -108,9 +112,17 @@ async function refuse(
       meta: { kind: 'refusal', reason: refusal.reason, suggestions: refusal.suggestions },
     })
     .catch(rethrow);
-  // Only a first asking counts; a retried request must not inflate the gap report.
-  if (turn.is_new) await store.recordContentGap(claims, request.message, refusal.reason).catch(rethrow);
+  await recordGap(store, claims, request, refusal.reason);
   return { kind: 'refusal', refusal };
+}
+
+/**
+ * Counts the refused question as a content gap. The SQL function counts a message id once, so a retried
+ * request — which replays the stored refusal — records it again safely: a gap whose first recording failed
+ * after the refusal was stored is counted on the retry, and none is counted twice.
+ */
+function recordGap(store: ChatStore, claims: JwtClaims, request: ReadChatRequest, reason: string): Promise<void> {
+  return store.recordContentGap(claims, request.message, reason, request.message_id).catch(rethrow);
 }
 
 function replay(turn: TurnState, answer: StoredAnswer, request: ReadChatRequest): Outcome {

@@ -6,6 +6,7 @@
  * `error` event.
  */
 import { Hono } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import type { ChatAnswer } from '../../protocol/index.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
 import { AppError } from '../http/errors.ts';
@@ -13,7 +14,7 @@ import { rateLimit, type RateLimitOptions } from '../http/rate-limit.ts';
 import type { RetrievalOptions } from '../retrieval/index.ts';
 import type { ChatStore } from '../store/types.ts';
 import { answerTurn, storeAnswer } from './answer.ts';
-import { readChatRequest } from './request.ts';
+import { readChatRequest, type ReadChatRequest } from './request.ts';
 import { answerEvents, streamAnswer, type StreamOptions } from './stream.ts';
 
 export interface ChatRouteOptions {
@@ -27,11 +28,18 @@ export interface ChatRouteOptions {
 }
 
 export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming, streams }: ChatRouteOptions) {
-  const app = new Hono<{ Variables: AuthVariables }>();
+  const app = new Hono<{ Variables: AuthVariables & { chatRequest: ReadChatRequest } }>();
 
-  app.post('/', requireAuth(auth), rateLimit({ store, ...limits }), async function chat(c) {
+  // The body is read and validated before the rate limiter: an invalid request costs no database work and
+  // writes nothing, not even a rate-limit count.
+  const validate = createMiddleware<{ Variables: { chatRequest: ReadChatRequest } }>(async (c, next) => {
+    c.set('chatRequest', await readChatRequest(c.req.raw));
+    await next();
+  });
+
+  app.post('/', requireAuth(auth), validate, rateLimit({ store, ...limits }), async function chat(c) {
     const claims = c.get('claims');
-    const request = await readChatRequest(c.req.raw);
+    const request = c.get('chatRequest');
     const wantsJson = prefersJson(c.req.header('Accept'));
     if (!wantsJson && !streams.tryAcquire()) {
       c.header('Retry-After', '2');
@@ -75,16 +83,26 @@ function prefersJson(accept: string | undefined): boolean {
   return !!accept && accept.includes('application/json') && !accept.includes('text/event-stream');
 }
 
+/** Default cap on open answer streams per instance (AppDeps.streaming.maxConcurrent). */
+export const DEFAULT_MAX_STREAMS = 100;
+
+/**
+ * Open answer streams. A slot is released when its stream has ended *and* its answer is stored (stream.ts
+ * calls `onClose` last): `open` is 0 once no answer is left to store (graceful shutdown waits for that).
+ */
 export class StreamSlots {
-  private open = 0;
-  constructor(readonly max: number) {}
+  private count = 0;
+  constructor(readonly max: number = DEFAULT_MAX_STREAMS) {}
+  get open(): number {
+    return this.count;
+  }
   tryAcquire(): boolean {
-    if (this.open >= this.max) return false;
-    this.open += 1;
+    if (this.count >= this.max) return false;
+    this.count += 1;
     return true;
   }
   release(): void {
-    this.open = Math.max(0, this.open - 1);
+    this.count = Math.max(0, this.count - 1);
   }
 }
 

@@ -77,8 +77,11 @@ export function streamAnswer(
       // Stored once, when answer_end needs the id — after the deltas, so a database failure there still
       // reaches the client as an in-band error — or at the latest when the stream ends for any reason, so a
       // retry with the same message id replays the answer even if this client left or stalled.
+      // Stored by one call (the store retries what it safely can); a failure is not tried again at the end,
+      // so a database that is down costs the visitor one bounded wait, and their Retry stores it later.
       let answerId = outcome.answer_message_id;
-      const stored = async () => (answerId ??= await store(outcome));
+      let storing: Promise<string> | undefined;
+      const stored = () => (answerId ? Promise.resolve(answerId) : (storing ??= store(outcome).then((id) => (answerId = id))));
       const body = answerBody(outcome);
       const send = async (seq: number, event: ChatEvent) => {
         if (seq <= skipThrough) return;

@@ -34,6 +34,10 @@ export interface Config {
   retrieval: Partial<RetrievalOptions>;
   /** KB_MAX_WAIT_MS: embedded server only — longest a question waits for the database before 503 + Retry-After. */
   maxWaitMs: number;
+  /** KB_SHUTDOWN_GRACE_MS: embedded server only — on SIGTERM/SIGINT, how long open answers may take to finish. */
+  shutdownGraceMs: number;
+  /** KB_DB_TIMEOUT_MS: Workers only — one Supabase call's limit; idempotent calls are retried for up to twice that. */
+  dbTimeoutMs: number;
 }
 
 export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
@@ -62,6 +66,8 @@ export function readConfig(env: Env): Config {
     },
     retrieval: retrievalFromEnv(env),
     maxWaitMs: number(env, 'KB_MAX_WAIT_MS', 1000, 1, 60_000),
+    shutdownGraceMs: number(env, 'KB_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    dbTimeoutMs: number(env, 'KB_DB_TIMEOUT_MS', 4_000, 100, 30_000),
     confidence: {
       high: number(env, 'CHAT_CONFIDENCE_HIGH', 0.6, 0, 1),
       medium: number(env, 'CHAT_CONFIDENCE_MEDIUM', 0.45, 0, 1),

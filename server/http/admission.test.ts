@@ -72,6 +72,46 @@ describe('AdmissionQueue', () => {
     // The place it left is not lost: the next request is admitted at once.
     expect((await settled(queue.enter()))?.value).toBeTypeOf('function');
   });
+
+  it('loses no place when a waiter times out just as its turn comes (found by npm run bench -- load)', async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, maxWaitMs: 40 });
+    const holder = await queue.enter();
+    // The holder leaves 40 ms in, just before the waiters' 40 ms bounds expire (its timer was set first):
+    // its place goes to the first waiter on the next macrotask, after that waiter's bound has run out.
+    setTimeout(holder, 40);
+    const outcomes: (number | 'admitted')[] = [];
+    const waiters = [queue.enter(), queue.enter()].map((p) =>
+      p.then(
+        (leave) => (outcomes.push('admitted'), leave),
+        (error: { status: number }) => void outcomes.push(error.status),
+      ),
+    );
+    await vi.advanceTimersByTimeAsync(40);
+    await vi.advanceTimersByTimeAsync(100);
+    for (const leave of await Promise.all(waiters)) if (leave) leave();
+    expect(outcomes).toHaveLength(2);
+    // Every place is free again: as many requests as `concurrency` are admitted at once, with no wait.
+    expect(queue.expectedWaitMs()).toBe(0);
+    const next = await settled(queue.enter());
+    expect(next?.value).toBeTypeOf('function');
+    next!.value!();
+    expect(queue.expectedWaitMs()).toBe(0);
+  });
+
+  it('admits no one beyond `concurrency` while a freed place is being handed over', async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, maxWaitMs: 5_000 });
+    const holder = await queue.enter();
+    let admitted = 0;
+    const waiting = queue.enter().then((leave) => (admitted++, leave));
+    holder(); // handed to the waiter on the next macrotask
+    const newcomer = queue.enter().then((leave) => (admitted++, leave));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(admitted).toBe(1); // the waiter, not the newcomer as well
+    (await waiting)();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(admitted).toBe(2);
+    (await newcomer)();
+  });
 });
 
 describe('POST /api/chat behind admission control', () => {

@@ -26,8 +26,8 @@ export interface AdmissionOptions {
 }
 
 interface Waiter {
-  admit: () => void;
-  timer: ReturnType<typeof setTimeout>;
+  /** Takes the place handed over; false if the waiter has already given up (then pass the place on). */
+  admit: () => boolean;
 }
 
 /** Shared by every route it guards: one queue per database. */
@@ -49,38 +49,61 @@ export class AdmissionQueue {
   enter(): Promise<() => void> {
     const expected = this.expectedWaitMs();
     if (expected > this.options.maxWaitMs) return Promise.reject(this.busy(expected));
+    if (this.active < this.options.concurrency) {
+      this.active += 1;
+      return Promise.resolve(this.started());
+    }
     return new Promise((resolve, reject) => {
-      const admitted = () => resolve(this.started());
-      if (this.active < this.options.concurrency) return admitted();
+      // Admission and the wait bound can fall due in the same instant; whichever comes first settles the
+      // waiter, the other does nothing (a place handed to a waiter that already gave up is passed on).
+      let settled = false;
+      const timer = setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        const at = this.waiting.indexOf(waiter);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(this.busy(this.expectedWaitMs()));
+      }, this.options.maxWaitMs);
       const waiter: Waiter = {
         admit: () => {
-          clearTimeout(waiter.timer);
-          admitted();
+          if (settled) return false;
+          settled = true;
+          clearTimeout(timer);
+          resolve(this.started());
+          return true;
         },
-        timer: setTimeout(() => {
-          this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          reject(this.busy(this.expectedWaitMs()));
-        }, this.options.maxWaitMs),
       };
       this.waiting.push(waiter);
     });
   }
 
+  /** The `leave` of an admitted request (its place is already counted in `active`). */
   private started(): () => void {
-    this.active += 1;
     const since = performance.now();
     let left = false;
     return () => {
       if (left) return;
       left = true;
       this.serviceMs = 0.8 * this.serviceMs + 0.2 * (performance.now() - since);
-      this.active -= 1;
-      const next = this.waiting.shift();
-      // On a macrotask rather than inside the leaving request's promise chain, so new connections and open
-      // streams get a turn between one request's database work and the next. (Not measured on its own: the
-      // bench's concurrency table was taken with it.)
-      if (next) setTimeout(next.admit, 0);
+      this.handOver();
     };
+  }
+
+  /**
+   * A place is free: it goes to the first waiter — on a macrotask rather than inside the leaving request's
+   * promise chain, so new connections and open streams get a turn between one request's database work and
+   * the next (not measured on its own: the bench's concurrency table was taken with it). The place stays
+   * counted while it is handed over, so no newcomer slips in beside the waiter.
+   */
+  private handOver(): void {
+    const next = this.waiting.shift();
+    if (!next) {
+      this.active -= 1;
+      return;
+    }
+    setTimeout(() => {
+      if (!next.admit()) this.handOver();
+    }, 0);
   }
 
   private busy(expectedMs: number): AppError {

@@ -39,6 +39,9 @@ export function fromStoreError(error: unknown): AppError {
   return new AppError(500, 'internal', 'Something went wrong on our side.', { cause: error });
 }
 
+/** Retry-After of a 503 for an unavailable database. */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
 export function errorBody(code: ErrorCode, message: string): ErrorBody {
   return { error: { code, message } };
 }
@@ -48,5 +51,8 @@ export function onAppError(error: Error, c: Context): Response {
   // A 503 without a cause is load shedding (admission, stream slots): expected under load, not worth a log
   // line per visitor. A failure with a cause (the database) is logged.
   if (appError.status >= 500 && (appError.status !== 503 || appError.cause)) console.error('[kb-chat]', error);
+  // A database that is unavailable now is worth one more try in a few seconds (the widget waits and retries
+  // once); load shedding has set its own Retry-After already.
+  if (appError.status === 503 && !c.res.headers.has('Retry-After')) c.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
   return c.json(errorBody(appError.code, appError.message), appError.status);
 }

@@ -49,14 +49,20 @@ describe('rate limit across instances', () => {
     expect(body.error.message).toMatch(/wait \d+ seconds/);
   });
 
-  it('carries the headers on error responses too, and counts visitors separately', async () => {
+  it('carries the headers on error responses too, counts no invalid request, and counts visitors separately', async () => {
     const tight = api().instance({ rateLimit: { limit: 1, windowSeconds: 3600 } });
     const alice = await api().signIn(tight);
     const bob = await api().signIn(tight);
+    // Rejected before the limiter: an invalid body costs no budget (and no database work).
     const invalid = await api().chat(alice.token, { message: '' }, {}, tight);
     expect(invalid.status).toBe(400);
-    expect(invalid.headers.get('X-RateLimit-Remaining')).toBe('0');
-    expect((await api().chat(alice.token, question(basis(0)), {}, tight)).status).toBe(429);
+    expect(invalid.headers.get('X-RateLimit-Remaining')).toBeNull();
+    const served = await api().chat(alice.token, question(basis(0)), { headers: { Accept: 'application/json' } }, tight);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('X-RateLimit-Remaining')).toBe('0');
+    const limited = await api().chat(alice.token, question(basis(0)), {}, tight);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('X-RateLimit-Remaining')).toBe('0');
     const bobs = await api().chat(bob.token, question(basis(0)), { headers: { Accept: 'application/json' } }, tight);
     expect(bobs.status).toBe(200);
   });

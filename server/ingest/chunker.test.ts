@@ -1,11 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chunkDocument, type Chunk } from './chunker.ts';
 import type { ParsedDocument } from './document.ts';
 import { createEmbedder, type Embedder } from './embedder.ts';
 import { resolveInputs } from './files.ts';
 import { parseMarkdown } from './markdown.ts';
-import { MODEL, MODEL_DIR, RAILWAY_DOCS } from './fixtures/paths.ts';
+import { MODEL, MODEL_DIR, RAILWAY_DOCS, RAILWAY_DOCS_PATH } from './fixtures/paths.ts';
+import { hasSharedData } from '../../test/shared-data.mjs';
 
 let embedder: Embedder;
 let chunk: (doc: ParsedDocument) => Chunk[];
@@ -81,7 +82,7 @@ describe('chunkDocument', () => {
   });
 });
 
-describe.skipIf(!existsSync(RAILWAY_DOCS))('the whole Railway corpus', () => {
+describe.skipIf(!hasSharedData(RAILWAY_DOCS_PATH))('the whole Railway corpus', () => {
   it('never exceeds 256 tokens, loses no section and leaves no MDX in prose', async () => {
     const { files } = await resolveInputs([RAILWAY_DOCS]);
     expect(files.length).toBeGreaterThan(150);

@@ -3,13 +3,13 @@
  * the whole corpus ingests into PGlite through the worker pool, the API answers "How do refunds work?"
  * citing the refunds page, and an unchanged re-run takes a small fraction of the first run's time.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, question, type TestApi } from '../testing/api.ts';
 import { readChatEvents } from '../testing/sse.ts';
 import { createEmbedder, type Embedder } from './embedder.ts';
-import { MODEL, MODEL_DIR, RAILWAY_DOCS } from './fixtures/paths.ts';
+import { MODEL, MODEL_DIR, RAILWAY_DOCS, RAILWAY_DOCS_PATH } from './fixtures/paths.ts';
+import { hasSharedData } from '../../test/shared-data.mjs';
 import { ingest, type IngestSummary } from './pipeline.ts';
 import { createWorkerPool, type Preparer } from './pool.ts';
 
@@ -19,7 +19,7 @@ let pool: Preparer;
 let embedder: Embedder;
 let first: IngestSummary;
 
-describe.skipIf(!existsSync(RAILWAY_DOCS))('the Railway corpus end to end', () => {
+describe.skipIf(!hasSharedData(RAILWAY_DOCS_PATH))('the Railway corpus end to end', () => {
   beforeAll(async () => {
     [api, pool, embedder] = await Promise.all([
       createTestApi({ embedModel: MODEL }),

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseMarkdown } from './markdown.ts';
 import { stripMdx } from './mdx.ts';
 import { parseText } from './text.ts';
-import { RAILWAY_DOCS } from './fixtures/paths.ts';
+import { RAILWAY_DOCS, RAILWAY_DOCS_PATH } from './fixtures/paths.ts';
+import { hasSharedData } from '../../test/shared-data.mjs';
 
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 const noDefaults = { fileTitle: 'file-name', url: null };
@@ -89,7 +90,7 @@ describe('parseText', () => {
   });
 });
 
-describe.skipIf(!existsSync(RAILWAY_DOCS))('Railway docs (../shared corpus)', () => {
+describe.skipIf(!hasSharedData(RAILWAY_DOCS_PATH))('Railway docs (../shared corpus)', () => {
   it('pricing/refunds.md: front-matter title, sections, no MDX left', () => {
     const doc = parseMarkdown(readFileSync(`${RAILWAY_DOCS}/pricing/refunds.md`, 'utf8'), {
       fileTitle: 'refunds',

@@ -183,7 +183,9 @@ describe('the demo knowledge base (demo/kb)', () => {
       const file = path.basename(row.source, '.md');
       expect(row.meta.url).toBe(`/docs/${file}`);
       expect(row.meta.description).toBeTruthy();
-      expect(row.name).not.toBe(file);
+      // The title is the front matter's, not the file name.
+      const title = /^title: (.+)$/m.exec(await readFile(path.join(root, row.source), 'utf8'))?.[1];
+      expect(row.name).toBe(title);
     }
     const expectations: [string, string][] = [
       ['How do I add the chat widget to my website?', '/docs/getting-started#adding-the-chat-widget-to-your-website'],

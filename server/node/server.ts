@@ -7,6 +7,8 @@ import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { createApp, type AppDeps } from '../app.ts';
+import { StreamSlots } from '../chat/route.ts';
+import { Drain, type DrainReport } from './shutdown.ts';
 import { demoDocsRoute } from './docs.ts';
 import { DEMO_DIR, DIST_DIR, ortWasmDir } from './paths.ts';
 
@@ -48,13 +50,20 @@ export function createNodeApp(options: NodeServerOptions) {
   return app;
 }
 
-/** Starts listening; resolves once the port is bound. */
-export function startNodeServer(options: NodeServerOptions): Promise<{ server: ServerType; url: string }> {
-  const app = createNodeApp(options);
+/**
+ * Starts listening; resolves once the port is bound. `shutdown(graceMs)` stops accepting and lets open
+ * answers finish (server/node/shutdown.ts); the caller closes the database after it.
+ */
+export function startNodeServer(
+  options: NodeServerOptions,
+): Promise<{ server: ServerType; url: string; shutdown: (graceMs: number) => Promise<DrainReport> }> {
+  const streams = options.streams ?? new StreamSlots(options.streaming?.maxConcurrent);
+  const drain = new Drain(streams);
+  const app = createNodeApp({ ...options, streams });
   const hostname = options.hostname ?? '127.0.0.1';
   return new Promise((resolve) => {
-    const server = serve({ fetch: app.fetch, port: options.port, hostname }, (info) => {
-      resolve({ server, url: `http://${hostname}:${info.port}/` });
+    const server = serve({ fetch: drain.guard(app.fetch), port: options.port, hostname }, (info) => {
+      resolve({ server, url: `http://${hostname}:${info.port}/`, shutdown: (graceMs) => drain.shutdown(server, graceMs) });
     });
   });
 }

@@ -3,7 +3,8 @@
  * and debugging retrieval. Same auth and rate limit as chat.
  */
 import { Hono } from 'hono';
-import { SearchRequestSchema, type SearchResponse } from '../../protocol/index.ts';
+import { createMiddleware } from 'hono/factory';
+import { SearchRequestSchema, type SearchRequest, type SearchResponse } from '../../protocol/index.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
 import { excerpt } from '../chat/excerpt.ts';
 import { cleanMessage, parseBody, readJson } from '../chat/request.ts';
@@ -23,15 +24,22 @@ export function searchRoute({
   auth: TokenVerification;
   rateLimit: Omit<RateLimitOptions, 'store'>;
 }) {
-  const app = new Hono<{ Variables: AuthVariables }>();
+  const app = new Hono<{ Variables: AuthVariables & { search: SearchRequest & { question: string } } }>();
 
-  app.post('/', requireAuth(auth), rateLimit({ store, ...limits }), async function searchChunks(c) {
-    const started = performance.now();
+  // Validated before the rate limiter: an invalid request costs no database work and writes nothing.
+  const validate = createMiddleware<{ Variables: { search: SearchRequest & { question: string } } }>(async (c, next) => {
     const body = parseBody(SearchRequestSchema, await readJson(c.req.raw));
     const question = body.query_text ? cleanMessage(body.query_text).trim() : '';
     if (!question && !body.embedding) {
       throw new AppError(400, 'invalid_request', 'query_text: give query_text, embedding, or both');
     }
+    c.set('search', { ...body, question });
+    await next();
+  });
+
+  app.post('/', requireAuth(auth), validate, rateLimit({ store, ...limits }), async function searchChunks(c) {
+    const started = performance.now();
+    const { question, ...body } = c.get('search');
     const { results } = await search(store, {
       claims: c.get('claims'),
       question: question || null,

@@ -167,8 +167,8 @@ class Store implements PgliteStore {
     return rows[0] ? { ...rows[0], similarity: 1 } : null;
   }
 
-  async recordContentGap(claims: JwtClaims, question: string, reason: string): Promise<void> {
-    await this.asVisitor(claims, (tx) => tx.query('select record_content_gap($1, $2)', [question, reason]));
+  async recordContentGap(claims: JwtClaims, question: string, reason: string, messageId: string): Promise<void> {
+    await this.asVisitor(claims, (tx) => tx.query('select record_content_gap($1, $2, $3)', [question, reason, messageId]));
   }
 
   async listContentGaps(claims: JwtClaims, limit: number): Promise<ContentGap[]> {

@@ -31,6 +31,45 @@ import {
   type TurnState,
 } from './types.ts';
 import { iso, toTurnState, type TurnRow } from './rows.ts';
+import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './rpc-retry.ts';
+
+/**
+ * Whether a call may be retried after a transient failure (rpc-retry.ts): idempotent calls only — reads,
+ * and writes keyed so that a second attempt finds what the first one stored. Every rpc this file makes has
+ * an entry (a test derives the calls from this file and checks it).
+ */
+export const RETRIED: Record<string, boolean> = {
+  kb_stats: true,
+  kb_has_documents: true,
+  match_chunks: true,
+  search_chunks: true,
+  // Keyed by the message id: a retry finds the turn the lost attempt stored (is_new false, same request).
+  chat_begin_turn: true,
+  // Keyed by reply_to: a retry returns the answer the lost attempt stored.
+  chat_finish_turn: true,
+  // Counts one request: done twice, it would count twice.
+  rate_limit_hit: false,
+  list_chat_sessions: true,
+  get_chat_session: true,
+  get_chat_messages: true,
+  get_chunk: true,
+  // Keyed by the message id (migration 20261124002000): a question is counted once however often it is sent.
+  record_content_gap: true,
+  list_content_gaps: true,
+  document_state: true,
+  // Replaces the document with the same content: the same end state however often.
+  ingest_document: true,
+  kb_list_documents: true,
+  kb_set_document_enabled: true,
+  // Their answer ("was it there?", "what was removed?") would be wrong after a lost first response.
+  kb_delete_document: false,
+  kb_prune_documents: false,
+  kb_stale_documents: true,
+  kb_document_chunks: true,
+  // Replaces these chunks' embeddings.
+  kb_set_embeddings: true,
+  kb_optimize: true,
+};
 
 export interface SupabaseStoreOptions {
   /** The project URL, e.g. https://abcd.supabase.co */
@@ -44,34 +83,46 @@ export interface SupabaseStoreOptions {
   realtimeTransport?: unknown;
   /** Replaces the global fetch (tests, tracing). */
   fetch?: typeof fetch;
+  /** Per-attempt timeout, deadline and backoff (rpc-retry.ts). */
+  retry?: RetryPolicy;
 }
 
-type RpcResult<T> = PromiseLike<{ data: T | null; error: { code?: string; message: string } | null }>;
+type RpcResult<T> = PromiseLike<{ data: T | null; error: { code?: string; message: string } | null; status: number }>;
 
-function client({ url, key, realtimeTransport, fetch }: SupabaseStoreOptions): SupabaseClient {
-  return createClient(url, key, {
+/** `rpc(fn, args, token?)`: one SQL function through PostgREST, with its timeout and, if idempotent, retries. */
+function rpcCaller({ url, key, realtimeTransport, fetch, retry = DEFAULT_RETRY_POLICY }: SupabaseStoreOptions) {
+  const supabase: SupabaseClient = createClient(url, key, {
     // A server-side client never keeps a session: every visitor call sets its own Authorization header.
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
     ...(realtimeTransport ? { realtime: { transport: realtimeTransport as never } } : {}),
     ...(fetch ? { global: { fetch } } : {}),
   });
+  return <T>(fn: string, args?: Record<string, unknown>, token?: string): Promise<T | null> =>
+    call<T>(
+      fn,
+      (signal) => {
+        const request = supabase.rpc(fn, args).abortSignal(signal);
+        return token ? request.setHeader('Authorization', `Bearer ${token}`) : request;
+      },
+      retry,
+    );
 }
 
 /** The visitor-facing store: kb_stats as `anon`, everything else as the visitor (their JWT, RLS applies). */
 export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStore {
-  const supabase = client(options);
+  const rpc = rpcCaller(options);
 
   /** One rpc as the visitor: the token they authenticated with, forwarded unchanged. */
   const asVisitor = <T>(claims: JwtClaims, fn: string, args: Record<string, unknown>) => {
     const token = claims[ACCESS_TOKEN];
     // Without it the call would silently run as `anon` (supabase-js falls back to the API key).
     if (!token) return Promise.reject(new StoreError('forbidden', `no access token to call ${fn} as the visitor`));
-    return call<T>(fn, supabase.rpc(fn, args).setHeader('Authorization', `Bearer ${token}`));
+    return rpc<T>(fn, args, token);
   };
 
   return {
     async kbStats(): Promise<KbStats> {
-      const rows = await call<Record<keyof KbStats, number | string>[]>('kb_stats', supabase.rpc('kb_stats'));
+      const rows = await rpc<Record<keyof KbStats, number | string>[]>('kb_stats');
       const row = single('kb_stats', rows);
       return {
         documents: Number(row.documents),
@@ -82,7 +133,7 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
     },
 
     async hasDocuments(): Promise<boolean> {
-      return (await call<boolean>('kb_has_documents', supabase.rpc('kb_has_documents'))) === true;
+      return (await rpc<boolean>('kb_has_documents')) === true;
     },
 
     async matchChunks(claims, embedding, threshold, count): Promise<ChunkMatch[]> {
@@ -176,8 +227,8 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
       return row ? { ...row, similarity: 1 } : null;
     },
 
-    async recordContentGap(claims, question, reason): Promise<void> {
-      await asVisitor<null>(claims, 'record_content_gap', { p_question: question, p_reason: reason });
+    async recordContentGap(claims, question, reason, messageId): Promise<void> {
+      await asVisitor<null>(claims, 'record_content_gap', { p_question: question, p_reason: reason, p_message_id: messageId });
     },
 
     async listContentGaps(claims, limit): Promise<ContentGap[]> {
@@ -189,13 +240,10 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
 
 /** The ingestion CLI's store: the service-role key, which bypasses RLS and may call ingest_document. */
 export function createSupabaseIngestStore(options: SupabaseStoreOptions): IngestStore {
-  const supabase = client(options);
+  const rpc = rpcCaller(options);
   return {
     async documentState(source, model): Promise<DocumentState | null> {
-      const rows = await call<(DocumentState & { stale_embeddings: number | string })[]>(
-        'document_state',
-        supabase.rpc('document_state', { p_source: source, p_model: model }),
-      );
+      const rows = await rpc<(DocumentState & { stale_embeddings: number | string })[]>('document_state', { p_source: source, p_model: model });
       const row = rows?.[0];
       return row ? { ...row, stale_embeddings: Number(row.stale_embeddings) } : null;
     },
@@ -203,69 +251,62 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
     async ingestDocument(doc: IngestDocument): Promise<string> {
       return scalar(
         'ingest_document',
-        await call<string>(
-          'ingest_document',
-          supabase.rpc('ingest_document', {
-            p_source: doc.source,
-            p_name: doc.name,
-            p_meta: doc.meta,
-            p_checksum: doc.checksum,
-            p_model: doc.model,
-            p_chunks: doc.chunks,
-          }),
-        ),
+        await rpc<string>('ingest_document', {
+          p_source: doc.source,
+          p_name: doc.name,
+          p_meta: doc.meta,
+          p_checksum: doc.checksum,
+          p_model: doc.model,
+          p_chunks: doc.chunks,
+        }),
       );
     },
 
     async listDocuments() {
-      const rows = await call<(DocumentInfo & { chunks: number | string })[]>('kb_list_documents', supabase.rpc('kb_list_documents'));
+      const rows = await rpc<(DocumentInfo & { chunks: number | string })[]>('kb_list_documents');
       return (rows ?? []).map((r) => ({ ...r, chunks: Number(r.chunks) }));
     },
 
     async setDocumentEnabled(id, enabled) {
-      return (await call<boolean>('kb_set_document_enabled', supabase.rpc('kb_set_document_enabled', { p_id: id, p_enabled: enabled }))) === true;
+      return (await rpc<boolean>('kb_set_document_enabled', { p_id: id, p_enabled: enabled })) === true;
     },
 
     async deleteDocument(id) {
-      return (await call<boolean>('kb_delete_document', supabase.rpc('kb_delete_document', { p_id: id }))) === true;
+      return (await rpc<boolean>('kb_delete_document', { p_id: id })) === true;
     },
 
     async pruneDocuments(prefix, keep, dryRun) {
-      const args = { p_prefix: prefix, p_keep: keep, p_dry_run: dryRun };
-      return (await call<{ id: string; source: string }[]>('kb_prune_documents', supabase.rpc('kb_prune_documents', args))) ?? [];
+      return (await rpc<{ id: string; source: string }[]>('kb_prune_documents', { p_prefix: prefix, p_keep: keep, p_dry_run: dryRun })) ?? [];
     },
 
     async staleDocuments(model) {
-      const rows = await call<{ id: string; source: string; name: string; stale: number | string }[]>(
-        'kb_stale_documents',
-        supabase.rpc('kb_stale_documents', { p_model: model }),
-      );
+      const rows = await rpc<{ id: string; source: string; name: string; stale: number | string }[]>('kb_stale_documents', { p_model: model });
       return (rows ?? []).map((r) => ({ ...r, stale: Number(r.stale) }));
     },
 
     async documentChunks(documentId) {
-      const rows = await call<(Omit<StoredChunk, 'position'> & { chunk_position: number })[]>(
-        'kb_document_chunks',
-        supabase.rpc('kb_document_chunks', { p_document_id: documentId }),
-      );
+      const rows = await rpc<(Omit<StoredChunk, 'position'> & { chunk_position: number })[]>('kb_document_chunks', { p_document_id: documentId });
       return (rows ?? []).map(({ chunk_position, ...r }) => ({ ...r, position: chunk_position }));
     },
 
     async setEmbeddings(model, rows) {
-      return Number(await call<number>('kb_set_embeddings', supabase.rpc('kb_set_embeddings', { p_model: model, p_embeddings: rows })));
+      return Number(await rpc<number>('kb_set_embeddings', { p_model: model, p_embeddings: rows }));
     },
 
     async optimize() {
-      await call('kb_optimize', supabase.rpc('kb_optimize'));
+      await rpc('kb_optimize');
     },
   };
 }
 
-/** Awaits one rpc and maps its error to the StoreError kinds the API understands (as pglite.ts does). */
-async function call<T>(fn: string, request: RpcResult<T>): Promise<T | null> {
+/**
+ * Runs one rpc (retried when RETRIED says so) and maps its error to the StoreError kinds the API understands
+ * (as pglite.ts does).
+ */
+async function call<T>(fn: string, attempt: (signal: AbortSignal) => RpcResult<T>, policy: RetryPolicy): Promise<T | null> {
   let result: Awaited<RpcResult<T>>;
   try {
-    result = await request;
+    result = await withRetry(attempt, RETRIED[fn] === true, policy);
   } catch (error) {
     throw new StoreError('unavailable', `${fn}: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,

@@ -174,7 +174,8 @@ export interface ChatStore {
   getMessages(claims: JwtClaims, sessionId: string): Promise<MessageRow[]>;
   /** A chunk of a ready, enabled document; null otherwise. */
   getChunk(claims: JwtClaims, chunkId: string): Promise<ChunkMatch | null>;
-  recordContentGap(claims: JwtClaims, question: string, reason: string): Promise<void>;
+  /** Counts a refused question once per message id (`record_content_gap`: idempotent). */
+  recordContentGap(claims: JwtClaims, question: string, reason: string, messageId: string): Promise<void>;
   /** Admins only (app_metadata.role = 'admin'); others get a `forbidden` StoreError. */
   listContentGaps(claims: JwtClaims, limit: number): Promise<ContentGap[]>;
 }

@@ -8,6 +8,8 @@
  *   token); JSON named arguments bound through `json_to_record` (one parameter, never interpolated);
  *   PostgREST's error body `{code, details, hint, message}` and status mapping.
  * - `POST /auth/v1/signup` with an empty body: Supabase Auth's anonymous sign-up.
+ * - Faults on demand (`inject`), per function (or `signup`): a 5xx, a timeout (no answer at all), a dropped
+ *   connection, or a slow answer; before the SQL runs, or after it committed (the response is what is lost).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +34,29 @@ export interface RpcLogEntry {
   sub: string | null;
   /** Which key the `apikey` header carried. */
   apikeyRole: string | null;
+  /** The rpc's argument names as sent (the JSON body's keys). */
+  args?: string[];
+  /** The fault injected into this request, if any. */
+  fault?: RpcFault['kind'];
+}
+
+/**
+ * What to do to a request instead of answering it normally:
+ * - `status`: answer with this 5xx and PostgREST's error body (`code` PGRST000, "could not connect");
+ * - `timeout`: never answer (the connection stays open until the client gives up or the server closes);
+ * - `drop`: destroy the connection without a response;
+ * - `slow`: answer normally after `ms`.
+ * `after: true` runs the SQL first (committed), then fails: the client cannot know its call took effect.
+ */
+export type RpcFault = { kind: 'status'; status: number } | { kind: 'timeout' } | { kind: 'drop' } | { kind: 'slow'; ms: number };
+
+export interface FaultRule {
+  /** An rpc function name, or `signup` for Supabase Auth's anonymous sign-up. */
+  target: string;
+  fault: RpcFault;
+  after?: boolean;
+  /** How many requests it hits, the next ones first (default: all until cleared). */
+  times?: number;
 }
 
 export interface RpcServer {
@@ -39,6 +64,9 @@ export interface RpcServer {
   anonKey: string;
   serviceRoleKey: string;
   log: RpcLogEntry[];
+  /** Adds a fault rule (the first matching rule with hits left applies). */
+  inject(rule: FaultRule): void;
+  clearFaults(): void;
   close(): Promise<void>;
 }
 
@@ -47,6 +75,13 @@ interface PgError {
   message: string;
   detail?: string;
   hint?: string;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+  /** A fault that is not an HTTP answer. */
+  fault?: 'timeout' | 'drop';
 }
 
 class HttpError extends Error {
@@ -64,6 +99,13 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
   const anonKey = await key('anon');
   const serviceRoleKey = await key('service_role');
   const log: RpcLogEntry[] = [];
+  const rules: (FaultRule & { left: number })[] = [];
+  /** The fault for this target, consuming one of its hits. */
+  const faultFor = (target: string): FaultRule | undefined => {
+    const rule = rules.find((r) => r.target === target && r.left > 0);
+    if (rule) rule.left -= 1;
+    return rule;
+  };
 
   async function claimsOf(token: string): Promise<Record<string, unknown>> {
     try {
@@ -79,7 +121,7 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     }
   }
 
-  async function handle(req: IncomingMessage, entry: RpcLogEntry): Promise<{ status: number; body: unknown }> {
+  async function handle(req: IncomingMessage, entry: RpcLogEntry): Promise<Answer> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const apikey = header(req, 'apikey');
     if (!apikey) {
@@ -92,7 +134,7 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     if (req.method !== 'POST') throw new HttpError(405, { code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${req.method}` });
 
     const body = await readJson(req);
-    if (url.pathname === '/auth/v1/signup') return signUp(body);
+    if (url.pathname === '/auth/v1/signup') return withFault('signup', entry, () => signUp(body));
 
     const rpc = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(url.pathname);
     if (!rpc) throw new HttpError(404, { code: 'PGRST125', details: null, hint: null, message: `Invalid path specified in request URL` });
@@ -108,7 +150,26 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     entry.sub = typeof claims.sub === 'string' ? claims.sub : null;
     if (!ROLES.has(role)) throw new HttpError(401, { code: 'PGRST301', details: null, hint: null, message: `role "${role}" is not allowed` });
 
-    return { status: 200, body: await callFunction(decodeURIComponent(rpc[1]!), body as Record<string, unknown>, claims, role, req) };
+    const name = decodeURIComponent(rpc[1]!);
+    entry.args = Object.keys(body);
+    return withFault(name, entry, async () => ({ status: 200, body: await callFunction(name, body as Record<string, unknown>, claims, role, req) }));
+  }
+
+  /** Runs `handler` under the target's fault, if one is injected. */
+  async function withFault(target: string, entry: RpcLogEntry, handler: () => Promise<Answer>): Promise<Answer> {
+    const rule = faultFor(target);
+    if (!rule) return handler();
+    entry.fault = rule.fault.kind;
+    if (rule.fault.kind === 'slow') {
+      await new Promise((resolve) => setTimeout(resolve, (rule.fault as { ms: number }).ms));
+      return handler();
+    }
+    // After: the call takes effect (committed), only its answer fails.
+    if (rule.after) await handler().catch(() => {});
+    if (rule.fault.kind === 'status') {
+      return { status: rule.fault.status, body: { code: 'PGRST000', details: 'injected fault', hint: null, message: 'Could not connect to the database' } };
+    }
+    return { status: 0, body: null, fault: rule.fault.kind };
   }
 
   async function callFunction(name: string, args: Record<string, unknown>, claims: object, role: string, req: IncomingMessage) {
@@ -144,7 +205,7 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     }
   }
 
-  async function signUp(body: unknown) {
+  async function signUp(body: unknown): Promise<Answer> {
     const fields = (body ?? {}) as Record<string, unknown>;
     if (fields.email || fields.phone) throw new HttpError(422, { code: 422, error_code: 'validation_failed', msg: 'Only anonymous sign-ups are supported here' });
     if (!anonymousSignIns) {
@@ -191,14 +252,16 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
   const httpServer = createServer((req: IncomingMessage, res: ServerResponse) => {
     const entry: RpcLogEntry = { path: req.url ?? '', status: 0, role: null, sub: null, apikeyRole: null };
     handle(req, entry)
-      .catch((error: unknown) => {
+      .catch((error: unknown): Answer => {
         if (error instanceof HttpError) return { status: error.status, body: error.body };
         console.error('[rpc-server]', error);
         return { status: 500, body: { code: 'XX000', details: null, hint: null, message: String(error) } };
       })
-      .then(({ status, body }) => {
+      .then(({ status, body, fault }) => {
         entry.status = status;
         log.push(entry);
+        if (fault === 'drop') return void req.socket.destroy();
+        if (fault === 'timeout') return; // no answer; closeAllConnections() ends it
         res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
         res.end(JSON.stringify(body));
       });
@@ -209,6 +272,8 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     anonKey,
     serviceRoleKey,
     log,
+    inject: (rule) => void rules.push({ ...rule, left: rule.times ?? Number.POSITIVE_INFINITY }),
+    clearFaults: () => void rules.splice(0),
     close: () =>
       new Promise<void>((resolve) => {
         httpServer.closeAllConnections();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUPABASE_DIR } from '../../server/store/migrate.ts';
 import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
+import { rpcCalls } from './rpc-calls.ts';
 
 let pg: PgliteStore;
 
@@ -21,42 +22,44 @@ afterAll(() => pg?.close());
 const rows = async <T>(sql: string, params: unknown[] = []) => (await pg.db.query<T>(sql, params)).rows;
 
 /**
- * What server/store/supabase.ts and pglite.ts call, argument names as sent to PostgREST, and who may call
- * them (service_role keeps what Supabase's default privileges grant it; it bypasses RLS anyway).
+ * Who may call each SQL function (service_role keeps what Supabase's default privileges grant it; it
+ * bypasses RLS anyway): a decision per function, so a new function without one fails below. Which
+ * functions the Supabase store calls, and with which argument names, is read from its source
+ * (rpc-calls.ts), not listed here.
  */
-const FUNCTIONS: Record<string, { args: string; callers: string[] }> = {
-  kb_stats: { args: '', callers: ['anon', 'authenticated', 'service_role'] },
-  kb_has_documents: { args: '', callers: ['anon', 'authenticated', 'service_role'] },
-  match_chunks: { args: 'query_embedding vector, threshold double precision DEFAULT 0.35, match_count integer DEFAULT 5', callers: ['anon', 'authenticated', 'service_role'] },
-  search_chunks: { args: "query_embedding vector DEFAULT NULL::vector, query_text text DEFAULT NULL::text, match_count integer DEFAULT 5, search_mode text DEFAULT 'hybrid'::text, filters jsonb DEFAULT '{}'::jsonb, candidate_count integer DEFAULT 50", callers: ['anon', 'authenticated', 'service_role'] },
-  chat_begin_turn: { args: 'p_session_id uuid, p_message_id uuid, p_content text, p_title text', callers: ['authenticated', 'service_role'] },
-  chat_existing_turn: { args: 'p_message_id uuid, p_session_id uuid, p_content text', callers: ['authenticated', 'service_role'] },
-  chat_finish_turn: { args: 'p_session_id uuid, p_reply_to uuid, p_content text, p_citations jsonb, p_meta jsonb', callers: ['authenticated', 'service_role'] },
-  list_chat_sessions: { args: 'p_limit integer DEFAULT 50', callers: ['authenticated', 'service_role'] },
-  get_chat_session: { args: 'p_session_id uuid', callers: ['authenticated', 'service_role'] },
-  get_chat_messages: { args: 'p_session_id uuid', callers: ['authenticated', 'service_role'] },
-  rate_limit_hit: { args: 'p_bucket text, p_limit integer, p_window_seconds integer', callers: ['authenticated', 'service_role'] },
-  record_content_gap: { args: 'p_question text, p_reason text', callers: ['authenticated', 'service_role'] },
-  list_content_gaps: { args: 'p_limit integer DEFAULT 100', callers: ['authenticated', 'service_role'] },
-  get_chunk: { args: 'p_chunk_id uuid', callers: ['authenticated', 'service_role'] },
-  ingest_document: { args: 'p_source text, p_name text, p_meta jsonb, p_checksum text, p_model text, p_chunks jsonb', callers: ['service_role'] },
-  document_state: { args: 'p_source text, p_model text', callers: ['service_role'] },
-  kb_list_documents: { args: '', callers: ['service_role'] },
-  kb_document_chunks: { args: 'p_document_id uuid', callers: ['service_role'] },
-  kb_set_document_enabled: { args: 'p_id uuid, p_enabled boolean', callers: ['service_role'] },
-  kb_delete_document: { args: 'p_id uuid', callers: ['service_role'] },
-  kb_prune_documents: { args: 'p_prefix text, p_keep text[], p_dry_run boolean DEFAULT false', callers: ['service_role'] },
-  kb_stale_documents: { args: 'p_model text', callers: ['service_role'] },
-  kb_set_embeddings: { args: 'p_model text, p_embeddings jsonb', callers: ['service_role'] },
-  kb_defer_embedding_index: { args: '', callers: ['service_role'] },
-  kb_restore_indexes: { args: '', callers: ['service_role'] },
-  kb_optimize: { args: '', callers: ['service_role'] },
-  kb_recount_statistics: { args: '', callers: ['service_role'] },
+const CALLERS: Record<string, string[]> = {
+  kb_stats: ['anon', 'authenticated', 'service_role'],
+  kb_has_documents: ['anon', 'authenticated', 'service_role'],
+  match_chunks: ['anon', 'authenticated', 'service_role'],
+  search_chunks: ['anon', 'authenticated', 'service_role'],
+  chat_begin_turn: ['authenticated', 'service_role'],
+  chat_existing_turn: ['authenticated', 'service_role'],
+  chat_finish_turn: ['authenticated', 'service_role'],
+  list_chat_sessions: ['authenticated', 'service_role'],
+  get_chat_session: ['authenticated', 'service_role'],
+  get_chat_messages: ['authenticated', 'service_role'],
+  rate_limit_hit: ['authenticated', 'service_role'],
+  record_content_gap: ['authenticated', 'service_role'],
+  list_content_gaps: ['authenticated', 'service_role'],
+  get_chunk: ['authenticated', 'service_role'],
+  ingest_document: ['service_role'],
+  document_state: ['service_role'],
+  kb_list_documents: ['service_role'],
+  kb_document_chunks: ['service_role'],
+  kb_set_document_enabled: ['service_role'],
+  kb_delete_document: ['service_role'],
+  kb_prune_documents: ['service_role'],
+  kb_stale_documents: ['service_role'],
+  kb_set_embeddings: ['service_role'],
+  kb_defer_embedding_index: ['service_role'],
+  kb_restore_indexes: ['service_role'],
+  kb_optimize: ['service_role'],
+  kb_recount_statistics: ['service_role'],
   // Called by the triggers that keep BM25's statistics, not by the stores.
-  kb_count_chunks: { args: 'p_fts tsvector[], p_total_length bigint, p_sign integer', callers: ['service_role'] },
-  kb_chunks_count_trigger: { args: '', callers: ['service_role'] },
-  kb_documents_count_trigger: { args: '', callers: ['service_role'] },
-  kb_statistics_deferred: { args: '', callers: ['service_role'] },
+  kb_count_chunks: ['service_role'],
+  kb_chunks_count_trigger: ['service_role'],
+  kb_documents_count_trigger: ['service_role'],
+  kb_statistics_deferred: ['service_role'],
 };
 
 describe('supabase/migrations on a new database', () => {
@@ -78,6 +81,7 @@ describe('supabase/migrations on a new database', () => {
       [
         'chat_messages',
         'chat_sessions',
+        'content_gap_messages',
         'content_gaps',
         'kb_chunks',
         'kb_corpus_stats',
@@ -90,17 +94,27 @@ describe('supabase/migrations on a new database', () => {
     );
   });
 
-  it('has exactly the SQL functions the stores call, with the argument names they send', async () => {
-    const found = await rows<{ name: string; args: string }>(
-      `select proname as name, pg_get_function_arguments(oid) as args from pg_proc
-       where pronamespace = 'public'::regnamespace order by proname`,
-    );
-    expect(Object.fromEntries(found.map((f) => [f.name, f.args.replace(/extensions\./g, '')]))).toEqual(
-      Object.fromEntries(Object.entries(FUNCTIONS).map(([name, f]) => [name, f.args])),
-    );
+  it('has a grant decision for exactly the SQL functions there are', async () => {
+    const found = await rows<{ name: string }>(`select proname as name from pg_proc where pronamespace = 'public'::regnamespace order by proname`);
+    expect(found.map((f) => f.name)).toEqual(Object.keys(CALLERS).sort());
   });
 
-  it.each(Object.entries(FUNCTIONS))('grants %s to exactly the roles that call it', async (name, { callers }) => {
+  it.each(rpcCalls().map((c) => [c.fn, c] as const))('has %s with exactly the argument names the Supabase store sends', async (_, call) => {
+    // PostgREST picks a function by its argument names: every name sent must exist, every one without a
+    // default must be sent, and the name must resolve to one function only.
+    const found = await rows<{ names: string[]; required: number }>(
+      `select coalesce(proargnames[1:pronargs], '{}') as names, pronargs - pronargdefaults as required
+       from pg_proc where pronamespace = 'public'::regnamespace and proname = $1`,
+      [call.fn],
+    );
+    expect(found).toHaveLength(1);
+    const { names, required } = found[0]!;
+    expect(call.args.filter((a) => !names.includes(a))).toEqual([]);
+    expect(names.slice(0, required).filter((n) => !call.args.includes(n))).toEqual([]);
+    expect(CALLERS[call.fn]).toBeDefined();
+  });
+
+  it.each(Object.entries(CALLERS))('grants %s to exactly the roles that call it', async (name, callers) => {
     const [grants] = await rows<Record<string, boolean>>(
       `select has_function_privilege('anon', p.oid, 'execute') as anon,
               has_function_privilege('authenticated', p.oid, 'execute') as authenticated,

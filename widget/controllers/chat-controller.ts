@@ -23,7 +23,10 @@ export interface AnswerTurn {
   citations: Citation[];
   /** Other qualifying sources it does not quote: offered under "Related", never numbered or counted. */
   related: Related[];
-  status: 'pending' | 'streaming' | 'done' | 'error' | 'cancelled';
+  /** `waiting`: told 503 + Retry-After, it waits that long before its one automatic retry. */
+  status: 'pending' | 'waiting' | 'streaming' | 'done' | 'error' | 'cancelled';
+  /** While `waiting`: the seconds the server asked it to wait. */
+  retryInSeconds?: number;
   /** What failed, for plain words in the view. */
   error?: unknown;
   /** The request, kept so Retry re-sends exactly the same question (same message_id). */
@@ -48,6 +51,9 @@ export interface ChatEvents {
   error(turn: AnswerTurn): void;
   session(sessionId: string | undefined): void;
 }
+
+/** Longer waits than this are not taken on the visitor's behalf: they see the error and a Retry. */
+const MAX_AUTO_WAIT_SECONDS = 30;
 
 export class ChatController implements ReactiveController {
   turns: Turn[] = [];
@@ -114,7 +120,7 @@ export class ChatController implements ReactiveController {
     this.abort = undefined;
     abort.abort();
     for (const turn of this.turns) {
-      if (turn.kind === 'answer' && (turn.status === 'pending' || turn.status === 'streaming')) {
+      if (turn.kind === 'answer' && (turn.status === 'pending' || turn.status === 'waiting' || turn.status === 'streaming')) {
         this.update(turn, { status: 'cancelled' });
       }
     }
@@ -141,7 +147,7 @@ export class ChatController implements ReactiveController {
 
   private async run(answer: AnswerTurn, abort: AbortController): Promise<void> {
     try {
-      await this.send(answer, abort.signal);
+      await this.sendPatiently(answer, abort.signal);
     } finally {
       if (this.abort === abort) this.abort = undefined;
       this.host.requestUpdate();
@@ -165,6 +171,28 @@ export class ChatController implements ReactiveController {
     }
     this.update(answer, { status: 'error', error });
     this.events.error(answer);
+  }
+
+  /**
+   * A 503 with Retry-After (the server is shedding load, or its database is briefly away) is waited out once,
+   * visibly (`waiting`), then the same message_id is sent again — idempotent, so at most one answer is
+   * stored. A second 503, or a wait longer than MAX_AUTO_WAIT_SECONDS, is left to the user's Retry.
+   */
+  private async sendPatiently(answer: AnswerTurn, signal: AbortSignal): Promise<void> {
+    try {
+      await this.send(answer, signal);
+    } catch (error) {
+      const wait = error instanceof ApiError && error.status === 503 ? error.retryAfter : undefined;
+      if (wait === undefined || wait > MAX_AUTO_WAIT_SECONDS || signal.aborted) throw error;
+      this.update(answer, { status: 'waiting', retryInSeconds: Math.ceil(wait) });
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, wait * 1000);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve(undefined)), { once: true });
+      });
+      if (signal.aborted) return;
+      this.update(answer, { status: 'pending', retryInSeconds: undefined });
+      await this.send(answer, signal);
+    }
   }
 
   /** POST with the token; on a 401 sign in again once and resend (same message_id: idempotent). */

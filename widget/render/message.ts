@@ -24,13 +24,16 @@ function typing(s: KbChatStrings): TemplateResult {
 
 function renderAnswer(turn: AnswerTurn, view: MessageView): TemplateResult {
   const s = view.strings;
-  const inProgress = turn.status === 'pending' || turn.status === 'streaming';
+  const inProgress = turn.status === 'pending' || turn.status === 'waiting' || turn.status === 'streaming';
   const failed = turn.status === 'error' || turn.status === 'cancelled';
   // Only the quoted sources count; related ones are offered, not counted.
   const n = turn.citations.length;
   return html`
     <div class="message message--assistant" part="message assistant-message" data-status=${turn.status}>
       ${turn.markdown ? view.answerBody(turn) : nothing}
+      ${turn.status === 'waiting'
+        ? html`<p class="message__note" part="note waiting" role="status">${format(s.waitingRetry, { seconds: turn.retryInSeconds ?? 1 })}</p>`
+        : nothing}
       ${inProgress ? typing(s) : nothing}
       ${turn.confidence === 'low' && !inProgress ? html`<p class="message__note" part="note">${s.lowConfidence}</p>` : nothing}
       ${failed

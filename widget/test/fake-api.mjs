@@ -13,17 +13,20 @@
  * pauses, "xss" → hostile Markdown and a `javascript:` source URL, "xss-batch N" → payload batch N of
  * `POST /__fake/xss` as answer, titles, URLs, excerpts and chunk texts, "xss-blocks N" → the same batch inside
  * code blocks, list items and table cells, and as related titles and URLs; "blocks" → an answer with a code
- * block, a table, lists and related sources (issue 11); else a normal answer.
+ * block, a table, lists and related sources (issue 11); "busy once" → the first POST of a message_id is
+ * answered 503 + Retry-After: 1 (the next one normally), "busy always" → every POST of it is; else a normal
+ * answer. While `POST /__fake/refuse {on: true}` is in force, every chat request has its connection destroyed
+ * before any response (the server is unreachable; browsers may retry such a request once on their own).
  * Sessions (`/api/sessions`) and chunk texts (`/api/chunks/:id`) are kept in memory per fake.
  */
 
 import { readFileSync } from 'node:fs';
+import { hasSharedData, sharedData } from '../../test/shared-data.mjs';
 
 /** The XSS payload lists (../shared/data/xss/ beside the repository): one payload a line / one JSON object a line. */
 export function xssPayloads() {
-  const dir = new URL('../../../shared/data/xss/', import.meta.url);
-  const lines = readFileSync(new URL('payloadbox-xss-payload-list-public.txt', dir), 'utf8').split('\n').filter((l) => l.trim());
-  const vectors = readFileSync(new URL('h5sc-vectors-public.jsonl', dir), 'utf8')
+  const lines = readFileSync(sharedData('xss/payloadbox-xss-payload-list-public.txt'), 'utf8').split('\n').filter((l) => l.trim());
+  const vectors = readFileSync(sharedData('xss/h5sc-vectors-public.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l).payload);
@@ -76,6 +79,10 @@ export function createFakeApi({ delayMs = 150 } = {}) {
   let sessions = new Map();
   /** message_id → the stored answer's events, for idempotent replay. */
   let answers = new Map();
+  /** message_id → how many POSTs it has had (the fault scenarios fail the first ones). */
+  let attempts = new Map();
+  /** POST /__fake/refuse: chat requests get no response at all. */
+  let refusing = false;
   /** Payload batches for the XSS tests (POST /__fake/xss). */
   let xss = [];
   const chunks = new Map(Object.entries(CHUNKS));
@@ -178,6 +185,17 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       };
       remember(token, body, sessionId, refusal.message, null, { reason: refusal.reason, suggestions: refusal.suggestions });
       return json(ctx, 200, refusal);
+    }
+    const attempt = (attempts.get(body.message_id) ?? 0) + 1;
+    attempts.set(body.message_id, attempt);
+    if (message.includes('busy always') || (message.includes('busy once') && attempt === 1)) {
+      ctx.set('Retry-After', '1');
+      return json(ctx, 503, { error: { code: 'unavailable', message: 'Many people are asking right now.' } });
+    }
+    if (refusing) {
+      ctx.req.socket.destroy(); // no response at all: fetch rejects as it does when the server is unreachable
+      ctx.respond = false;
+      return;
     }
     if (message.includes('ratelimit')) {
       ctx.set('Retry-After', '17');
@@ -289,6 +307,12 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       return json(ctx, 200, { batches: xss.length, payloads: all });
     }
     if (path === '/__fake/log') return json(ctx, 200, log);
+    if (path === '/__fake/refuse' && ctx.method === 'POST') {
+      refusing = (await readJson(ctx.req))?.on === true;
+      return json(ctx, 200, { refusing });
+    }
+    // Whether ../shared/data/<path> is there (test/shared-data.mjs): tests that need it skip when it is not.
+    if (path === '/__fake/shared') return json(ctx, 200, { present: hasSharedData(ctx.query.path ?? '') });
     if (path === '/__fake/reset' && ctx.method === 'POST') {
       log.chat = [];
       log.assets = [];
@@ -296,6 +320,8 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       log.auth = 0;
       sessions = new Map();
       answers = new Map();
+      attempts = new Map();
+      refusing = false;
       return json(ctx, 200, {});
     }
     if (path === '/__fake/csp-report' && ctx.method === 'POST') {

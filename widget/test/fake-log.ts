@@ -15,3 +15,11 @@ export async function resetFake(): Promise<void> {
   await fetch('/__fake/reset', { method: 'POST' });
   localStorage.clear();
 }
+
+/**
+ * Whether `../shared/data/<path>` exists beside the repository (asked of the fake API, which uses
+ * test/shared-data.mjs like every Node test). A test that needs it calls `this.skip()` when it is absent.
+ */
+export async function hasSharedData(path: string): Promise<boolean> {
+  return ((await (await fetch(`/__fake/shared?path=${encodeURIComponent(path)}`)).json()) as { present: boolean }).present;
+}

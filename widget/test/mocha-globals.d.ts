@@ -3,7 +3,12 @@
  * no @types/mocha, and these signatures are all the tests need.
  */
 type MochaDone = (error?: unknown) => void;
-type MochaFn = (this: unknown, done: MochaDone) => void | Promise<unknown>;
+/** `this.skip()` marks the test (or, in a hook, the suite) as skipped; `this.timeout(ms)` sets its limit. */
+interface MochaContext {
+  skip(): never;
+  timeout(ms: number): void;
+}
+type MochaFn = (this: MochaContext, done: MochaDone) => void | Promise<unknown>;
 
 declare function describe(title: string, fn: () => void): void;
 declare function it(title: string, fn?: MochaFn): void;

@@ -13,6 +13,7 @@ import { ChatController, type AnswerTurn } from '../controllers/chat-controller.
 import { errorCode, userMessageFor } from '../controllers/chat-errors.ts';
 import { EmbedderController } from '../controllers/embedder-controller.ts';
 import { HistoryController } from '../controllers/history-controller.ts';
+import { ConnectivityController } from '../controllers/connectivity-controller.ts';
 import { DEFAULT_STRINGS, format, type KbChatStrings } from '../i18n.ts';
 import { COPY_CODE } from '../render/blocks.ts';
 import { answerElement, plainAnswer } from '../render/citations.ts';
@@ -31,6 +32,7 @@ export class ChatUi implements ReactiveControllerHost {
   readonly chat: ChatController;
   readonly embedder: EmbedderController;
   readonly history: HistoryController;
+  readonly connectivity: ConnectivityController;
   view: 'chat' | 'sessions' = 'chat';
   updateComplete: Promise<boolean> = Promise.resolve(true);
 
@@ -75,6 +77,7 @@ export class ChatUi implements ReactiveControllerHost {
       modelsUrl: () => host.modelBaseUrl,
     });
     this.history = new HistoryController(this, () => this.api());
+    this.connectivity = new ConnectivityController(this);
     this.container.addEventListener('keydown', (event) => this.onPanelKeydown(event));
     this.container.addEventListener('click', (event) => this.onCitationClick(event));
     this.container.addEventListener('click', (event) => void this.onCopyCode(event));
@@ -152,6 +155,7 @@ export class ChatUi implements ReactiveControllerHost {
     const textarea = this.textarea;
     const question = text ?? textarea?.value ?? '';
     if (!question.trim() || !this.canSend) return;
+    if (this.connectivity.holdBack()) return; // offline: the question stays in the box
     if (textarea) textarea.value = '';
     this.view = 'chat';
     // Without the model the question goes out without an embedding: the server answers in keyword mode.
@@ -449,6 +453,7 @@ export class ChatUi implements ReactiveControllerHost {
             </div>`}
         <div class="sr-only" part="announcer" aria-live="polite" aria-atomic="true">${this.announcement}</div>
         <div class="status" part="status" role="status">${this.renderStatus(s)}</div>
+        ${this.connectivity.held ? html`<p class="status status--problem" part="offline" role="alert">${s.offline}</p>` : nothing}
         <form class="composer" @submit=${this.onSubmit}>
           <textarea
             part="input"

@@ -3,6 +3,18 @@ import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import type KbChat from '../kb-chat.component.ts';
 import { UI_URL, answerText, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';
 
+/** The fake server's record of this visitor's sessions, read with the token the widget stored. */
+function token(): string {
+  return (JSON.parse(localStorage.getItem(`kb-chat:token:${location.origin}`)!) as { access_token: string }).access_token;
+}
+async function serverSessions(): Promise<{ id: string; title: string }[]> {
+  const res = await fetch('/api/sessions', { headers: { Authorization: `Bearer ${token()}` } });
+  return ((await res.json()) as { sessions: { id: string; title: string }[] }).sessions;
+}
+async function serverSession(id: string): Promise<{ messages: { role: string; content: string }[] }> {
+  return (await fetch(`/api/sessions/${id}`, { headers: { Authorization: `Bearer ${token()}` } })).json() as Promise<{ messages: { role: string; content: string }[] }>;
+}
+
 describe('history', () => {
   beforeEach(resetFake);
 
@@ -33,8 +45,18 @@ describe('history', () => {
 
     await ask(el, 'And the warranty?');
     await waitForAnswerEnd(el);
-    const log = await fakeLog();
-    expect(log.chat[2]!.body.session_id).to.equal(log.chat.length && el.ui!.chat.sessionId);
+    // Checked against the server's record, not the widget's own state: the question went to the session that
+    // was opened, and the server now holds both turns of it, in order.
+    const server = await serverSessions();
+    const opened = server.find((session) => session.title === 'What is the refund policy?')!;
+    expect((await fakeLog()).chat[2]!.body.session_id).to.equal(opened.id);
+    const record = await serverSession(opened.id);
+    expect(record.messages.map((m) => [m.role, m.content])).to.deep.equal([
+      ['user', 'What is the refund policy?'],
+      ['assistant', 'Refunds are accepted within **30 days** of purchase [1]. See also the warranty terms [2].'],
+      ['user', 'And the warranty?'],
+      ['assistant', 'Refunds are accepted within **30 days** of purchase [1]. See also the warranty terms [2].'],
+    ]);
     expect(root.querySelectorAll('.message--user')).to.have.length(2);
   });
 

@@ -1,0 +1,194 @@
+/**
+ * Every rpc the Supabase store makes, run for real: supabase-js against the PostgREST-compatible server over
+ * PGlite (test/workerd/rpc-server.ts). The list of calls — function and argument names — is read from
+ * supabase.ts itself (test/workerd/rpc-calls.ts), so a call added there without being run here fails this
+ * file, and each call's arguments as they reach PostgREST must be exactly the ones the code writes.
+ */
+import { sign } from 'hono/jwt';
+import ws from 'ws';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { rpcCalls } from '../../test/workerd/rpc-calls.ts';
+import { startRpcServer, type RpcServer } from '../../test/workerd/rpc-server.ts';
+import { verifyAccessToken } from '../auth/jwt.ts';
+import { supabaseAnonymousSignIn } from '../auth/supabase-anonymous.ts';
+import { basis } from '../testing/vectors.ts';
+import { openPgliteStore, type PgliteStore } from './pglite.ts';
+import { createSupabaseChatStore, createSupabaseIngestStore, RETRIED } from './supabase.ts';
+import type { ChatStore, IngestStore, JwtClaims } from './types.ts';
+
+const SECRET = 'test-secret-for-supabase-rpcs-0123456789';
+const MODEL = 'test-model';
+let pg: PgliteStore;
+let server: RpcServer;
+let chat: ChatStore;
+let ingest: IngestStore;
+
+beforeAll(async () => {
+  pg = await openPgliteStore(null);
+  server = await startRpcServer({ store: pg, jwtSecret: SECRET });
+  chat = createSupabaseChatStore({ url: server.url, key: server.anonKey, realtimeTransport: ws });
+  ingest = createSupabaseIngestStore({ url: server.url, key: server.serviceRoleKey, realtimeTransport: ws });
+});
+afterAll(async () => {
+  await server?.close();
+  await pg?.close();
+});
+
+interface World {
+  alice: JwtClaims;
+  documentId: string;
+  chunkIds: string[];
+}
+
+let world: World;
+beforeEach(async () => {
+  await pg.db.exec('delete from chat_sessions; delete from kb_documents; delete from content_gaps; delete from rate_limits;');
+  const auth = await supabaseAnonymousSignIn({ url: server.url, anonKey: server.anonKey })();
+  const alice = await verifyAccessToken(auth.access_token, SECRET);
+  const documentId = await pg.ingestDocument({
+    source: 'docs/billing.md',
+    name: 'Billing',
+    meta: { url: '/docs/billing' },
+    checksum: 'c1',
+    model: MODEL,
+    chunks: [
+      { content: 'Refunds are issued within 14 days.', meta: { section: 'Refunds' }, embedding: basis(0) },
+      { content: 'Invoices are emailed monthly.', meta: { section: 'Invoices' }, embedding: basis(1) },
+    ],
+  });
+  const { rows } = await pg.db.query<{ id: string }>('select id from kb_chunks where document_id = $1 order by position', [documentId]);
+  world = { alice, documentId, chunkIds: rows.map((r) => r.id) };
+  server.log.length = 0;
+});
+
+/** A stored question (and its answer) of Alice's, written through the store itself. */
+async function aliceTurn(content = 'Refunds?') {
+  const messageId = crypto.randomUUID();
+  const { session_id } = await chat.beginTurn(world.alice, { message_id: messageId, content, title: content });
+  const answerId = await chat.finishTurn(world.alice, { session_id, reply_to: messageId, content: 'Within 14 days.', citations: [], meta: { kind: 'answer' } });
+  return { messageId, sessionId: session_id, answerId };
+}
+
+/** Each store method that makes an rpc, run with a real result checked. Keyed by method name. */
+const EXERCISES: Record<string, () => Promise<void>> = {
+  kbStats: async () => expect(await chat.kbStats()).toEqual({ documents: 1, ready_documents: 1, chunks: 2, embeddings: 2 }),
+  hasDocuments: async () => expect(await chat.hasDocuments()).toBe(true),
+  matchChunks: async () => {
+    const rows = await chat.matchChunks(world.alice, basis(0), 0.35, 5);
+    expect(rows.map((r) => r.content)).toEqual(['Refunds are issued within 14 days.']);
+  },
+  searchChunks: async () => {
+    const rows = await chat.searchChunks(world.alice, { embedding: basis(1), text: 'invoices', count: 1, mode: 'hybrid', filters: { document_ids: [world.documentId] } });
+    expect(rows.map((r) => r.chunk_id)).toEqual([world.chunkIds[1]]);
+  },
+  beginTurn: async () => {
+    const messageId = crypto.randomUUID();
+    const turn = await chat.beginTurn(world.alice, { message_id: messageId, content: 'Hello?', title: 'Hello?' });
+    expect(turn).toMatchObject({ is_new: true, same_request: true, answer: null });
+    const { rows } = await pg.db.query('select content from chat_messages where id = $1', [messageId]);
+    expect(rows).toEqual([{ content: 'Hello?' }]);
+  },
+  finishTurn: async () => {
+    const { messageId, answerId } = await aliceTurn();
+    const { rows } = await pg.db.query('select id, reply_to from chat_messages where role = $1', ['assistant']);
+    expect(rows).toEqual([{ id: answerId, reply_to: messageId }]);
+  },
+  rateLimitHit: async () => {
+    const first = await chat.rateLimitHit(world.alice, 'api', 2, 3600);
+    const second = await chat.rateLimitHit(world.alice, 'api', 2, 3600);
+    const third = await chat.rateLimitHit(world.alice, 'api', 2, 3600);
+    expect([first, second, third].map((s) => [s.allowed, s.remaining])).toEqual([[true, 1], [true, 0], [false, 0]]);
+  },
+  listSessions: async () => {
+    const { sessionId } = await aliceTurn();
+    expect((await chat.listSessions(world.alice, 10)).map((s) => s.id)).toEqual([sessionId]);
+  },
+  getSession: async () => {
+    const { sessionId } = await aliceTurn('What about refunds?');
+    expect(await chat.getSession(world.alice, sessionId)).toMatchObject({ id: sessionId, title: 'What about refunds?' });
+  },
+  getMessages: async () => {
+    const { sessionId, messageId, answerId } = await aliceTurn();
+    expect((await chat.getMessages(world.alice, sessionId)).map((m) => [m.id, m.role])).toEqual([[messageId, 'user'], [answerId, 'assistant']]);
+  },
+  getChunk: async () => {
+    expect(await chat.getChunk(world.alice, world.chunkIds[1]!)).toMatchObject({ content: 'Invoices are emailed monthly.', document_title: 'Billing' });
+  },
+  recordContentGap: async () => {
+    const { messageId } = await aliceTurn('Do you ship to Mars?');
+    // Twice with the same message id: counted once (the call is retried after a lost response).
+    await chat.recordContentGap(world.alice, 'Do you ship to Mars?', 'no_evidence', messageId);
+    await chat.recordContentGap(world.alice, 'Do you ship to  mars?', 'no_evidence', messageId);
+    const { rows } = await pg.db.query('select question_key, asked from content_gaps');
+    expect(rows).toEqual([{ question_key: 'do you ship to mars?', asked: 1 }]);
+  },
+  listContentGaps: async () => {
+    const { messageId } = await aliceTurn('Do you ship to Mars?');
+    await chat.recordContentGap(world.alice, 'Do you ship to Mars?', 'no_evidence', messageId);
+    const token = await sign({ sub: world.alice.sub, role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' }, exp: Math.floor(Date.now() / 1000) + 60 }, SECRET, 'HS256');
+    const admin = await verifyAccessToken(token, SECRET);
+    expect((await chat.listContentGaps(admin, 10)).map((g) => [g.question, g.asked])).toEqual([['Do you ship to Mars?', 1]]);
+  },
+  documentState: async () => {
+    expect(await ingest.documentState('docs/billing.md', MODEL)).toEqual({ document_id: world.documentId, status: 'ready', checksum: 'c1', stale_embeddings: 0 });
+  },
+  ingestDocument: async () => {
+    const id = await ingest.ingestDocument({ source: 'docs/new.md', name: 'New', meta: {}, checksum: 'n1', model: MODEL, chunks: [{ content: 'New text.', meta: {}, embedding: basis(2) }] });
+    const { rows } = await pg.db.query('select d.id, count(c.id)::int as chunks from kb_documents d join kb_chunks c on c.document_id = d.id where d.source = $1 group by d.id', ['docs/new.md']);
+    expect(rows).toEqual([{ id, chunks: 1 }]);
+  },
+  listDocuments: async () => {
+    expect((await ingest.listDocuments()).map((d) => [d.id, d.source, d.chunks, d.enabled])).toEqual([[world.documentId, 'docs/billing.md', 2, true]]);
+  },
+  setDocumentEnabled: async () => {
+    expect(await ingest.setDocumentEnabled(world.documentId, false)).toBe(true);
+    expect(await chat.hasDocuments()).toBe(false);
+    expect(await ingest.setDocumentEnabled(crypto.randomUUID(), true)).toBe(false);
+  },
+  deleteDocument: async () => {
+    expect(await ingest.deleteDocument(world.documentId)).toBe(true);
+    expect(await ingest.deleteDocument(world.documentId)).toBe(false);
+    expect((await pg.db.query('select 1 from kb_documents')).rows).toEqual([]);
+  },
+  pruneDocuments: async () => {
+    expect(await ingest.pruneDocuments('docs/', ['docs/other.md'], true)).toEqual([{ id: world.documentId, source: 'docs/billing.md' }]);
+    expect((await pg.db.query('select 1 from kb_documents')).rows).toHaveLength(1); // dry run
+    expect(await ingest.pruneDocuments('docs/', ['docs/billing.md'], false)).toEqual([]);
+  },
+  staleDocuments: async () => {
+    expect(await ingest.staleDocuments('other-model')).toEqual([{ id: world.documentId, source: 'docs/billing.md', name: 'Billing', stale: 2 }]);
+    expect(await ingest.staleDocuments(MODEL)).toEqual([]);
+  },
+  documentChunks: async () => {
+    expect((await ingest.documentChunks(world.documentId)).map((c) => [c.chunk_id, c.position, c.content])).toEqual([
+      [world.chunkIds[0], 0, 'Refunds are issued within 14 days.'],
+      [world.chunkIds[1], 1, 'Invoices are emailed monthly.'],
+    ]);
+  },
+  setEmbeddings: async () => {
+    expect(await ingest.setEmbeddings('other-model', world.chunkIds.map((chunk_id, i) => ({ chunk_id, embedding: basis(10 + i) })))).toBe(2);
+    expect(await ingest.staleDocuments('other-model')).toEqual([]);
+  },
+  optimize: async () => {
+    await ingest.optimize();
+    const { rows } = await pg.db.query<{ chunks: string }>('select chunks from kb_corpus_stats');
+    expect(Number(rows[0]!.chunks)).toBe(2);
+  },
+};
+
+const CALLS = rpcCalls();
+
+describe('the rpc calls of server/store/supabase.ts (derived from its source)', () => {
+  it('finds every call, each classified as retried or not', () => {
+    expect(CALLS.length).toBeGreaterThanOrEqual(20);
+    expect(Object.keys(EXERCISES).sort()).toEqual(CALLS.map((c) => c.method).sort());
+    expect(Object.keys(RETRIED).sort()).toEqual([...new Set(CALLS.map((c) => c.fn))].sort());
+  });
+
+  it.each(CALLS.map((c) => [`${c.fn}(${c.args.join(', ')})`, c] as const))('%s runs against PostgREST', async (_, call) => {
+    await EXERCISES[call.method]!();
+    const sent = server.log.filter((e) => e.path === `/rest/v1/rpc/${call.fn}`);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const entry of sent) expect(entry).toMatchObject({ status: 200, args: call.args });
+  });
+});

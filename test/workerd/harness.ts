@@ -1,0 +1,80 @@
+/**
+ * The production path for the workerd tests: the Worker bundle exactly as `wrangler deploy` would upload it
+ * (dry run), running in workerd (Miniflare) with wrangler.toml's settings, talking through supabase-js to
+ * the PostgREST-compatible RPC server over PGlite (rpc-server.ts). Each test file starts its own.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Miniflare } from 'miniflare';
+import { unstable_getMiniflareWorkerOptions } from 'wrangler';
+import { ASSET_HEADERS } from '../../scripts/worker-assets.mjs';
+import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
+import { startRpcServer, type RpcServer } from './rpc-server.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+export const SECRET = 'workerd-test-jwt-secret-0123456789abcdef';
+export const SITE = 'https://docs.example.com';
+
+export interface WorkerHarness {
+  pg: PgliteStore;
+  supabase: RpcServer;
+  mf: Miniflare;
+  /** A request to the Worker, as a browser on the internet would make it. */
+  worker(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Builds the bundle, starts PGlite, the RPC server and workerd; `bindings` add to or override the vars. */
+export async function startWorker(bindings: Record<string, string> = {}): Promise<WorkerHarness> {
+  const outdir = await mkdtemp(join(tmpdir(), 'kb-chat-worker-'));
+  const [, pg] = await Promise.all([
+    promisify(execFile)('node', ['scripts/build-worker.mjs', '--skip-assets', '--outdir', outdir], { cwd: ROOT }),
+    openPgliteStore(null),
+  ]);
+  const supabase = await startRpcServer({ store: pg, jwtSecret: SECRET });
+
+  // Assets as wrangler.toml configures them (routing included), from a small stand-in folder.
+  const assetsDir = join(outdir, 'public');
+  await mkdir(join(assetsDir, 'ort'), { recursive: true });
+  await writeFile(join(assetsDir, 'kb-chat.js'), 'export {};\n');
+  await writeFile(join(assetsDir, 'ort', 'ort-wasm-simd-threaded.wasm'), new Uint8Array([0, 97, 115, 109]));
+  await writeFile(join(assetsDir, '_headers'), ASSET_HEADERS);
+  const fromToml = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml')).workerOptions;
+
+  const mf = new Miniflare({
+    modules: [{ type: 'ESModule', path: join(outdir, 'worker.js') }],
+    modulesRoot: outdir,
+    compatibilityDate: fromToml.compatibilityDate,
+    assets: { ...fromToml.assets!, directory: assetsDir },
+    cf: false,
+    // What `wrangler secret put` and [vars] provide in production; never the service-role key.
+    bindings: {
+      SUPABASE_URL: supabase.url,
+      SUPABASE_ANON_KEY: supabase.anonKey,
+      KB_JWT_SECRET: SECRET,
+      ALLOWED_ORIGINS: SITE,
+      KB_EMBED_MODEL: 'test-model',
+      CHAT_EVIDENCE_THRESHOLD: '0.35',
+      // An hour-long window, so the rate-limit test cannot straddle a window reset.
+      KB_RATE_LIMIT_WINDOW: '3600',
+      ...bindings,
+    },
+  });
+  await mf.ready;
+
+  return {
+    pg,
+    supabase,
+    mf,
+    worker: (path, init) => mf.dispatchFetch(`http://kb-chat.test${path}`, init as never) as unknown as Promise<Response>,
+    async close() {
+      await mf.dispose();
+      await supabase.close();
+      await pg.close();
+      await rm(outdir, { recursive: true, force: true });
+    },
+  };
+}
