@@ -30,10 +30,13 @@ const rows = async <T>(sql: string, params: unknown[] = []) => (await pg.db.quer
 const CALLERS: Record<string, string[]> = {
   kb_stats: ['anon', 'authenticated', 'service_role'],
   kb_has_documents: ['anon', 'authenticated', 'service_role'],
-  match_chunks: ['anon', 'authenticated', 'service_role'],
-  search_chunks: ['anon', 'authenticated', 'service_role'],
+  // Signed-in visitors only (migration 20261125000000): anon key holders no longer search the KB directly.
+  match_chunks: ['authenticated', 'service_role'],
+  search_chunks: ['authenticated', 'service_role'],
+  // The unbounded search behind search_chunks, and the lookup behind chat_begin_turn: not exposed.
+  kb_search_chunks: ['service_role'],
   chat_begin_turn: ['authenticated', 'service_role'],
-  chat_existing_turn: ['authenticated', 'service_role'],
+  chat_existing_turn: ['service_role'],
   chat_finish_turn: ['authenticated', 'service_role'],
   list_chat_sessions: ['authenticated', 'service_role'],
   get_chat_session: ['authenticated', 'service_role'],
@@ -130,11 +133,15 @@ describe('supabase/migrations on a new database', () => {
       `select proname from pg_proc where pronamespace = 'public'::regnamespace and prosecdef order by proname`,
     );
     expect(definers.map((d) => d.proname)).toEqual([
+      // Chat writes check the caller themselves: visitors hold no INSERT/UPDATE/DELETE on the chat tables.
+      'chat_begin_turn',
+      'chat_finish_turn',
       'get_chunk',
       'kb_defer_embedding_index',
       'kb_has_documents',
       'kb_optimize',
       'kb_restore_indexes',
+      'kb_search_chunks',
       'kb_stats',
       'list_content_gaps',
       'match_chunks',
@@ -152,18 +159,74 @@ describe('supabase/migrations on a new database', () => {
     const policies = await rows<{ tablename: string; cmd: string; roles: string[] }>(
       `select tablename, cmd, roles::text[] as roles from pg_policies where schemaname = 'public' order by tablename, cmd`,
     );
+    // Reads only: visitors write through chat_begin_turn / chat_finish_turn, which check the owner.
     expect(policies.map((p) => `${p.tablename}:${p.cmd}:${p.roles.join(',')}`)).toEqual([
-      'chat_messages:INSERT:authenticated',
       'chat_messages:SELECT:authenticated',
-      'chat_sessions:DELETE:authenticated',
-      'chat_sessions:INSERT:authenticated',
       'chat_sessions:SELECT:authenticated',
-      'chat_sessions:UPDATE:authenticated',
     ]);
     const quals = await rows<{ qual: string | null; with_check: string | null }>(
       `select qual, with_check from pg_policies where tablename = 'chat_sessions'`,
     );
     for (const q of quals) expect(`${q.qual ?? ''} ${q.with_check ?? ''}`).toContain('auth.uid()');
+  });
+
+  it('gives anon no table privilege and authenticated only SELECT on the chat tables (a second layer under RLS)', async () => {
+    const granted = await rows<{ grantee: string; table_name: string; privilege_type: string }>(
+      `select grantee, table_name, privilege_type from information_schema.role_table_grants
+       where table_schema = 'public' and grantee in ('anon', 'authenticated', 'public')
+       order by grantee, table_name, privilege_type`,
+    );
+    expect(granted.map((g) => `${g.grantee}:${g.table_name}:${g.privilege_type}`)).toEqual([
+      'authenticated:chat_messages:SELECT',
+      'authenticated:chat_sessions:SELECT',
+    ]);
+  });
+
+  it("ends every function's search_path in pg_temp, so a temporary object never shadows what it uses", async () => {
+    const paths = await rows<{ name: string; path: string | null }>(
+      `select proname as name,
+         (select substr(c, length('search_path=') + 1) from unnest(proconfig) c where c like 'search_path=%') as path
+       from pg_proc where pronamespace = 'public'::regnamespace order by proname`,
+    );
+    expect(paths.filter((p) => !/(^|,\s*)pg_temp$/.test(p.path ?? ''))).toEqual([]);
+  });
+
+  it('bounds what any path can store with CHECK constraints', async () => {
+    const checks = await rows<{ name: string }>(
+      `select conname as name from pg_constraint
+       where connamespace = 'public'::regnamespace and contype = 'c' and conname in (
+         'chat_sessions_title_length', 'chat_messages_content_length', 'chat_messages_citations_shape',
+         'chat_messages_meta_shape', 'chat_messages_reply_role', 'content_gaps_lengths', 'content_gaps_reason',
+         'rate_limits_bucket')
+       order by conname`,
+    );
+    expect(checks).toHaveLength(8);
+    // Enforced for the owner too (a check is not a grant): a 2,001-character question is refused.
+    const session = (await rows<{ id: string }>(`insert into auth.users default values returning id`))[0]!.id;
+    await pg.db.query(`insert into chat_sessions (id, user_id, title) values ($1, $1, 't')`, [session]);
+    await expect(
+      pg.db.query(`insert into chat_messages (session_id, role, content) values ($1, 'user', repeat('x', 2001))`, [session]),
+    ).rejects.toThrow(/chat_messages_content_length/);
+    await expect(
+      pg.db.query(`insert into chat_messages (session_id, role, content) values ($1, 'assistant', 'an answer to nothing')`, [session]),
+    ).rejects.toThrow(/chat_messages_reply_role/);
+  });
+
+  it('keeps no executable SQL in kb_deferred_indexes: names only, rebuilt from fixed statements', async () => {
+    const columns = await rows<{ column_name: string }>(
+      `select column_name from information_schema.columns where table_schema = 'public' and table_name = 'kb_deferred_indexes' order by ordinal_position`,
+    );
+    expect(columns.map((c) => c.column_name)).toEqual(['name', 'deferred_at']);
+    // An unknown name is removed, never run; the known ones are restored.
+    await pg.db.exec(`insert into kb_deferred_indexes (name) values ('drop table kb_documents')`);
+    expect(await pg.restoreIndexes()).toBe(0);
+    expect(await rows('select 1 from kb_deferred_indexes')).toHaveLength(0);
+    expect(await rows(`select 1 from pg_class where relname = 'kb_documents'`)).toHaveLength(1);
+    expect(await pg.deferEmbeddingIndex()).toBe(true);
+    expect(await rows(`select 1 from pg_indexes where indexname = 'kb_embeddings_embedding_hnsw'`)).toHaveLength(0);
+    expect(await pg.restoreIndexes()).toBe(2);
+    const [index] = await rows<{ def: string }>(`select pg_get_indexdef('kb_embeddings_embedding_hnsw'::regclass) as def`);
+    expect(index!.def).toMatch(/USING hnsw \(embedding (extensions\.)?vector_cosine_ops\)/);
   });
 
   it('indexes embeddings with HNSW on cosine distance, and has pgvector in the extensions schema', async () => {
