@@ -7,6 +7,8 @@
  *   `set_config('request.jwt.claims', …, true)` and `set local role <role claim>` (anon without a user
  *   token); JSON named arguments bound through `json_to_record` (one parameter, never interpolated);
  *   PostgREST's error body `{code, details, hint, message}` and status mapping.
+ * - `GET/POST/PATCH/DELETE /rest/v1/<table>`: PostgREST's table endpoints, simplified (eq filters only), so
+ *   an attacker's test can try every table as PostgREST would expose it.
  * - `POST /auth/v1/signup` with an empty body: Supabase Auth's anonymous sign-up.
  * - Faults on demand (`inject`), per function (or `signup`): a 5xx, a timeout (no answer at all), a dropped
  *   connection, or a slow answer; before the SQL runs, or after it committed (the response is what is lost).
@@ -14,6 +16,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sign, verify } from 'hono/jwt';
+import type { Transaction } from '@electric-sql/pglite';
 import type { PgliteStore } from '../../server/store/pglite.ts';
 
 const ROLES = new Set(['anon', 'authenticated', 'service_role']);
@@ -131,13 +134,14 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
       throw new HttpError(401, { message: 'Invalid API key', hint: 'Double check your Supabase `anon` or `service_role` API key.' });
     });
     entry.apikeyRole = String(apikeyClaims.role);
-    if (req.method !== 'POST') throw new HttpError(405, { code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${req.method}` });
+    const table = /^\/rest\/v1\/(?!rpc\/)([^/]+)$/.exec(url.pathname);
+    if (req.method !== 'POST' && !table) throw new HttpError(405, { code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${req.method}` });
 
     const body = await readJson(req);
     if (url.pathname === '/auth/v1/signup') return withFault('signup', entry, () => signUp(body));
 
     const rpc = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(url.pathname);
-    if (!rpc) throw new HttpError(404, { code: 'PGRST125', details: null, hint: null, message: `Invalid path specified in request URL` });
+    if (!rpc && !table) throw new HttpError(404, { code: 'PGRST125', details: null, hint: null, message: `Invalid path specified in request URL` });
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new HttpError(400, { code: 'PGRST102', details: null, hint: null, message: 'Empty or invalid json' });
     }
@@ -150,7 +154,11 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     entry.sub = typeof claims.sub === 'string' ? claims.sub : null;
     if (!ROLES.has(role)) throw new HttpError(401, { code: 'PGRST301', details: null, hint: null, message: `role "${role}" is not allowed` });
 
-    const name = decodeURIComponent(rpc[1]!);
+    if (table) {
+      const name = decodeURIComponent(table[1]!);
+      return { status: req.method === 'GET' ? 200 : req.method === 'POST' ? 201 : 204, body: await tableRequest(name, req.method ?? 'GET', url.searchParams, body as Record<string, unknown>, claims, role) };
+    }
+    const name = decodeURIComponent(rpc![1]!);
     entry.args = Object.keys(body);
     return withFault(name, entry, async () => ({ status: 200, body: await callFunction(name, body as Record<string, unknown>, claims, role, req) }));
   }
@@ -182,7 +190,61 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     const sql = fn.returnsRows
       ? `select coalesce(json_agg(_r), '[]'::json) as body from (select _call.* from ${fn.args.length ? `${argsRecord} cross join lateral ` : ''}${call} _call) _r`
       : `select to_json(${call}) as body${fn.args.length ? ` from ${argsRecord}` : ''}`;
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+    return asRole(claims, role, req, async (tx) => {
+      const { rows } = await tx.query<{ body: unknown }>(sql, fn.args.length ? [JSON.stringify(args)] : []);
+      return rows[0]?.body ?? null;
+    });
+  }
+
+  /**
+   * PostgREST's table endpoints, as far as an attacker's test needs them: `GET` reads (at most 1000 rows),
+   * `POST` inserts the body's columns, `PATCH` updates them and `DELETE` deletes, the last two filtered by
+   * `column=eq.value` query parameters. Run as the caller's role, so table privileges and RLS decide. Answers
+   * the rows read, or for writes `{ rows: n }` (how many rows the statement touched; PostgREST itself would
+   * answer 201/204 with no body).
+   */
+  async function tableRequest(name: string, method: string, query: URLSearchParams, body: Record<string, unknown>, claims: object, role: string) {
+    const { rows: columnRows } = await store.db.query<{ column_name: string }>(
+      `select column_name from information_schema.columns where table_schema = 'public' and table_name = $1`,
+      [name],
+    );
+    const columns = new Set(columnRows.map((c) => c.column_name));
+    if (columns.size === 0) {
+      throw new HttpError(404, { code: 'PGRST205', details: null, hint: null, message: `Could not find the table 'public.${name}' in the schema cache` });
+    }
+    const unknown = [...Object.keys(body), ...query.keys()].filter((c) => !columns.has(c));
+    if (unknown.length) throw new HttpError(400, { code: 'PGRST204', details: null, hint: null, message: `Could not find the '${unknown[0]}' column of '${name}'` });
+    const params: unknown[] = [];
+    const where = [...query.entries()].map(([column, filter]) => {
+      if (!filter.startsWith('eq.')) throw new HttpError(400, { code: 'PGRST100', details: null, hint: null, message: `only eq filters here: ${filter}` });
+      params.push(filter.slice(3));
+      return `${ident(column)}::text = $${params.length}`;
+    });
+    const filter = where.length ? ` where ${where.join(' and ')}` : '';
+    const target = `public.${ident(name)}`;
+    const set = Object.keys(body).map(ident).join(', ');
+    const record = () => {
+      params.push(JSON.stringify(body));
+      return `json_populate_record(null::${target}, $${params.length}::json)`;
+    };
+    const sql =
+      method === 'GET'
+        ? `select coalesce(json_agg(_t), '[]'::json) as body from (select * from ${target}${filter} limit 1000) _t`
+        : method === 'POST'
+          ? `with _w as (insert into ${target} (${set}) select ${set} from ${record()} returning 1) select json_build_object('rows', count(*)) as body from _w`
+          : method === 'PATCH'
+            ? `with _w as (update ${target} set (${set}) = (select ${set} from ${record()})${filter} returning 1) select json_build_object('rows', count(*)) as body from _w`
+            : method === 'DELETE'
+              ? `with _w as (delete from ${target}${filter} returning 1) select json_build_object('rows', count(*)) as body from _w`
+              : null;
+    if (!sql) throw new HttpError(405, { code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${method}` });
+    if (method !== 'GET' && method !== 'DELETE' && !set) throw new HttpError(400, { code: 'PGRST102', details: null, hint: null, message: 'Empty or invalid json' });
+    return asRole(claims, role, null, async (tx) => (await tx.query<{ body: unknown }>(sql, params)).rows[0]?.body ?? null);
+  }
+
+  /** One transaction as PostgREST runs a request: the claims (and headers) set, then `set local role`. */
+  async function asRole<T>(claims: object, role: string, req: IncomingMessage | null, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    const headers = req ? Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])) : {};
     try {
       return await store.db.transaction(async (tx) => {
         await tx.query("select set_config('request.jwt.claims', $1, true), set_config('request.headers', $2, true)", [
@@ -191,10 +253,10 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
         ]);
         // `role` is one of ROLES (checked above), never request text.
         await tx.exec(`set local role ${role}`);
-        const { rows } = await tx.query<{ body: unknown }>(sql, fn.args.length ? [JSON.stringify(args)] : []);
-        return rows[0]?.body ?? null;
+        return fn(tx);
       });
     } catch (error) {
+      if (error instanceof HttpError) throw error;
       const pg = error as PgError;
       throw new HttpError(statusFor(pg.code ?? '', role !== 'anon'), {
         code: pg.code ?? null,

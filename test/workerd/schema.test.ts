@@ -219,12 +219,12 @@ describe('supabase/migrations on a new database', () => {
     expect(columns.map((c) => c.column_name)).toEqual(['name', 'deferred_at']);
     // An unknown name is removed, never run; the known ones are restored.
     await pg.db.exec(`insert into kb_deferred_indexes (name) values ('drop table kb_documents')`);
-    expect(await pg.restoreIndexes()).toBe(0);
+    expect(await pg.restoreIndexes!()).toBe(0);
     expect(await rows('select 1 from kb_deferred_indexes')).toHaveLength(0);
     expect(await rows(`select 1 from pg_class where relname = 'kb_documents'`)).toHaveLength(1);
-    expect(await pg.deferEmbeddingIndex()).toBe(true);
+    expect(await pg.deferEmbeddingIndex!()).toBe(true);
     expect(await rows(`select 1 from pg_indexes where indexname = 'kb_embeddings_embedding_hnsw'`)).toHaveLength(0);
-    expect(await pg.restoreIndexes()).toBe(2);
+    expect(await pg.restoreIndexes!()).toBe(2);
     const [index] = await rows<{ def: string }>(`select pg_get_indexdef('kb_embeddings_embedding_hnsw'::regclass) as def`);
     expect(index!.def).toMatch(/USING hnsw \(embedding (extensions\.)?vector_cosine_ops\)/);
   });

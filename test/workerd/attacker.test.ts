@@ -1,0 +1,367 @@
+/**
+ * The database as an attacker sees it (issue 16). On Supabase, anyone with the project's anon key (it ships
+ * in every page) can call every function and table of the exposed schema through PostgREST, with no token
+ * or with the token of an anonymous user they signed up themselves — the Hono API's validation and rate
+ * limits are not in front of those calls. This file makes those calls:
+ *
+ * - every function and every table, the lists read from pg_proc / pg_class (a new function or table is
+ *   covered without editing this file): refused unless it is one of the few an attacker may call;
+ * - each function an attacker may call, with the arguments an attacker would send (huge counts, negative
+ *   thresholds, megabytes of text, somebody else's ids, invented buckets and reasons): bounded as designed.
+ *
+ * Two paths over the same PGlite database: PostgREST over HTTP (rpc-server.ts: apikey, JWT, role, RLS), and
+ * the embedded database itself, running each call as PostgREST does (claims set, `set local role`) — so the
+ * grants are checked by Postgres, not by the test server's HTTP layer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
+import type { JwtClaims } from '../../server/store/types.ts';
+import { basis, withSimilarity } from '../../server/testing/vectors.ts';
+import { startRpcServer, statusFor, type RpcServer } from './rpc-server.ts';
+
+const SECRET = 'attacker-test-jwt-secret-0123456789abcdef';
+const MODEL = 'test-model';
+
+/** What an anon-key holder without a user token may call: /api/health's counts and the empty-KB check. */
+const OPEN_TO_ANON = ['kb_has_documents', 'kb_stats'];
+/** What a signed-in (e.g. anonymous) user may call; each has its bounds checked in BOUNDED below. */
+const OPEN_TO_USERS = [
+  ...OPEN_TO_ANON,
+  'chat_begin_turn',
+  'chat_finish_turn',
+  'get_chat_messages',
+  'get_chat_session',
+  'get_chunk',
+  'list_chat_sessions',
+  'list_content_gaps',
+  'match_chunks',
+  'rate_limit_hit',
+  'record_content_gap',
+  'search_chunks',
+].sort();
+/** The only tables a signed-in user may read (their own rows, under RLS); no table is writable. */
+const READABLE_BY_USERS = ['chat_messages', 'chat_sessions'];
+
+type Who = 'anon' | 'mallory';
+interface Attempt {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON as PostgREST answers it
+}
+interface AttackPath {
+  rpc(fn: string, args: Record<string, unknown>, who: Who): Promise<Attempt>;
+  table(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', name: string, who: Who, body?: Record<string, unknown>): Promise<Attempt>;
+}
+
+let pg: PgliteStore;
+let server: RpcServer;
+let token: string;
+let mallory: JwtClaims;
+let alice: JwtClaims;
+/** Alice's data, which Mallory must neither read nor change. */
+const world = { session: '', question: '', enabledChunk: '', disabledChunk: '', chunks: 0 };
+
+const owner = async <T>(sql: string, params: unknown[] = []) => (await pg.db.query<T>(sql, params)).rows;
+
+async function signUp(): Promise<{ token: string; claims: JwtClaims }> {
+  const res = await fetch(`${server.url}/auth/v1/signup`, {
+    method: 'POST',
+    headers: { apikey: server.anonKey, 'Content-Type': 'application/json' },
+    body: '{}',
+  });
+  const body = (await res.json()) as { access_token: string };
+  const claims = JSON.parse(Buffer.from(body.access_token.split('.')[1]!, 'base64url').toString()) as JwtClaims;
+  return { token: body.access_token, claims };
+}
+
+beforeAll(async () => {
+  pg = await openPgliteStore(null);
+  server = await startRpcServer({ store: pg, jwtSecret: SECRET });
+  ({ token, claims: mallory } = await signUp());
+  ({ claims: alice } = await signUp());
+  // 60 chunks, more than any bound, so a bound that does not hold shows; one disabled document.
+  const chunks = Array.from({ length: 60 }, (_, i) => ({
+    content: `Refunds are issued within ${i + 1} days.`,
+    meta: { section: `Refunds ${i}` },
+    embedding: withSimilarity(0, 0.2 + i / 100),
+  }));
+  const docId = await pg.ingestDocument({ source: 'billing.md', name: 'Billing', meta: {}, checksum: 'a', model: MODEL, chunks });
+  const hiddenId = await pg.ingestDocument({
+    source: 'internal.md',
+    name: 'Internal',
+    meta: {},
+    checksum: 'b',
+    model: MODEL,
+    chunks: [{ content: 'The internal refunds override code is 4242.', meta: {}, embedding: basis(0) }],
+  });
+  await pg.setDocumentEnabled(hiddenId, false);
+  const turn = await pg.beginTurn(alice, { message_id: crypto.randomUUID(), content: 'How do refunds work?', title: 'Refunds' });
+  world.session = turn.session_id;
+  world.question = (await owner<{ id: string }>(`select id from chat_messages where session_id = $1`, [turn.session_id]))[0]!.id;
+  world.enabledChunk = (await owner<{ id: string }>(`select id from kb_chunks where document_id = $1 limit 1`, [docId]))[0]!.id;
+  world.disabledChunk = (await owner<{ id: string }>(`select id from kb_chunks where document_id = $1`, [hiddenId]))[0]!.id;
+  world.chunks = 61;
+});
+afterAll(async () => {
+  await server?.close();
+  await pg?.close();
+});
+
+/** PostgREST over HTTP, with the anon key (and Mallory's token when she is the caller). */
+const overHttp: AttackPath = {
+  async rpc(fn, args, who) {
+    return http('POST', `/rest/v1/rpc/${fn}`, who, args);
+  },
+  async table(method, name, who, body) {
+    return http(method, `/rest/v1/${name}`, who, body);
+  },
+};
+
+async function http(method: string, path: string, who: Who, body?: Record<string, unknown>): Promise<Attempt> {
+  const headers: Record<string, string> = { apikey: server.anonKey, 'Content-Type': 'application/json' };
+  if (who === 'mallory') headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(`${server.url}${path}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+/** The embedded database, each call in one transaction as PostgREST makes it. */
+const embedded: AttackPath = {
+  async rpc(fn, args, who) {
+    const [proc] = await owner<{ names: string[] | null; types: string[]; rows: boolean }>(
+      `select p.proargnames[1:p.pronargs] as names,
+         array(select format_type(t, null) from unnest(p.proargtypes::oid[]) t) as types,
+         p.proretset or t.typtype in ('c', 'p') as rows
+       from pg_proc p join pg_type t on t.oid = p.prorettype
+       where p.pronamespace = 'public'::regnamespace and p.proname = $1`,
+      [fn],
+    );
+    const names = proc!.names ?? [];
+    const given = names.map((n, i) => ({ n, type: proc!.types[i]! })).filter((a) => a.n in args);
+    const call = `public.${fn}(${given.map((a, i) => `${a.n} => $${i + 1}::${a.type}`).join(', ')})`;
+    const sql = proc!.rows
+      ? `select coalesce(json_agg(_r), '[]'::json) as body from ${call} _r`
+      : `select to_json(${call}) as body`;
+    const params = given.map((a) => {
+      const value = args[a.n];
+      return value === null || value === undefined ? null : typeof value === 'object' ? JSON.stringify(value) : value;
+    });
+    return asRole(who, sql, params);
+  },
+  async table(method, name, who, body = {}) {
+    const columns = Object.keys(body).map((c) => `"${c}"`).join(', ');
+    const sql = {
+      GET: `select coalesce(json_agg(_t), '[]'::json) as body from (select * from public.${name} limit 1000) _t`,
+      POST: `with _w as (insert into public.${name} (${columns}) select ${columns} from json_populate_record(null::public.${name}, $1::json) returning 1) select count(*) as body from _w`,
+      PATCH: `with _w as (update public.${name} set (${columns}) = (select ${columns} from json_populate_record(null::public.${name}, $1::json)) returning 1) select count(*) as body from _w`,
+      DELETE: `with _w as (delete from public.${name} returning 1) select count(*) as body from _w`,
+    }[method];
+    return asRole(who, sql, method === 'POST' || method === 'PATCH' ? [JSON.stringify(body)] : []);
+  },
+};
+
+async function asRole(who: Who, sql: string, params: unknown[]): Promise<Attempt> {
+  const role = who === 'anon' ? 'anon' : 'authenticated';
+  const claims = who === 'anon' ? { role: 'anon' } : mallory;
+  try {
+    const body = await pg.db.transaction(async (tx) => {
+      await tx.query("select set_config('request.jwt.claims', $1, true)", [JSON.stringify(claims)]);
+      await tx.exec(`set local role ${role}`);
+      return (await tx.query<{ body: unknown }>(sql, params)).rows[0]?.body ?? null;
+    });
+    return { status: 200, body };
+  } catch (error) {
+    const { code = '', message } = error as { code?: string; message: string };
+    return { status: statusFor(code, who !== 'anon'), body: { code, message } };
+  }
+}
+
+/** A call refused for want of privilege, as PostgREST reports it (401 for anon, 403 for a user). */
+function expectRefused(attempt: Attempt, who: Who, what: RegExp) {
+  expect({ status: attempt.status, code: attempt.body?.code }).toEqual({ status: who === 'anon' ? 401 : 403, code: '42501' });
+  expect(attempt.body.message).toMatch(what);
+}
+
+/** A call rejected for its arguments (invalid_parameter_value → 400). */
+function expectInvalid(attempt: Attempt) {
+  expect({ status: attempt.status, code: attempt.body?.code }).toEqual({ status: 400, code: '22023' });
+}
+
+const aliceRows = async () =>
+  owner<{ n: number }>(
+    `select (select count(*) from chat_sessions where user_id = $1)::int + (select count(*) from chat_messages m join chat_sessions s on s.id = m.session_id where s.user_id = $1)::int as n`,
+    [alice.sub],
+  );
+
+/** One check per function an attacker may call: what an attacker would send, and the bound that holds. */
+const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
+  async kb_stats(path) {
+    const { status, body } = await path.rpc('kb_stats', {}, 'anon');
+    expect(status).toBe(200);
+    expect(Number(body[0].documents)).toBe(2);
+  },
+  async kb_has_documents(path) {
+    expect(await path.rpc('kb_has_documents', {}, 'anon')).toEqual({ status: 200, body: true });
+  },
+  async search_chunks(path) {
+    const greedy = await path.rpc('search_chunks', {
+      query_embedding: basis(0),
+      query_text: 'refunds issued days',
+      match_count: 1000,
+      candidate_count: 100000,
+    }, 'mallory');
+    expect(greedy.status).toBe(200);
+    expect(greedy.body).toHaveLength(50);
+    expect(greedy.body.map((r: { content: string }) => r.content)).not.toContain('The internal refunds override code is 4242.');
+    expectInvalid(await path.rpc('search_chunks', { query_text: 'refunds '.repeat(20_000) }, 'mallory'));
+    expectInvalid(await path.rpc('search_chunks', { query_text: 'refunds', search_mode: 'everything' }, 'mallory'));
+    expectInvalid(await path.rpc('search_chunks', { query_text: 'refunds', filters: ['not', 'an', 'object'] }, 'mallory'));
+  },
+  async match_chunks(path) {
+    // basis(7) is orthogonal to every stored vector (similarity 0): never more than 50 rows however many
+    // are asked for.
+    const many = await path.rpc('match_chunks', { query_embedding: basis(7), threshold: -1, match_count: 1000 }, 'mallory');
+    expect(many.status).toBe(200);
+    expect(many.body).toHaveLength(50);
+    // The opposite of every stored vector (similarity < 0): a threshold of -1 would return them all; it is
+    // held at 0.
+    const opposite = basis(0).map((x) => -x);
+    expect(await path.rpc('match_chunks', { query_embedding: opposite, threshold: -1, match_count: 50 }, 'mallory')).toEqual({ status: 200, body: [] });
+  },
+  async get_chunk(path) {
+    expect((await path.rpc('get_chunk', { p_chunk_id: world.disabledChunk }, 'mallory')).body).toEqual([]);
+    expect((await path.rpc('get_chunk', { p_chunk_id: world.enabledChunk }, 'mallory')).body).toHaveLength(1);
+  },
+  async chat_begin_turn(path) {
+    const before = await aliceRows();
+    const intoAlices = await path.rpc('chat_begin_turn', {
+      p_session_id: world.session,
+      p_message_id: crypto.randomUUID(),
+      p_content: 'injected',
+      p_title: 'x',
+    }, 'mallory');
+    expectRefused(intoAlices, 'mallory', /does not belong/);
+    // Alice's message id: a conflict that reveals nothing about her message.
+    const reused = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: world.question, p_content: 'x', p_title: 'x' }, 'mallory');
+    expect(reused.status).toBe(409);
+    expectInvalid(await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'x'.repeat(2001), p_title: 'x' }, 'mallory'));
+    expectInvalid(await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'x', p_title: 't'.repeat(201) }, 'mallory'));
+    expect(await aliceRows()).toEqual(before);
+  },
+  async chat_finish_turn(path) {
+    const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'my own', p_title: 'mine' }, 'mallory');
+    const mySession = own.body[0].session_id as string;
+    // Taking Alice's question's one answer slot, from her session or from Mallory's own.
+    for (const session of [world.session, mySession]) {
+      const steal = await path.rpc('chat_finish_turn', { p_session_id: session, p_reply_to: world.question, p_content: 'pwned', p_citations: [], p_meta: {} }, 'mallory');
+      expectRefused(steal, 'mallory', /is not a question of this user/);
+    }
+    const [myQuestion] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [mySession]);
+    const finish = (extra: Record<string, unknown>) =>
+      path.rpc('chat_finish_turn', { p_session_id: mySession, p_reply_to: myQuestion!.id, p_content: 'ok', p_citations: [], p_meta: {}, ...extra }, 'mallory');
+    expectInvalid(await finish({ p_content: 'x'.repeat(32_001) }));
+    expectInvalid(await finish({ p_citations: { not: 'an array' } }));
+    expectInvalid(await finish({ p_meta: { blob: 'x'.repeat(70_000) } }));
+    expect((await finish({})).status).toBe(200);
+    // Alice's question still has no answer, and hers can be stored.
+    expect(await owner(`select 1 from chat_messages where reply_to = $1`, [world.question])).toEqual([]);
+  },
+  async list_chat_sessions(path) {
+    const { status, body } = await path.rpc('list_chat_sessions', { p_limit: 1_000_000 }, 'mallory');
+    expect(status).toBe(200);
+    expect(body.map((s: { id: string }) => s.id)).not.toContain(world.session);
+  },
+  async get_chat_session(path) {
+    expect(await path.rpc('get_chat_session', { p_session_id: world.session }, 'mallory')).toEqual({ status: 200, body: [] });
+  },
+  async get_chat_messages(path) {
+    expect(await path.rpc('get_chat_messages', { p_session_id: world.session }, 'mallory')).toEqual({ status: 200, body: [] });
+  },
+  async rate_limit_hit(path) {
+    expectInvalid(await path.rpc('rate_limit_hit', { p_bucket: 'mine-'.repeat(100), p_limit: 1, p_window_seconds: 60 }, 'mallory'));
+    expectInvalid(await path.rpc('rate_limit_hit', { p_bucket: 'api', p_limit: 1, p_window_seconds: -60 }, 'mallory'));
+    expectInvalid(await path.rpc('rate_limit_hit', { p_bucket: 'api', p_limit: 0, p_window_seconds: 60 }, 'mallory'));
+    expectInvalid(await path.rpc('rate_limit_hit', { p_bucket: 'api', p_limit: 1, p_window_seconds: 10_000_000 }, 'mallory'));
+    expect(await owner(`select bucket from rate_limits where bucket <> 'api' or window_start < now() - interval '1 day'`)).toEqual([]);
+    expect((await path.rpc('rate_limit_hit', { p_bucket: 'api', p_limit: 100, p_window_seconds: 60 }, 'mallory')).status).toBe(200);
+  },
+  async record_content_gap(path) {
+    expectRefused(
+      await path.rpc('record_content_gap', { p_question: 'spam', p_reason: 'no_evidence', p_message_id: world.question }, 'mallory'),
+      'mallory',
+      /is not a question of this user/,
+    );
+    const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'gap?', p_title: 'gap' }, 'mallory');
+    const [message] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1`, [own.body[0].session_id]);
+    expectInvalid(await path.rpc('record_content_gap', { p_question: 'gap?', p_reason: 'r'.repeat(10_000), p_message_id: message!.id }, 'mallory'));
+    expectInvalid(await path.rpc('record_content_gap', { p_question: 'g'.repeat(2001), p_reason: 'no_evidence', p_message_id: message!.id }, 'mallory'));
+    expect(await owner(`select 1 from content_gaps where reason not in ('no_evidence', 'empty_kb') or char_length(question) > 500`)).toEqual([]);
+  },
+  async list_content_gaps(path) {
+    expectRefused(await path.rpc('list_content_gaps', { p_limit: 1000 }, 'mallory'), 'mallory', /admins only/);
+  },
+};
+
+describe.each([
+  ['PostgREST over HTTP (anon key, an anonymous user’s token)', overHttp],
+  ['the embedded database (claims and role set as PostgREST sets them)', embedded],
+] as const)('an attacker on %s', (_, path) => {
+  it('may call only the designed functions; each of them has its bounds checked here', async () => {
+    expect(Object.keys(BOUNDED).sort()).toEqual(OPEN_TO_USERS);
+  });
+
+  it('is refused every other function, found in pg_proc, with and without a user token', async () => {
+    const functions = await owner<{ name: string; args: string[] | null; trigger: boolean }>(
+      `select proname as name, proargnames[1:pronargs] as args, prorettype = 'trigger'::regtype as trigger
+       from pg_proc where pronamespace = 'public'::regnamespace order by proname`,
+    );
+    expect(functions.length).toBeGreaterThan(OPEN_TO_USERS.length);
+    for (const { name, args, trigger } of functions) {
+      // Every argument sent as null: privilege is checked before any argument is looked at.
+      const nulls = Object.fromEntries((args ?? []).map((a) => [a, null]));
+      for (const who of ['anon', 'mallory'] as const) {
+        const attempt = await path.rpc(name, nulls, who);
+        const open = (who === 'anon' ? OPEN_TO_ANON : OPEN_TO_USERS).includes(name);
+        if (open) {
+          expect(attempt.body?.message ?? '', `${name} as ${who}`).not.toMatch(/permission denied/);
+        } else if (trigger) {
+          // A trigger function cannot be called at all (Postgres refuses before checking privileges), and
+          // the grant is gone too, should that ever change.
+          expect(attempt.status, `${name} as ${who}`).toBeGreaterThanOrEqual(400);
+          const role = who === 'anon' ? 'anon' : 'authenticated';
+          expect(await owner(`select has_function_privilege($1, $2::regproc, 'execute') as ok`, [role, name])).toEqual([{ ok: false }]);
+        } else {
+          expectRefused(attempt, who, new RegExp(`permission denied for function ${name}`));
+        }
+      }
+    }
+  });
+
+  it('can read no table but its own chat rows, and write none, found in pg_class', async () => {
+    const tables = await owner<{ name: string; column: string }>(
+      `select c.relname as name, (select attname from pg_attribute where attrelid = c.oid and attnum = 1) as column
+       from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind = 'r' order by c.relname`,
+    );
+    expect(tables.length).toBeGreaterThanOrEqual(11);
+    const before = await aliceRows();
+    for (const { name, column } of tables) {
+      for (const who of ['anon', 'mallory'] as const) {
+        const read = await path.table('GET', name, who);
+        if (who === 'mallory' && READABLE_BY_USERS.includes(name)) {
+          expect(read.status).toBe(200);
+          expect(JSON.stringify(read.body)).not.toContain(world.session);
+        } else {
+          expectRefused(read, who, new RegExp(`permission denied for table ${name}`));
+        }
+        for (const method of ['POST', 'PATCH', 'DELETE'] as const) {
+          const write = await path.table(method, name, who, method === 'DELETE' ? undefined : { [column]: null });
+          expectRefused(write, who, new RegExp(`permission denied for table ${name}`));
+        }
+      }
+    }
+    expect(await aliceRows()).toEqual(before);
+    expect((await owner<{ n: number }>('select count(*)::int as n from kb_chunks'))[0]!.n).toBe(world.chunks);
+  });
+
+  it.each(Object.keys(BOUNDED))('calls %s as an attacker would, and it holds its bounds', async (fn) => {
+    await BOUNDED[fn]!(path);
+  });
+});
