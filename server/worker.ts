@@ -14,10 +14,15 @@ import { createSupabaseChatStore } from './store/supabase.ts';
 export interface WorkerEnv {
   SUPABASE_URL: string;
   SUPABASE_ANON_KEY: string;
-  /** Secret: the project's legacy JWT secret, to verify HS256 visitor tokens (or set KB_JWKS_URL). */
+  /**
+   * Legacy, discouraged: the project's HS256 JWT secret. Only for projects that have not moved to asymmetric
+   * signing keys; it can sign tokens for any role, so keep it out of the Worker when you can.
+   */
   KB_JWT_SECRET?: string;
-  /** The project's JWKS URL (<SUPABASE_URL>/auth/v1/.well-known/jwks.json) for asymmetric signing keys. */
+  /** Where the signing keys are published; default <SUPABASE_URL>/auth/v1/.well-known/jwks.json. */
   KB_JWKS_URL?: string;
+  /** Expected `iss`; default <SUPABASE_URL>/auth/v1. */
+  KB_JWT_ISSUER?: string;
   /** Comma-separated origins allowed to call the API from a browser (the sites embedding the widget). */
   ALLOWED_ORIGINS?: string;
   KB_EMBED_MODEL?: string;
@@ -36,7 +41,7 @@ function workerApp(env: WorkerEnv): Hono {
   for (const name of ['SUPABASE_URL', 'SUPABASE_ANON_KEY'] as const) {
     if (!env[name]) throw new Error(`${name} is not set (see docs/deploy.md)`);
   }
-  if (!config.jwtSecret && !config.jwksUrl) throw new Error('set KB_JWT_SECRET or KB_JWKS_URL (see docs/deploy.md)');
+  const auth = supabaseTokenChecks(env.SUPABASE_URL, config.jwksUrl, config.jwtIssuer);
   const app = new Hono();
   // CORS, SSE headers (identity encoding, no-transform) and everything else are the app's own.
   const api = createApp({
@@ -47,6 +52,8 @@ function workerApp(env: WorkerEnv): Hono {
     // so a visitor learns in seconds, with a 503 or an in-band error, that the database is unavailable.
     store: createSupabaseChatStore({ url: env.SUPABASE_URL, key: env.SUPABASE_ANON_KEY, retry: retryPolicyFor(config.dbTimeoutMs) }),
     anonymousSignIn: supabaseAnonymousSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
+    ...auth,
+    // Legacy only: a Worker holding the HS256 secret can sign any role's token, service_role included.
     jwtSecret: env.KB_JWT_SECRET || null,
     modelsUrl: env.MODELS_URL || '/models/',
     ortWasmUrl: env.ORT_WASM_URL || '/ort/',
@@ -54,6 +61,18 @@ function workerApp(env: WorkerEnv): Hono {
   // Delegate whole requests (not `app.route`), so the API's own not-found and error handlers answer.
   app.all('*', (c) => api.fetch(c.req.raw, c.env));
   return app;
+}
+
+/**
+ * Tokens are checked against the project's published signing keys (asymmetric: the Worker holds nothing
+ * that can sign), and must come from the project's own Auth server.
+ */
+export function supabaseTokenChecks(supabaseUrl: string, jwksUrl: string | null, issuer: string | null) {
+  const base = supabaseUrl.replace(/\/+$/, '');
+  return {
+    jwksUrl: jwksUrl ?? `${base}/auth/v1/.well-known/jwks.json`,
+    jwtIssuer: issuer ?? `${base}/auth/v1`,
+  };
 }
 
 function splitList(value: string | undefined): string[] {

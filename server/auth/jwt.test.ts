@@ -77,6 +77,8 @@ describe('accepted tokens', () => {
 describe('rejected tokens: 401 and nothing persisted', () => {
   const cases: [string, () => Promise<string>][] = [
     ['expired', () => sign(claims({ exp: now() - 10 }), TEST_SECRET, 'HS256')],
+    ['without exp (valid forever otherwise)', () => sign(claims({ exp: undefined }), TEST_SECRET, 'HS256')],
+    ['ES256 without exp', () => sign(claims({ exp: undefined }), keys.ES256.privateJwk as never, 'ES256')],
     ['not yet valid (nbf)', () => sign(claims({ nbf: now() + 600 }), TEST_SECRET, 'HS256')],
     ['wrong audience', () => sign(claims({ aud: 'someone-else' }), TEST_SECRET, 'HS256')],
     ['wrong issuer', () => sign(claims({ iss: 'https://evil.example/auth/v1' }), TEST_SECRET, 'HS256')],

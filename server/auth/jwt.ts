@@ -13,7 +13,11 @@ import { AppError } from '../http/errors.ts';
 import { ACCESS_TOKEN, type JwtClaims } from '../store/types.ts';
 import { jwksKeys } from './jwks.ts';
 
-export const TOKEN_TTL_SECONDS = 60 * 60 * 24 * 7;
+/**
+ * Local anonymous tokens live an hour, as Supabase's do by default: a token lifted from a page is useful
+ * for an hour, not a week. The widget renews it before it expires (POST /api/auth/refresh).
+ */
+export const TOKEN_TTL_SECONDS = 60 * 60;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ASYMMETRIC = ['RS256', 'ES256'] as const;
 
@@ -49,12 +53,12 @@ export async function verifyAccessToken(token: string, options: TokenVerificatio
   const checks = { aud: audience, ...(issuer ? { iss: issuer } : {}) };
   let payload: Record<string, unknown>;
   try {
-    const { alg } = decode(token).header;
+    const { alg, kid } = decode(token).header as { alg: string; kid?: string };
     if (alg === 'HS256' && secret) {
       payload = await verify(token, secret, { alg: 'HS256', ...checks });
     } else if ((ASYMMETRIC as readonly string[]).includes(alg) && jwksUrl) {
       payload = await verifyWithJwks(token, {
-        keys: await jwksKeys(jwksUrl),
+        keys: await jwksKeys(jwksUrl, kid),
         allowedAlgorithms: ASYMMETRIC,
         verification: checks,
       });
@@ -64,6 +68,8 @@ export async function verifyAccessToken(token: string, options: TokenVerificatio
   } catch {
     throw invalid();
   }
+  // The verifiers check `exp` only when it is there: a token without one would be valid forever.
+  if (typeof payload.exp !== 'number') throw invalid();
   if (typeof payload.sub !== 'string' || !UUID.test(payload.sub) || payload.role !== 'authenticated') {
     throw new AppError(401, 'unauthorized', 'This token is not a signed-in user token.');
   }

@@ -12,7 +12,7 @@ import { Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { ASSET_HEADERS } from '../../scripts/worker-assets.mjs';
 import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
-import { startRpcServer, type RpcServer } from './rpc-server.ts';
+import { startRpcServer, type RpcServer, type RpcServerOptions } from './rpc-server.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 export const SECRET = 'workerd-test-jwt-secret-0123456789abcdef';
@@ -27,14 +27,20 @@ export interface WorkerHarness {
   close(): Promise<void>;
 }
 
-/** Builds the bundle, starts PGlite, the RPC server and workerd; `bindings` add to or override the vars. */
-export async function startWorker(bindings: Record<string, string> = {}): Promise<WorkerHarness> {
+/**
+ * Builds the bundle, starts PGlite, the RPC server and workerd; `bindings` add to or override the vars (an
+ * empty string unsets one); `supabase` configures the RPC server (e.g. asymmetric signing keys).
+ */
+export async function startWorker(
+  bindings: Record<string, string> = {},
+  supabaseOptions: Pick<RpcServerOptions, 'signingKeys'> = {},
+): Promise<WorkerHarness> {
   const outdir = await mkdtemp(join(tmpdir(), 'kb-chat-worker-'));
   const [, pg] = await Promise.all([
     promisify(execFile)('node', ['scripts/build-worker.mjs', '--skip-assets', '--outdir', outdir], { cwd: ROOT }),
     openPgliteStore(null),
   ]);
-  const supabase = await startRpcServer({ store: pg, jwtSecret: SECRET });
+  const supabase = await startRpcServer({ store: pg, jwtSecret: SECRET, ...supabaseOptions });
 
   // Assets as wrangler.toml configures them (routing included), from a small stand-in folder.
   const assetsDir = join(outdir, 'public');

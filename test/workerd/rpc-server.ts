@@ -15,7 +15,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sign, verify } from 'hono/jwt';
+import { decode, sign, verify } from 'hono/jwt';
 import type { Transaction } from '@electric-sql/pglite';
 import type { PgliteStore } from '../../server/store/pglite.ts';
 
@@ -27,6 +27,12 @@ export interface RpcServerOptions {
   jwtSecret: string;
   /** Supabase Auth's "Allow anonymous sign-ins" (on by default here). */
   anonymousSignIns?: boolean;
+  /**
+   * How Supabase Auth signs user tokens: `legacy` HS256 with the JWT secret (default here), or `asymmetric`
+   * ES256 with a key published at `/auth/v1/.well-known/jwks.json` (Supabase's signing keys). The API keys
+   * stay HS256 JWTs either way, as Supabase's legacy anon/service_role keys are.
+   */
+  signingKeys?: 'legacy' | 'asymmetric';
 }
 
 /** One handled request, for assertions about who called what. */
@@ -96,8 +102,9 @@ class HttpError extends Error {
   }
 }
 
-export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true }: RpcServerOptions): Promise<RpcServer> {
+export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true, signingKeys = 'legacy' }: RpcServerOptions): Promise<RpcServer> {
   const now = Math.floor(Date.now() / 1000);
+  const signing = signingKeys === 'asymmetric' ? await es256Key() : null;
   const key = (role: string) => sign({ iss: 'supabase', role, iat: now, exp: now + 10 * 365 * 86400 }, jwtSecret, 'HS256');
   const anonKey = await key('anon');
   const serviceRoleKey = await key('service_role');
@@ -112,6 +119,7 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
 
   async function claimsOf(token: string): Promise<Record<string, unknown>> {
     try {
+      if (signing && decode(token).header.alg === 'ES256') return (await verify(token, signing.publicJwk as never, 'ES256')) as Record<string, unknown>;
       return (await verify(token, jwtSecret, 'HS256')) as Record<string, unknown>;
     } catch (error) {
       const expired = error instanceof Error && /expired/i.test(error.name + error.message);
@@ -126,6 +134,10 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
 
   async function handle(req: IncomingMessage, entry: RpcLogEntry): Promise<Answer> {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    // Public, as on Supabase: no API key needed to read the signing keys.
+    if (url.pathname === '/auth/v1/.well-known/jwks.json' && req.method === 'GET') {
+      return { status: 200, body: { keys: signing ? [signing.publicJwk] : [] } };
+    }
     const apikey = header(req, 'apikey');
     if (!apikey) {
       throw new HttpError(401, { message: 'No API key found in request', hint: 'No `apikey` request header or url param was found.' });
@@ -295,8 +307,8 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
         app_metadata: {},
         user_metadata: {},
       },
-      jwtSecret,
-      'HS256',
+      signing ? (signing.privateJwk as never) : jwtSecret,
+      signing ? 'ES256' : 'HS256',
     );
     return {
       status: 200,
@@ -343,6 +355,16 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
       }),
   };
   return server;
+}
+
+/** An ES256 signing key as Supabase Auth publishes it: the private half signs, the public half is the JWKS. */
+async function es256Key(): Promise<{ privateJwk: JsonWebKey; publicJwk: JsonWebKey }> {
+  const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const kid = crypto.randomUUID();
+  return {
+    privateJwk: { ...(await crypto.subtle.exportKey('jwk', pair.privateKey)), kid, alg: 'ES256' } as JsonWebKey,
+    publicJwk: { ...(await crypto.subtle.exportKey('jwk', pair.publicKey)), kid, alg: 'ES256', use: 'sig' } as JsonWebKey,
+  };
 }
 
 interface ResolvedFunction {

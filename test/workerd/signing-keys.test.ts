@@ -1,0 +1,50 @@
+/**
+ * The Worker as the deploy guide now sets it up: no JWT secret at all. Visitor tokens are signed by Supabase
+ * Auth with an asymmetric key (ES256) and verified against the project's JWKS, which the Worker finds from
+ * SUPABASE_URL by default, with the issuer checked against <SUPABASE_URL>/auth/v1 by default.
+ */
+import { sign } from 'hono/jwt';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { AnonymousAuth } from '../../protocol/index.ts';
+import { seedKb } from '../../server/testing/api.ts';
+import { readChatEvents } from '../../server/testing/sse.ts';
+import { basis } from '../../server/testing/vectors.ts';
+import { SECRET, startWorker, type WorkerHarness } from './harness.ts';
+
+let harness: WorkerHarness;
+
+beforeAll(async () => {
+  // KB_JWT_SECRET '' unsets the harness's default: the Worker holds nothing that can sign a token.
+  harness = await startWorker({ KB_JWT_SECRET: '' }, { signingKeys: 'asymmetric' });
+  await seedKb(harness.pg);
+});
+afterAll(() => harness?.close());
+
+const ask = (token: string) =>
+  harness.worker('/api/chat', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ embedding: basis(0), message: 'How do refunds work?', message_id: crypto.randomUUID() }),
+  });
+
+it('answers a visitor whose ES256 token it verified with the JWKS at <SUPABASE_URL>/auth/v1, fetched once', async () => {
+  const auth = (await (await harness.worker('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth;
+  const header = JSON.parse(Buffer.from(auth.access_token.split('.')[0]!, 'base64url').toString()) as { alg: string };
+  expect(header.alg).toBe('ES256');
+  for (let i = 0; i < 2; i++) {
+    const res = await ask(auth.access_token);
+    expect(res.status).toBe(200);
+    expect((await readChatEvents(res)).map((e) => e.event.event)).toContain('answer_end');
+  }
+  expect(harness.supabase.log.filter((e) => e.path === '/auth/v1/.well-known/jwks.json')).toHaveLength(1);
+});
+
+it('refuses an HS256 token signed with the legacy secret it does not hold, and a token from another issuer', async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { sub: crypto.randomUUID(), role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 600 };
+  const legacy = await sign({ ...claims, iss: `${harness.supabase.url}/auth/v1` }, SECRET, 'HS256');
+  expect((await ask(legacy)).status).toBe(401);
+  const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign'])) as CryptoKeyPair;
+  const foreign = await sign({ ...claims, iss: 'https://evil.example/auth/v1' }, { ...(await crypto.subtle.exportKey('jwk', pair.privateKey)), kid: 'x', alg: 'ES256' } as never, 'ES256');
+  expect((await ask(foreign)).status).toBe(401);
+});
