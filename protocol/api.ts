@@ -6,6 +6,7 @@ export const API_PATHS = {
   health: '/api/health',
   config: '/api/config',
   anonymousAuth: '/api/auth/anonymous',
+  refreshAuth: '/api/auth/refresh',
   sessions: '/api/sessions',
   search: '/api/search',
   gaps: '/api/admin/gaps',
@@ -23,13 +24,23 @@ export const ChunkSchema = v.object({
 });
 export type Chunk = v.InferOutput<typeof ChunkSchema>;
 
-/** `POST /api/auth/anonymous` (local mode): the stand-in for Supabase's anonymous sign-in. */
+/**
+ * `POST /api/auth/anonymous` (a new anonymous user) and `POST /api/auth/refresh` (a new access token for the
+ * same user): Supabase Auth's anonymous sign-in and refresh, or the local stand-ins. The access token lives
+ * `expires_in` seconds (an hour); the refresh token, used once, gets the next one.
+ */
 export const AnonymousAuthSchema = v.object({
   access_token: v.string(),
   user_id: v.string(),
   expires_in: v.number(),
+  refresh_token: v.optional(v.string()),
 });
 export type AnonymousAuth = v.InferOutput<typeof AnonymousAuthSchema>;
+
+export const RefreshAuthRequestSchema = v.object({
+  refresh_token: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(512, 'must be at most 512 characters')),
+});
+export type RefreshAuthRequest = v.InferOutput<typeof RefreshAuthRequestSchema>;
 
 /**
  * `GET /api/config`: what a browser needs to embed questions exactly as the documents were embedded.

@@ -12,6 +12,7 @@ import { readConfig } from '../server/config/index.ts';
 import { createEmbedder } from '../server/ingest/embedder.ts';
 import { ingest } from '../server/ingest/pipeline.ts';
 import { DEMO_KB_DIR } from '../server/node/paths.ts';
+import { MemorySignupLimiter } from '../server/auth/signup-limit.ts';
 import { startNodeServer } from '../server/node/server.ts';
 import { onShutdownSignals } from '../server/node/shutdown.ts';
 import { openPgliteStore, type PgliteStore } from '../server/store/pglite.ts';
@@ -32,6 +33,9 @@ const { url, shutdown } = await startNodeServer({
   localAuth: store,
   ...depsFromConfig(config),
   jwtSecret,
+  ...(config.signupLimit.limit > 0
+    ? { signupLimiter: new MemorySignupLimiter(config.signupLimit.limit, config.signupLimit.windowSeconds) }
+    : {}),
   // PGlite answers one query at a time: two requests in the database phase keep it busy while the other
   // does its JavaScript (token check, extraction); more only interleave and make everyone later.
   admission: { concurrency: 2, maxWaitMs: config.maxWaitMs },

@@ -2,12 +2,14 @@
  * The runtime-agnostic API: only Request/Response and Web Streams. The Node entry (server/node/) and the
  * Workers entry (server/worker.ts) wrap it; tests call `app.request()` directly.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { API_PATHS, type AnonymousAuth, type ClientConfig, type Health } from '../protocol/index.ts';
 import { adminRoute } from './admin/route.ts';
-import { issueAccessToken, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
+import { issueAccessToken, REFRESH_TTL_SECONDS, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
+import { authRoute, invalidRefreshToken } from './auth/route.ts';
+import type { SignupLimiter } from './auth/signup-limit.ts';
 import { chatRoute, DEFAULT_MAX_STREAMS, StreamSlots } from './chat/route.ts';
 import type { StreamOptions } from './chat/stream.ts';
 import type { Config } from './config/index.ts';
@@ -28,6 +30,12 @@ export interface AppDeps {
    * sign-in). Takes precedence over `localAuth`.
    */
   anonymousSignIn?: () => Promise<AnonymousAuth>;
+  /** `POST /api/auth/refresh` when tokens come from elsewhere (Workers: Supabase Auth's refresh). */
+  refreshSignIn?: (refreshToken: string) => Promise<AnonymousAuth>;
+  /** Anonymous sign-ups per client IP (server/auth/signup-limit.ts); none when unset. */
+  signupLimiter?: SignupLimiter;
+  /** The client's address as the runtime knows it (the socket's on Node, CF-Connecting-IP on Workers). */
+  clientIp?: (c: Context) => string | null;
   /** HS256 secret (KB_JWT_SECRET). Local tokens are signed with it. */
   jwtSecret: string | null;
   /** Asymmetric signing keys (KB_JWKS_URL), expected issuer and audience of tokens. */
@@ -139,14 +147,18 @@ export function createApp(deps: AppDeps) {
     app.use(API_PATHS.search, admission(queue));
   }
 
-  const signIn = deps.anonymousSignIn ?? (localAuth && jwtSecret ? localAnonymousSignIn(localAuth, jwtSecret) : null);
+  const local = localAuth && jwtSecret ? localAnonymousAuth(localAuth, jwtSecret) : null;
+  const signIn = deps.anonymousSignIn ?? local?.signIn;
   if (signIn) {
-    app.post(API_PATHS.anonymousAuth, async function anonymousSignIn(c) {
-      const auth = await signIn().catch((error) => {
-        throw fromStoreError(error);
-      });
-      return c.json<AnonymousAuth>(auth);
-    });
+    app.route(
+      '/api/auth',
+      authRoute({
+        signIn,
+        refresh: deps.refreshSignIn ?? local?.refresh,
+        signupLimiter: deps.signupLimiter,
+        clientIp: deps.clientIp,
+      }),
+    );
   }
 
   app.route(
@@ -174,12 +186,24 @@ export function createApp(deps: AppDeps) {
   return app;
 }
 
-/** Local mode: create the auth.users row, then sign the token ourselves with the JWT secret. */
-function localAnonymousSignIn(localAuth: LocalAuthStore, jwtSecret: string) {
-  return async (): Promise<AnonymousAuth> => {
-    const userId = await localAuth.createAnonymousUser();
-    const accessToken = await issueAccessToken(userId, jwtSecret);
-    return { access_token: accessToken, user_id: userId, expires_in: TOKEN_TTL_SECONDS };
+/**
+ * Local mode: create the auth.users row, then sign the token ourselves with the JWT secret; a refresh token
+ * (used once) renews it for the same user, so a visitor keeps their history past the token's hour.
+ */
+function localAnonymousAuth(localAuth: LocalAuthStore, jwtSecret: string) {
+  const session = async (userId: string): Promise<AnonymousAuth> => ({
+    access_token: await issueAccessToken(userId, jwtSecret),
+    user_id: userId,
+    expires_in: TOKEN_TTL_SECONDS,
+    refresh_token: await localAuth.createRefreshToken(userId, REFRESH_TTL_SECONDS),
+  });
+  return {
+    signIn: async () => session(await localAuth.createAnonymousUser()),
+    refresh: async (refreshToken: string) => {
+      const userId = await localAuth.consumeRefreshToken(refreshToken);
+      if (!userId) throw invalidRefreshToken();
+      return session(userId);
+    },
   };
 }
 

@@ -6,7 +6,8 @@
  */
 import { Hono, type ExecutionContext } from 'hono';
 import { createApp, depsFromConfig } from './app.ts';
-import { supabaseAnonymousSignIn } from './auth/supabase-anonymous.ts';
+import { bindingSignupLimiter, type RateLimitBinding } from './auth/signup-limit.ts';
+import { supabaseAnonymousSignIn, supabaseRefresh } from './auth/supabase-anonymous.ts';
 import { readConfig } from './config/index.ts';
 import { retryPolicyFor } from './store/rpc-retry.ts';
 import { createSupabaseChatStore } from './store/supabase.ts';
@@ -30,6 +31,8 @@ export interface WorkerEnv {
   /** Where browsers fetch models and the ORT wasm; defaults to this Worker's own assets. */
   MODELS_URL?: string;
   ORT_WASM_URL?: string;
+  /** wrangler.toml `[[ratelimits]]`: anonymous sign-ups per client IP (period 60 s). */
+  SIGNUP_LIMITER?: RateLimitBinding;
   [name: string]: unknown;
 }
 
@@ -52,6 +55,10 @@ function workerApp(env: WorkerEnv): Hono {
     // so a visitor learns in seconds, with a 503 or an in-band error, that the database is unavailable.
     store: createSupabaseChatStore({ url: env.SUPABASE_URL, key: env.SUPABASE_ANON_KEY, retry: retryPolicyFor(config.dbTimeoutMs) }),
     anonymousSignIn: supabaseAnonymousSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
+    refreshSignIn: supabaseRefresh({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
+    // Cloudflare's edge sets CF-Connecting-IP and overwrites whatever a client sent.
+    clientIp: (c) => c.req.header('CF-Connecting-IP') ?? null,
+    ...(env.SIGNUP_LIMITER ? { signupLimiter: bindingSignupLimiter(env.SIGNUP_LIMITER, 60) } : {}),
     ...auth,
     // Legacy only: a Worker holding the HS256 secret can sign any role's token, service_role included.
     jwtSecret: env.KB_JWT_SECRET || null,

@@ -18,6 +18,8 @@ import { jwksKeys } from './jwks.ts';
  * for an hour, not a week. The widget renews it before it expires (POST /api/auth/refresh).
  */
 export const TOKEN_TTL_SECONDS = 60 * 60;
+/** A local refresh token renews the session for a day; after that the visitor starts a new one. */
+export const REFRESH_TTL_SECONDS = 60 * 60 * 24;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ASYMMETRIC = ['RS256', 'ES256'] as const;
 

@@ -6,6 +6,7 @@
  */
 import type { AnonymousAuth } from '../../protocol/index.ts';
 import { AppError } from '../http/errors.ts';
+import { invalidRefreshToken } from './route.ts';
 import { StoreError } from '../store/types.ts';
 
 export interface SupabaseAnonymousOptions {
@@ -23,6 +24,7 @@ export interface SupabaseAnonymousOptions {
 interface GoTrueSession {
   access_token?: string;
   expires_in?: number;
+  refresh_token?: string;
   user?: { id?: string };
 }
 
@@ -50,6 +52,45 @@ export function supabaseAnonymousSignIn({ url, anonKey, fetch: fetchFn = fetch, 
       // 422 anonymous_provider_disabled: "Allow anonymous sign-ins" is off in the project's Auth settings.
       throw new StoreError('unavailable', `anonymous sign-in failed: ${response.status} ${body?.msg ?? ''}`.trim());
     }
-    return { access_token: body.access_token, user_id: body.user.id, expires_in: body.expires_in ?? 3600 };
+    return session(body.access_token, body.user.id, body);
+  };
+}
+
+function session(accessToken: string, userId: string, body: GoTrueSession): AnonymousAuth {
+  return {
+    access_token: accessToken,
+    user_id: userId,
+    expires_in: body.expires_in ?? 3600,
+    ...(body.refresh_token ? { refresh_token: body.refresh_token } : {}),
+  };
+}
+
+/**
+ * `POST /api/auth/refresh` on Workers: Supabase Auth's refresh-token grant, relayed. Supabase rotates the
+ * refresh token (the old one stops working) and keeps the user, so the visitor keeps their history. Never
+ * retried, for the same reason as the sign-up: a lost answer may have used the token up.
+ */
+export function supabaseRefresh({ url, anonKey, fetch: fetchFn = fetch, timeoutMs = 4_000 }: SupabaseAnonymousOptions) {
+  const endpoint = new URL('auth/v1/token?grant_type=refresh_token', url.endsWith('/') ? url : `${url}/`).href;
+  return async function refresh(refreshToken: string): Promise<AnonymousAuth> {
+    let response: Response;
+    try {
+      response = await fetchFn(endpoint, {
+        method: 'POST',
+        headers: { apikey: anonKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ refresh_token: refreshToken }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      throw new StoreError('unavailable', `token refresh: ${String(error)}`, { cause: error });
+    }
+    const body = (await response.json().catch(() => null)) as (GoTrueSession & { msg?: string; error_code?: string }) | null;
+    // 400 invalid_grant / refresh_token_not_found / refresh_token_already_used: the visitor signs in anew.
+    if (response.status === 400 || response.status === 401) throw invalidRefreshToken();
+    if (response.status === 429) throw new AppError(429, 'rate_limited', 'Too many requests right now. Please try again in a minute.');
+    if (!response.ok || !body?.access_token || !body.user?.id) {
+      throw new StoreError('unavailable', `token refresh failed: ${response.status} ${body?.msg ?? ''}`.trim());
+    }
+    return session(body.access_token, body.user.id, body);
   };
 }

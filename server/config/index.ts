@@ -38,6 +38,11 @@ export interface Config {
   shutdownGraceMs: number;
   /** KB_DB_TIMEOUT_MS: Workers only — one Supabase call's limit; idempotent calls are retried for up to twice that. */
   dbTimeoutMs: number;
+  /**
+   * KB_SIGNUP_LIMIT / KB_SIGNUP_WINDOW: embedded server only — anonymous sign-ups per client IP per window
+   * (seconds); 0 turns the limit off. Workers use the SIGNUP_LIMITER binding in wrangler.toml instead.
+   */
+  signupLimit: { limit: number; windowSeconds: number };
 }
 
 export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
@@ -68,6 +73,11 @@ export function readConfig(env: Env): Config {
     maxWaitMs: number(env, 'KB_MAX_WAIT_MS', 1000, 1, 60_000),
     shutdownGraceMs: number(env, 'KB_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     dbTimeoutMs: number(env, 'KB_DB_TIMEOUT_MS', 4_000, 100, 30_000),
+    // Supabase's own default for anonymous sign-ins: 30 an hour per IP.
+    signupLimit: {
+      limit: number(env, 'KB_SIGNUP_LIMIT', 30, 0, 1_000_000),
+      windowSeconds: number(env, 'KB_SIGNUP_WINDOW', 3600, 1, 86_400),
+    },
     confidence: {
       high: number(env, 'CHAT_CONFIDENCE_HIGH', 0.6, 0, 1),
       medium: number(env, 'CHAT_CONFIDENCE_MEDIUM', 0.45, 0, 1),

@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { serve, type ServerType } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { createApp, type AppDeps } from '../app.ts';
@@ -21,7 +22,14 @@ export interface NodeServerOptions extends AppDeps {
 
 export function createNodeApp(options: NodeServerOptions) {
   const app = new Hono();
-  const api = createApp({ ...options, modelsUrl: '/models/', ortWasmUrl: '/ort/' });
+  const api = createApp({
+    // The socket's address: on a server reached directly, X-Forwarded-For and its kin are whatever the
+    // client wrote. Behind a reverse proxy every visitor shares the proxy's address (see the README).
+    clientIp: (c) => getConnInfo(c).remote.address ?? null,
+    ...options,
+    modelsUrl: '/models/',
+    ortWasmUrl: '/ort/',
+  });
   app.route('/', api);
 
   const strip = (prefix: string) => (path: string) => path.slice(prefix.length);

@@ -3,6 +3,7 @@
  * Supabase. Visitor calls run the way PostgREST runs them: inside one transaction, `request.jwt.claims` set
  * and `set local role authenticated`, so the policies are enforced by Postgres itself.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { migrate, type MigrationResult } from './migrate.ts';
@@ -183,6 +184,29 @@ class Store implements PgliteStore {
     return rows[0]!.id;
   }
 
+  async createRefreshToken(userId: string, ttlSeconds: number): Promise<string> {
+    const token = randomToken();
+    await this.run((q) =>
+      q.query('insert into auth.refresh_tokens (token_hash, user_id, expires_at) values ($1, $2, now() + make_interval(secs => $3))', [
+        sha256(token),
+        userId,
+        ttlSeconds,
+      ]),
+    );
+    return token;
+  }
+
+  async consumeRefreshToken(token: string): Promise<string | null> {
+    // One statement: two requests racing with the same token cannot both use it.
+    const { rows } = await this.run((q) =>
+      q.query<{ user_id: string }>(
+        'update auth.refresh_tokens set used_at = now() where token_hash = $1 and used_at is null and expires_at > now() returning user_id',
+        [sha256(token)],
+      ),
+    );
+    return rows[0]?.user_id ?? null;
+  }
+
   async documentState(source: string, model: string): Promise<DocumentState | null> {
     const { rows } = await this.run((q) =>
       q.query<DocumentState & { stale_embeddings: string }>('select * from document_state($1, $2)', [source, model]),
@@ -294,6 +318,16 @@ class Store implements PgliteStore {
       throw toStoreError(error);
     }
   }
+}
+
+/** 32 random bytes, base64url: what a refresh token is. */
+function randomToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Refresh tokens are stored hashed: a copy of the database does not hold usable tokens. */
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 function toStoreError(error: unknown): StoreError {

@@ -183,6 +183,10 @@ export interface ChatStore {
 /** Local mode only: the stand-in for Supabase Auth's anonymous sign-in creates the auth.users row. */
 export interface LocalAuthStore {
   createAnonymousUser(): Promise<string>;
+  /** A new refresh token for the user (stored hashed), valid `ttlSeconds`. */
+  createRefreshToken(userId: string, ttlSeconds: number): Promise<string>;
+  /** Uses up a refresh token: its user, or null when it is unknown, used or expired. */
+  consumeRefreshToken(token: string): Promise<string | null>;
 }
 
 export interface DocumentState {

@@ -28,6 +28,16 @@ create table if not exists auth.users (
   created_at timestamptz not null default now()
 );
 
+-- Refresh tokens of the local anonymous sign-in (Supabase Auth keeps its own in auth.refresh_tokens): stored
+-- as SHA-256 hashes, each usable once.
+create table if not exists auth.refresh_tokens (
+  token_hash text primary key,
+  user_id uuid not null references auth.users (id) on delete cascade,
+  created_at timestamptz not null default now(),
+  expires_at timestamptz not null,
+  used_at timestamptz
+);
+
 create or replace function auth.jwt() returns jsonb
 language sql stable
 as $$ select coalesce(nullif(current_setting('request.jwt.claims', true), ''), '{}')::jsonb $$;

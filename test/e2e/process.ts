@@ -85,7 +85,7 @@ export interface ServerChild extends Child {
 
 /** `scripts/start.ts` on `dataDir` (a first start ingests the demo knowledge base); resolves when it serves. */
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<ServerChild> {
-  const child = spawnScript('scripts/start.ts', [], { PORT: '0', KB_DATA_DIR: dataDir, KB_RATE_LIMIT: '100000', ...env });
+  const child = spawnScript('scripts/start.ts', [], { PORT: '0', KB_DATA_DIR: dataDir, KB_RATE_LIMIT: '100000', KB_SIGNUP_LIMIT: '0', ...env });
   const [, url] = await child.waitFor(/kb-chat is running at (http:\/\/\S+?)\/? /);
   return { ...child, url: url! };
 }

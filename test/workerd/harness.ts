@@ -55,6 +55,8 @@ export async function startWorker(
     modulesRoot: outdir,
     compatibilityDate: fromToml.compatibilityDate,
     assets: { ...fromToml.assets!, directory: assetsDir },
+    // wrangler.toml's [[ratelimits]] (the per-IP sign-up limit), simulated by Miniflare.
+    ratelimits: fromToml.ratelimits,
     cf: false,
     // What `wrangler secret put` and [vars] provide in production; never the service-role key.
     bindings: {
@@ -70,12 +72,19 @@ export async function startWorker(
     },
   });
   await mf.ready;
+  let visitors = 0;
 
   return {
     pg,
     supabase,
     mf,
-    worker: (path, init) => mf.dispatchFetch(`http://kb-chat.test${path}`, init as never) as unknown as Promise<Response>,
+    worker(path, init) {
+      // As on Cloudflare, every request carries the client's address; unless a test names one, each request
+      // comes from a visitor of its own, so the per-IP sign-up limit only binds where a test means it to.
+      const headers = new Headers(init?.headers);
+      if (!headers.has('CF-Connecting-IP')) headers.set('CF-Connecting-IP', `198.18.${(visitors >> 8) & 255}.${visitors++ & 255}`);
+      return mf.dispatchFetch(`http://kb-chat.test${path}`, { ...init, headers } as never) as unknown as Promise<Response>;
+    },
     async close() {
       await mf.dispose();
       await supabase.close();

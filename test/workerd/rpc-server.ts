@@ -9,7 +9,8 @@
  *   PostgREST's error body `{code, details, hint, message}` and status mapping.
  * - `GET/POST/PATCH/DELETE /rest/v1/<table>`: PostgREST's table endpoints, simplified (eq filters only), so
  *   an attacker's test can try every table as PostgREST would expose it.
- * - `POST /auth/v1/signup` with an empty body: Supabase Auth's anonymous sign-up.
+ * - `POST /auth/v1/signup` with an empty body: Supabase Auth's anonymous sign-up; `POST /auth/v1/token?
+ *   grant_type=refresh_token`: its refresh (the refresh token is used up, a new one issued).
  * - Faults on demand (`inject`), per function (or `signup`): a 5xx, a timeout (no answer at all), a dropped
  *   connection, or a slow answer; before the SQL runs, or after it committed (the response is what is lost).
  */
@@ -151,6 +152,9 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
 
     const body = await readJson(req);
     if (url.pathname === '/auth/v1/signup') return withFault('signup', entry, () => signUp(body));
+    if (url.pathname === '/auth/v1/token' && url.searchParams.get('grant_type') === 'refresh_token') {
+      return withFault('refresh', entry, () => refreshSession(body));
+    }
 
     const rpc = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(url.pathname);
     if (!rpc && !table) throw new HttpError(404, { code: 'PGRST125', details: null, hint: null, message: `Invalid path specified in request URL` });
@@ -288,7 +292,22 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     const { rows } = await store.db.query<{ id: string; created_at: string }>(
       'insert into auth.users (is_anonymous) values (true) returning id, created_at',
     );
-    const user = rows[0]!;
+    return { status: 200, body: await sessionFor(rows[0]!) };
+  }
+
+  /** Refresh tokens issued and not yet used, each to its user (Supabase Auth rotates them on every use). */
+  const refreshTokens = new Map<string, { id: string; created_at: string }>();
+
+  /** `POST /auth/v1/token?grant_type=refresh_token`: a new session for the same user; the old token is spent. */
+  async function refreshSession(body: unknown): Promise<Answer> {
+    const token = (body as { refresh_token?: unknown } | null)?.refresh_token;
+    const user = typeof token === 'string' ? refreshTokens.get(token) : undefined;
+    if (!user) throw new HttpError(400, { code: 400, error_code: 'refresh_token_not_found', msg: 'Invalid Refresh Token: Refresh Token Not Found' });
+    refreshTokens.delete(token as string);
+    return { status: 200, body: await sessionFor(user) };
+  }
+
+  async function sessionFor(user: { id: string; created_at: string }) {
     const iat = Math.floor(Date.now() / 1000);
     const accessToken = await sign(
       {
@@ -310,16 +329,15 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
       signing ? (signing.privateJwk as never) : jwtSecret,
       signing ? 'ES256' : 'HS256',
     );
+    const refreshToken = crypto.randomUUID();
+    refreshTokens.set(refreshToken, user);
     return {
-      status: 200,
-      body: {
-        access_token: accessToken,
-        token_type: 'bearer',
-        expires_in: TOKEN_TTL,
-        expires_at: iat + TOKEN_TTL,
-        refresh_token: crypto.randomUUID(),
-        user: { id: user.id, aud: 'authenticated', role: 'authenticated', is_anonymous: true, created_at: user.created_at },
-      },
+      access_token: accessToken,
+      token_type: 'bearer',
+      expires_in: TOKEN_TTL,
+      expires_at: iat + TOKEN_TTL,
+      refresh_token: refreshToken,
+      user: { id: user.id, aud: 'authenticated', role: 'authenticated', is_anonymous: true, created_at: user.created_at },
     };
   }
 

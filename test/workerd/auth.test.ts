@@ -1,7 +1,9 @@
 /**
- * The Worker as the deploy guide now sets it up: no JWT secret at all. Visitor tokens are signed by Supabase
+ * Auth on the production path. The Worker as the deploy guide now sets it up: no JWT secret at all. Visitor tokens are signed by Supabase
  * Auth with an asymmetric key (ES256) and verified against the project's JWKS, which the Worker finds from
- * SUPABASE_URL by default, with the issuer checked against <SUPABASE_URL>/auth/v1 by default.
+ * SUPABASE_URL by default, with the issuer checked against <SUPABASE_URL>/auth/v1 by default. Refresh is
+ * relayed to Supabase Auth (same user, token used once); sign-ups are limited per CF-Connecting-IP by the
+ * rate-limiting binding of wrangler.toml.
  */
 import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -29,6 +31,7 @@ const ask = (token: string) =>
 
 it('answers a visitor whose ES256 token it verified with the JWKS at <SUPABASE_URL>/auth/v1, fetched once', async () => {
   const auth = (await (await harness.worker('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth;
+
   const header = JSON.parse(Buffer.from(auth.access_token.split('.')[0]!, 'base64url').toString()) as { alg: string };
   expect(header.alg).toBe('ES256');
   for (let i = 0; i < 2; i++) {
@@ -47,4 +50,35 @@ it('refuses an HS256 token signed with the legacy secret it does not hold, and a
   const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign'])) as CryptoKeyPair;
   const foreign = await sign({ ...claims, iss: 'https://evil.example/auth/v1' }, { ...(await crypto.subtle.exportKey('jwk', pair.privateKey)), kid: 'x', alg: 'ES256' } as never, 'ES256');
   expect((await ask(foreign)).status).toBe(401);
+});
+
+const signUp = (ip: string) => harness.worker('/api/auth/anonymous', { method: 'POST', headers: { 'CF-Connecting-IP': ip } });
+
+it('renews a token through Supabase Auth for the same user; the refresh token works once', async () => {
+  const first = (await (await signUp('192.0.2.10')).json()) as AnonymousAuth;
+  expect(first.refresh_token).toBeTruthy();
+  const refresh = (token: string | undefined) =>
+    harness.worker('/api/auth/refresh', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ refresh_token: token }) });
+  const renewed = await refresh(first.refresh_token);
+  expect(renewed.status).toBe(200);
+  const second = (await renewed.json()) as AnonymousAuth;
+  expect(second.user_id).toBe(first.user_id);
+  expect((await ask(second.access_token)).status).toBe(200);
+  expect((await refresh(first.refresh_token)).status).toBe(401);
+  expect((await refresh(undefined)).status).toBe(400);
+});
+
+it('limits anonymous sign-ups per CF-Connecting-IP (wrangler.toml: 5 a minute); another address is not affected', async () => {
+  const users = async () => (await harness.pg.db.query('select 1 from auth.users')).rows.length;
+  const before = await users();
+  const statuses: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const res = await signUp('203.0.113.7');
+    statuses.push(res.status);
+    if (res.status === 429) expect(res.headers.get('Retry-After')).toBe('60');
+    await res.arrayBuffer();
+  }
+  expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+  expect(await users()).toBe(before + 5);
+  expect((await signUp('203.0.113.8')).status).toBe(200);
 });

@@ -1,0 +1,54 @@
+/**
+ * `POST /api/auth/anonymous` and `POST /api/auth/refresh`: how the widget gets, and keeps, an access token
+ * when the host page does not supply one. Sign-in and refresh are the runtime's (local: our own tokens;
+ * Workers: Supabase Auth relayed); this route adds what both need in front of them: sign-ups limited per
+ * client IP, and a validated refresh body.
+ */
+import { Hono, type Context } from 'hono';
+import { RefreshAuthRequestSchema, type AnonymousAuth } from '../../protocol/index.ts';
+import { parseBody, readJson } from '../chat/request.ts';
+import { AppError, errorBody, fromStoreError } from '../http/errors.ts';
+import type { SignupLimiter } from './signup-limit.ts';
+
+export interface AuthRouteOptions {
+  signIn: () => Promise<AnonymousAuth>;
+  /** A new access token for the refresh token's user; rejects with a 401 AppError for a bad token. */
+  refresh?: (refreshToken: string) => Promise<AnonymousAuth>;
+  signupLimiter?: SignupLimiter;
+  /** The request's client address as the runtime knows it (socket address, CF-Connecting-IP); null if unknown. */
+  clientIp?: (c: Context) => string | null;
+}
+
+export function authRoute({ signIn, refresh, signupLimiter, clientIp }: AuthRouteOptions) {
+  const app = new Hono();
+
+  app.post('/anonymous', async function anonymousSignIn(c) {
+    if (signupLimiter) {
+      // Requests whose address is unknown share one budget: unknown must not mean unlimited.
+      const verdict = await signupLimiter.hit(clientIp?.(c) ?? 'unknown');
+      if (!verdict.allowed) {
+        return c.json(errorBody('rate_limited', 'Too many new chats from your network. Please try again later.'), 429, {
+          'Retry-After': String(verdict.retryAfter),
+        });
+      }
+    }
+    const auth = await signIn().catch((error) => {
+      throw fromStoreError(error);
+    });
+    return c.json<AnonymousAuth>(auth);
+  });
+
+  if (refresh) {
+    app.post('/refresh', async function refreshToken(c) {
+      const { refresh_token } = parseBody(RefreshAuthRequestSchema, await readJson(c.req.raw));
+      const auth = await refresh(refresh_token).catch((error) => {
+        throw fromStoreError(error);
+      });
+      return c.json<AnonymousAuth>(auth);
+    });
+  }
+  return app;
+}
+
+export const invalidRefreshToken = () =>
+  new AppError(401, 'unauthorized', 'This session can no longer be renewed. Please sign in again.');
