@@ -3,6 +3,7 @@ import { adoptStyles } from './adopt-styles.ts';
 import type { KbChatStrings } from './i18n.ts';
 import type { Citation } from '../protocol/chat.ts';
 import type { ChatUi } from './ui/chat-ui.ts';
+import { staticHTML } from './trusted-types.ts';
 
 // Resolved against this module (the built kb-chat.js), so the widget finds its chunks and API wherever it is hosted.
 const SCRIPT_URL = import.meta.url;
@@ -142,7 +143,7 @@ export default class KbChat extends HTMLElement {
   connectedCallback(): void {
     if (!this.shadowRoot) {
       const root = this.attachShadow({ mode: 'open', delegatesFocus: false });
-      root.innerHTML = `<div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button>`;
+      root.innerHTML = staticHTML(`<div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button>`);
       adoptStyles(root, styles);
       this.bubble = root.querySelector('button')!;
       this.bubble.addEventListener('click', () => (this.open = !this.open));

@@ -132,8 +132,41 @@ describe('<kb-chat>', () => {
     expect(log.chat[1]!.token).to.equal(log.chat[0]!.token);
   });
 
+  it('keeps its token in sessionStorage, never localStorage, and removes a token an older version left there', async () => {
+    const legacy = `kb-chat:token:${location.origin}`;
+    localStorage.setItem(legacy, JSON.stringify({ access_token: 'week-old', expires_at: Date.now() + 6 * 86_400_000 }));
+    const el = await createWidget();
+    await openReady(el);
+    await ask(el, 'What is the refund policy?');
+    await waitForAnswerEnd(el);
+    expect(localStorage.getItem(legacy)).to.equal(null);
+    expect(Object.keys(localStorage).filter((k) => k.startsWith('kb-chat:'))).to.deep.equal([]);
+    const stored = JSON.parse(sessionStorage.getItem(legacy)!) as { access_token: string; refresh_token: string };
+    expect(stored.access_token).to.equal((await fakeLog()).chat[0]!.token);
+    expect(stored.refresh_token).to.match(/^refresh-/);
+  });
+
+  it('renews an expired token with its refresh token: same visitor, same history, no new sign-in', async () => {
+    // 31 s tokens: the widget renews 30 s early, so this one is stale a second after it is issued.
+    await fetch('/__fake/token-lifetime', { method: 'POST', body: JSON.stringify({ seconds: 31 }) });
+    const el = await createWidget();
+    await openReady(el);
+    await ask(el, 'What is the refund policy?');
+    await waitForAnswerEnd(el);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await ask(el, 'And the warranty?');
+    await waitForAnswerEnd(el);
+    const log = await fakeLog();
+    expect({ auth: log.auth, refresh: log.refresh }).to.deep.equal({ auth: 1, refresh: 1 });
+    expect(log.chat[1]!.token).to.not.equal(log.chat[0]!.token);
+    // The renewed token sees the session the first one started.
+    const sessions = await fetch('/api/sessions', { headers: { Authorization: `Bearer ${log.chat[1]!.token}` } });
+    const { sessions: list } = (await sessions.json()) as { sessions: { id: string }[] };
+    expect(list.map((x) => x.id)).to.deep.equal([log.chat[1]!.body.session_id]);
+  });
+
   it('signs in again once when the stored token is rejected (401)', async () => {
-    localStorage.setItem(
+    sessionStorage.setItem(
       `kb-chat:token:${location.origin}`,
       JSON.stringify({ access_token: 'revoked', expires_at: Date.now() + 3_600_000 }),
     );

@@ -1,12 +1,12 @@
 /**
  * The widget's view of the kb-chat HTTP API: the access token (the host page's own Supabase session via
- * `token`/`getToken`, else an anonymous sign-in cached in localStorage), config, history, chunk text and the
- * chat stream. Every JSON body is checked with the shared wire contract's valibot schemas (`protocol/`,
+ * `token`/`getToken`, else an anonymous sign-in kept in sessionStorage and renewed with its refresh token),
+ * config, history, chunk text and the chat stream. Every JSON body is checked with the shared wire contract's valibot schemas (`protocol/`,
  * imported file by file so only the schemas used here are bundled).
  */
 import { fetchEventSource, type EventSourceMessage } from '@microsoft/fetch-event-source';
 import * as v from 'valibot';
-import { API_PATHS, AnonymousAuthSchema, ChunkSchema, ClientConfigSchema, type Chunk, type ClientConfig } from '../../protocol/api.ts';
+import { API_PATHS, AnonymousAuthSchema, ChunkSchema, ClientConfigSchema, type AnonymousAuth, type Chunk, type ClientConfig } from '../../protocol/api.ts';
 import { RefusalSchema, type Refusal } from '../../protocol/chat.ts';
 import { ErrorBodySchema } from '../../protocol/errors.ts';
 import { SessionDetailSchema, SessionListSchema, type SessionDetail, type SessionSummary } from '../../protocol/history.ts';
@@ -41,29 +41,46 @@ interface StoredToken {
   access_token: string;
   /** Epoch ms after which the token is not reused. */
   expires_at: number;
+  /** Renews the token for the same visitor (their history stays theirs); used once. */
+  refresh_token?: string;
 }
 
 // Refresh a little early so a token does not expire between reading it and the server checking it.
 const EXPIRY_MARGIN_MS = 30_000;
 
-/** localStorage that never throws (privacy modes and sandboxed iframes block it). */
+/**
+ * sessionStorage that never throws (privacy modes and sandboxed iframes block it). Session, not local,
+ * storage: the visitor's token and current chat live as long as the tab, not for days on the device. Scripts
+ * of the host page can read it (as they can read anything the page holds); other origins, other tabs and
+ * later visits cannot.
+ */
 export const storage = {
   get(key: string): string | null {
     try {
-      return globalThis.localStorage.getItem(key);
+      return globalThis.sessionStorage.getItem(key);
     } catch {
       return null;
     }
   },
   set(key: string, value: string | null): void {
     try {
-      if (value === null) globalThis.localStorage.removeItem(key);
-      else globalThis.localStorage.setItem(key, value);
+      if (value === null) globalThis.sessionStorage.removeItem(key);
+      else globalThis.sessionStorage.setItem(key, value);
     } catch {
       // Storage full or blocked: it still works for this page view.
     }
   },
 };
+
+/** Earlier versions kept a week-long token (and the current session) in localStorage: remove them. */
+function forgetLegacyStorage(origin: string): void {
+  try {
+    globalThis.localStorage.removeItem(`kb-chat:token:${origin}`);
+    globalThis.localStorage.removeItem(`kb-chat:session:${origin}`);
+  } catch {
+    // Blocked storage holds nothing to forget.
+  }
+}
 
 export class ApiClient {
   readonly origin: string;
@@ -78,6 +95,7 @@ export class ApiClient {
     this.origin = new URL(baseUrl).origin;
     // One token per API origin: two widgets on one page talking to different servers must not mix tokens.
     this.storageKey = `kb-chat:token:${this.origin}`;
+    forgetLegacyStorage(this.origin);
   }
 
   /** Absolute URL of an API path or of a config URL that may be relative to the API origin. */
@@ -94,14 +112,19 @@ export class ApiClient {
     }
     if (token) return token;
     const stored = this.readToken();
-    if (stored) return stored;
-    this.tokenRequest ??= this.signIn().finally(() => (this.tokenRequest = undefined));
+    if (stored && stored.expires_at > Date.now()) return stored.access_token;
+    // Expired (tokens live an hour): renew it for the same visitor, or sign in anew if that fails.
+    const refresh = stored?.refresh_token;
+    this.tokenRequest ??= (refresh ? this.renew(refresh).catch(() => this.signIn()) : this.signIn()).finally(
+      () => (this.tokenRequest = undefined),
+    );
     return this.tokenRequest;
   }
 
-  /** Forget the cached token (after a 401) so the next `token()` signs in again. */
+  /** Stop using a token the server rejected (401): the next `token()` renews it, or signs in again. */
   invalidateToken(rejected: string): void {
-    if (this.readToken() === rejected) storage.set(this.storageKey, null);
+    const stored = this.readToken();
+    if (stored?.access_token === rejected) this.store({ ...stored, expires_at: 0 });
   }
 
   /** True when a 401 can be cured by signing in again (not when the host supplies a fixed token). */
@@ -183,29 +206,42 @@ export class ApiClient {
   }
 
   private async signIn(): Promise<string> {
-    const auth = v.parse(AnonymousAuthSchema, await this.getJson(API_PATHS.anonymousAuth, undefined, 'POST'));
-    const stored: StoredToken = {
+    return this.keep(v.parse(AnonymousAuthSchema, await this.getJson(API_PATHS.anonymousAuth, undefined, 'POST')));
+  }
+
+  private async renew(refreshToken: string): Promise<string> {
+    const body = JSON.stringify({ refresh_token: refreshToken });
+    return this.keep(v.parse(AnonymousAuthSchema, await this.getJson(API_PATHS.refreshAuth, undefined, 'POST', body)));
+  }
+
+  private keep(auth: AnonymousAuth): string {
+    this.store({
       access_token: auth.access_token,
       expires_at: Date.now() + auth.expires_in * 1000 - EXPIRY_MARGIN_MS,
-    };
-    storage.set(this.storageKey, JSON.stringify(stored));
+      ...(auth.refresh_token ? { refresh_token: auth.refresh_token } : {}),
+    });
     return auth.access_token;
   }
 
-  private readToken(): string | undefined {
+  private store(token: StoredToken): void {
+    storage.set(this.storageKey, JSON.stringify(token));
+  }
+
+  private readToken(): StoredToken | undefined {
     try {
       const stored = JSON.parse(storage.get(this.storageKey) ?? 'null') as Partial<StoredToken> | null;
       if (typeof stored?.access_token !== 'string' || typeof stored.expires_at !== 'number') return undefined;
-      return stored.expires_at > Date.now() ? stored.access_token : undefined;
+      return stored as StoredToken;
     } catch {
       return undefined;
     }
   }
 
-  private async getJson(path: string, token?: string, method = 'GET'): Promise<unknown> {
+  private async getJson(path: string, token?: string, method = 'GET', body?: string): Promise<unknown> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
-    const response = await fetch(this.url(path), { method, headers });
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await fetch(this.url(path), { method, headers, ...(body !== undefined ? { body } : {}) });
     if (!response.ok) throw await errorFromResponse(response);
     return response.json();
   }

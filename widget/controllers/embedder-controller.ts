@@ -5,6 +5,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { ApiClient } from '../api/api-client.ts';
 import type { EmbedderRequest, EmbedderResponse } from '../embedder/messages.ts';
+import { scriptURL } from '../trusted-types.ts';
 
 export type EmbedderStatus = 'idle' | 'unsupported' | 'loading' | 'ready' | 'timeout' | 'error';
 
@@ -175,11 +176,11 @@ export class EmbedderController implements ReactiveController {
  */
 export function createModuleWorker(url: string | URL, name: string): Worker {
   const href = new URL(url, location.href);
-  if (href.origin === location.origin) return new Worker(href, { type: 'module', name });
+  if (href.origin === location.origin) return new Worker(scriptURL(href), { type: 'module', name });
   const shim = new Blob([`import ${JSON.stringify(href.href)};`], { type: 'text/javascript' });
   const shimUrl = URL.createObjectURL(shim);
   try {
-    return new Worker(shimUrl, { type: 'module', name });
+    return new Worker(scriptURL(shimUrl), { type: 'module', name });
   } finally {
     // The worker has fetched (or is fetching) the shim; the URL itself is no longer needed.
     setTimeout(() => URL.revokeObjectURL(shimUrl), 10_000);

@@ -1,6 +1,6 @@
 /**
  * The visitor's past conversations (seed 000 US4): the sessions list, opening one, and remembering the
- * current session across page reloads (localStorage, per API origin).
+ * current session across page reloads in the same tab (sessionStorage, per API origin, like the token).
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { SessionDetail, SessionSummary } from '../../protocol/index.ts';

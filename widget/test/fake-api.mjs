@@ -72,9 +72,11 @@ const RELATED = [
 const XSS = ['Look: <img src=x onerror="window.__kbXss=1"> ', 'and [click me](javascript:window.__kbXss=2) ', 'and <script>window.__kbXss=3</script> done.'];
 
 export function createFakeApi({ delayMs = 150 } = {}) {
-  const tokens = new Set();
+  /** Access token → its user; refresh token → its user (used once, as the real server's). */
+  const tokens = new Map();
+  const refreshTokens = new Map();
   /** What the fake saw, for assertions: chat request bodies + auth, asset paths, CSP violation reports. */
-  const log = { chat: [], assets: [], csp: [], auth: 0 };
+  const log = { chat: [], assets: [], csp: [], auth: 0, refresh: 0 };
   /** Sessions by id: { id, title, created_at, updated_at, owner, messages: StoredMessage[] }. */
   let sessions = new Map();
   /** message_id → the stored answer's events, for idempotent replay. */
@@ -83,13 +85,25 @@ export function createFakeApi({ delayMs = 150 } = {}) {
   let attempts = new Map();
   /** POST /__fake/refuse: chat requests get no response at all. */
   let refusing = false;
+  /** Seconds an issued access token lives (POST /__fake/token-lifetime sets it; the real server's is an hour). */
+  let tokenLifetime = 3600;
   /** Payload batches for the XSS tests (POST /__fake/xss). */
   let xss = [];
   const chunks = new Map(Object.entries(CHUNKS));
 
+  /** The user the request's token belongs to (what owns sessions), if the token is valid. */
   function authorized(ctx) {
     const token = /^Bearer (.+)$/.exec(ctx.get('authorization') ?? '')?.[1];
-    return token && tokens.has(token) ? token : undefined;
+    return token ? tokens.get(token) : undefined;
+  }
+
+  /** A session as the real server issues it: an access token and a one-use refresh token for `user`. */
+  function session(ctx, user, expiresIn) {
+    const token = `token-${crypto.randomUUID()}`;
+    const refresh = `refresh-${crypto.randomUUID()}`;
+    tokens.set(token, user);
+    refreshTokens.set(refresh, user);
+    return json(ctx, 200, { access_token: token, user_id: user, expires_in: expiresIn, refresh_token: refresh });
   }
 
   function xssBatch(index, blocks = false) {
@@ -283,9 +297,15 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     }
     if (path === '/api/auth/anonymous' && ctx.method === 'POST') {
       log.auth++;
-      const token = `token-${crypto.randomUUID()}`;
-      tokens.add(token);
-      return json(ctx, 200, { access_token: token, user_id: crypto.randomUUID(), expires_in: 3600 });
+      return session(ctx, crypto.randomUUID(), tokenLifetime);
+    }
+    if (path === '/api/auth/refresh' && ctx.method === 'POST') {
+      log.refresh++;
+      const { refresh_token: refresh } = (await readJson(ctx.req)) ?? {};
+      const user = refreshTokens.get(refresh);
+      if (!user) return json(ctx, 401, { error: { code: 'unauthorized', message: 'cannot renew' } });
+      refreshTokens.delete(refresh);
+      return session(ctx, user, tokenLifetime);
     }
     if (path === '/api/config' && ctx.method === 'GET') {
       return json(ctx, 200, { embed_model: 'test-double/bert-384', dimensions: 384, models_url: '/models/', ort_wasm_url: '/ort/' });
@@ -318,10 +338,16 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       log.assets = [];
       log.csp = [];
       log.auth = 0;
+      log.refresh = 0;
+      tokenLifetime = 3600;
       sessions = new Map();
       answers = new Map();
       attempts = new Map();
       refusing = false;
+      return json(ctx, 200, {});
+    }
+    if (path === '/__fake/token-lifetime' && ctx.method === 'POST') {
+      tokenLifetime = (await readJson(ctx.req)).seconds;
       return json(ctx, 200, {});
     }
     if (path === '/__fake/csp-report' && ctx.method === 'POST') {

@@ -5,6 +5,7 @@ export interface FakeLog {
   assets: string[];
   csp: unknown[];
   auth: number;
+  refresh: number;
 }
 
 export async function fakeLog(): Promise<FakeLog> {
@@ -14,6 +15,7 @@ export async function fakeLog(): Promise<FakeLog> {
 export async function resetFake(): Promise<void> {
   await fetch('/__fake/reset', { method: 'POST' });
   localStorage.clear();
+  sessionStorage.clear();
 }
 
 /**

@@ -5,7 +5,7 @@ import { UI_URL, answerText, ask, createWidget, fakeLog, lastAssistant, openKeyw
 
 /** The fake server's record of this visitor's sessions, read with the token the widget stored. */
 function token(): string {
-  return (JSON.parse(localStorage.getItem(`kb-chat:token:${location.origin}`)!) as { access_token: string }).access_token;
+  return (JSON.parse(sessionStorage.getItem(`kb-chat:token:${location.origin}`)!) as { access_token: string }).access_token;
 }
 async function serverSessions(): Promise<{ id: string; title: string }[]> {
   const res = await fetch('/api/sessions', { headers: { Authorization: `Bearer ${token()}` } });
@@ -66,7 +66,7 @@ describe('history', () => {
     await ask(el, 'What is the refund policy?');
     await waitForAnswerEnd(el);
     el.remove();
-    // A new element = a reloaded page: token and current session come from localStorage.
+    // A new element = a reloaded page in the same tab: token and current session come from sessionStorage.
     const again = await fixture<KbChat>(html`<kb-chat .uiUrl=${UI_URL} .embedderUrl=${new URL('./nope.js', location.href)}></kb-chat>`);
     shadow(again).querySelector<HTMLButtonElement>('.bubble')!.click();
     await waitUntil(() => shadow(again).querySelector('.message--assistant[data-status="done"]'), 'not restored', { timeout: 10_000 });
