@@ -9,6 +9,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { createApp, type AppDeps } from '../app.ts';
 import { StreamSlots } from '../chat/route.ts';
+import { securityHeaders } from './security-headers.ts';
 import { Drain, type DrainReport } from './shutdown.ts';
 import { demoDocsRoute } from './docs.ts';
 import { DEMO_DIR, DIST_DIR, ortWasmDir } from './paths.ts';
@@ -22,6 +23,7 @@ export interface NodeServerOptions extends AppDeps {
 
 export function createNodeApp(options: NodeServerOptions) {
   const app = new Hono();
+  app.use('*', securityHeaders());
   const api = createApp({
     // The socket's address: on a server reached directly, X-Forwarded-For and its kin are whatever the
     // client wrote. Behind a reverse proxy every visitor shares the proxy's address (see the README).

@@ -11,6 +11,8 @@ export const ROOT = new URL('../../', import.meta.url).pathname;
 export interface Running {
   baseUrl: string;
   browser: Browser;
+  /** Everything the server printed so far (stdout and stderr). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -30,6 +32,9 @@ export async function startServerAndBrowser(env: Record<string, string> = {}): P
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let printed = '';
+  server.stdout!.on('data', (data: Buffer) => (printed += data.toString()));
+  server.stderr!.on('data', (data: Buffer) => (printed += data.toString()));
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let output = '';
     const onData = (data: Buffer) => {
@@ -45,6 +50,7 @@ export async function startServerAndBrowser(env: Record<string, string> = {}): P
   return {
     baseUrl,
     browser,
+    output: () => printed,
     async stop() {
       await browser.close();
       server.kill('SIGTERM');
