@@ -138,8 +138,11 @@ describe('widget accessibility (axe) and screenshots', () => {
         body: blocksStream(body.session_id ?? crypto.randomUUID(), body.message_id),
       });
     });
+    const done = page.locator('kb-chat [part~="assistant-message"][data-status="done"]');
+    const before = await done.count();
     await ask('How do I install the widget?');
-    const answer = page.locator('kb-chat [part~="assistant-message"][data-status="done"]').last();
+    // The new answer, not the last one that was done before it (which may have related sources too).
+    const answer = done.nth(before);
     await answer.locator('[part="related"]').waitFor({ timeout: 20_000 });
     await page.unroute('**/api/chat');
     expect(await answer.locator('pre, .table-scroll, ol, ul').count()).toBeGreaterThanOrEqual(4);
