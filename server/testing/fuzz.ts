@@ -168,6 +168,12 @@ export function requestArbitrary(tokens: FuzzTarget['tokens']): fc.Arbitrary<Fuz
     { weight: 2, arbitrary: pathPart.map((id) => ({ method: 'GET', path: `/api/chunks/${id}` })) },
     { weight: 1, arbitrary: headerText.map((l) => ({ method: 'GET', path: `/api/admin/gaps?limit=${encodeURIComponent(l)}` })) },
     { weight: 1, arbitrary: anyJson.map((b) => ({ method: 'POST', path: '/api/auth/anonymous', body: JSON.stringify(b) })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .oneof(anyJson, edgeString.map((token) => ({ refresh_token: token })))
+        .map((b) => ({ method: 'POST', path: '/api/auth/refresh', body: JSON.stringify(b) })),
+    },
     { weight: 1, arbitrary: fc.constantFrom('/api/health', '/api/config').map((path) => ({ method: 'GET', path })) },
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'POST'), fc.constantFrom('/api/chat', '/api/nope', '/api/search/x', '/api/sessions')).map(([method, path]) => ({ method, path })) },
   );
@@ -249,7 +255,7 @@ function successProblem(req: FuzzRequest, res: Response, text: string): string |
     if (path === '/api/sessions') return must(SessionListSchema, json());
     if (path.startsWith('/api/sessions/')) return must(SessionDetailSchema, json());
     if (path.startsWith('/api/chunks/')) return must(ChunkSchema, json());
-    if (path === '/api/auth/anonymous') return must(AnonymousAuthSchema, json());
+    if (path === '/api/auth/anonymous' || path === '/api/auth/refresh') return must(AnonymousAuthSchema, json());
     if (path === '/api/config') return must(ClientConfigSchema, json());
     if (path === '/api/health') return (json() as { status?: string }).status === 'ok' ? null : 'health not ok';
     if (path === '/api/admin/gaps') return Array.isArray((json() as { gaps?: unknown }).gaps) ? null : 'no gaps list';
