@@ -37,6 +37,14 @@ export const AnonymousAuthSchema = v.object({
 });
 export type AnonymousAuth = v.InferOutput<typeof AnonymousAuthSchema>;
 
+/**
+ * `POST /api/auth/anonymous` body: empty, or the CAPTCHA token when the server asks for one (`captcha` in
+ * `/api/config`).
+ */
+export const AnonymousAuthRequestSchema = v.object({
+  captcha_token: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096, 'must be at most 4096 characters'))),
+});
+
 export const RefreshAuthRequestSchema = v.object({
   refresh_token: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(512, 'must be at most 512 characters')),
 });
@@ -46,11 +54,21 @@ export type RefreshAuthRequest = v.InferOutput<typeof RefreshAuthRequestSchema>;
  * `GET /api/config`: what a browser needs to embed questions exactly as the documents were embedded.
  * URLs are relative to the API origin unless absolute.
  */
+/** A CAPTCHA the widget must solve before an anonymous sign-in (Cloudflare Turnstile). */
+export const CaptchaConfigSchema = v.object({
+  provider: v.literal('turnstile'),
+  site_key: v.string(),
+  /** Turnstile's script (Cloudflare's, with `render=explicit`). */
+  script_url: v.string(),
+});
+export type CaptchaConfig = v.InferOutput<typeof CaptchaConfigSchema>;
+
 export const ClientConfigSchema = v.object({
   embed_model: v.string(),
   dimensions: v.number(),
   models_url: v.string(),
   ort_wasm_url: v.string(),
+  captcha: v.optional(CaptchaConfigSchema),
 });
 export type ClientConfig = v.InferOutput<typeof ClientConfigSchema>;
 

@@ -12,6 +12,7 @@ import { readConfig } from '../server/config/index.ts';
 import { createEmbedder } from '../server/ingest/embedder.ts';
 import { ingest } from '../server/ingest/pipeline.ts';
 import { DEMO_KB_DIR } from '../server/node/paths.ts';
+import { turnstileConfig, turnstileVerifier, type CaptchaOptions } from '../server/auth/captcha.ts';
 import { MemorySignupLimiter } from '../server/auth/signup-limit.ts';
 import { startNodeServer } from '../server/node/server.ts';
 import { onShutdownSignals } from '../server/node/shutdown.ts';
@@ -33,6 +34,7 @@ const { url, shutdown } = await startNodeServer({
   localAuth: store,
   ...depsFromConfig(config),
   jwtSecret,
+  ...(config.captcha ? { captcha: localCaptcha(config.captcha) } : {}),
   ...(config.signupLimit.limit > 0
     ? { signupLimiter: new MemorySignupLimiter(config.signupLimit.limit, config.signupLimit.windowSeconds) }
     : {}),
@@ -98,4 +100,13 @@ async function localJwtSecret(dataDir: string): Promise<string> {
   const secret = randomBytes(32).toString('hex');
   await writeFile(file, secret, { mode: 0o600 });
   return secret;
+}
+
+/** The embedded server checks Turnstile tokens itself, so it needs the secret along with the site key. */
+function localCaptcha(captcha: NonNullable<typeof config.captcha>): CaptchaOptions {
+  if (!captcha.secret) throw new Error('KB_CAPTCHA_SITE_KEY is set without KB_CAPTCHA_SECRET: the server cannot check the tokens');
+  return {
+    config: turnstileConfig(captcha.siteKey, captcha.scriptUrl ?? undefined),
+    verify: turnstileVerifier({ secret: captcha.secret, ...(captcha.verifyUrl ? { url: captcha.verifyUrl } : {}) }),
+  };
 }

@@ -9,6 +9,7 @@ import { API_PATHS, type AnonymousAuth, type ClientConfig, type Health } from '.
 import { adminRoute } from './admin/route.ts';
 import { issueAccessToken, REFRESH_TTL_SECONDS, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
 import { authRoute, invalidRefreshToken } from './auth/route.ts';
+import type { CaptchaOptions } from './auth/captcha.ts';
 import type { SignupLimiter } from './auth/signup-limit.ts';
 import { chatRoute, DEFAULT_MAX_STREAMS, StreamSlots } from './chat/route.ts';
 import type { StreamOptions } from './chat/stream.ts';
@@ -29,9 +30,11 @@ export interface AppDeps {
    * `POST /api/auth/anonymous` when the token comes from elsewhere (Workers: Supabase Auth's anonymous
    * sign-in). Takes precedence over `localAuth`.
    */
-  anonymousSignIn?: () => Promise<AnonymousAuth>;
+  anonymousSignIn?: (captchaToken?: string) => Promise<AnonymousAuth>;
   /** `POST /api/auth/refresh` when tokens come from elsewhere (Workers: Supabase Auth's refresh). */
   refreshSignIn?: (refreshToken: string) => Promise<AnonymousAuth>;
+  /** A CAPTCHA before every anonymous sign-up (server/auth/captcha.ts); none when unset. */
+  captcha?: CaptchaOptions;
   /** Anonymous sign-ups per client IP (server/auth/signup-limit.ts); none when unset. */
   signupLimiter?: SignupLimiter;
   /** The client's address as the runtime knows it (the socket's on Node, CF-Connecting-IP on Workers). */
@@ -138,6 +141,7 @@ export function createApp(deps: AppDeps) {
       dimensions: 384,
       models_url: deps.modelsUrl ?? '/models/',
       ort_wasm_url: deps.ortWasmUrl ?? '/ort/',
+      ...(deps.captcha ? { captcha: deps.captcha.config } : {}),
     });
   });
 
@@ -157,6 +161,7 @@ export function createApp(deps: AppDeps) {
         refresh: deps.refreshSignIn ?? local?.refresh,
         signupLimiter: deps.signupLimiter,
         clientIp: deps.clientIp,
+        captcha: deps.captcha,
       }),
     );
   }

@@ -6,6 +6,7 @@
  */
 import { Hono, type ExecutionContext } from 'hono';
 import { createApp, depsFromConfig } from './app.ts';
+import { turnstileConfig, turnstileVerifier } from './auth/captcha.ts';
 import { bindingSignupLimiter, type RateLimitBinding } from './auth/signup-limit.ts';
 import { supabaseAnonymousSignIn, supabaseRefresh } from './auth/supabase-anonymous.ts';
 import { readConfig } from './config/index.ts';
@@ -59,6 +60,18 @@ function workerApp(env: WorkerEnv): Hono {
     // Cloudflare's edge sets CF-Connecting-IP and overwrites whatever a client sent.
     clientIp: (c) => c.req.header('CF-Connecting-IP') ?? null,
     ...(env.SIGNUP_LIMITER ? { signupLimiter: bindingSignupLimiter(env.SIGNUP_LIMITER, 60) } : {}),
+    // Turnstile: the token is relayed to Supabase Auth, which checks it (its CAPTCHA protection holds the
+    // secret); with KB_CAPTCHA_SECRET the Worker checks it too, before calling Supabase at all.
+    ...(config.captcha
+      ? {
+          captcha: {
+            config: turnstileConfig(config.captcha.siteKey, config.captcha.scriptUrl ?? undefined),
+            ...(config.captcha.secret
+              ? { verify: turnstileVerifier({ secret: config.captcha.secret, ...(config.captcha.verifyUrl ? { url: config.captcha.verifyUrl } : {}) }) }
+              : {}),
+          },
+        }
+      : {}),
     ...auth,
     // Legacy only: a Worker holding the HS256 secret can sign any role's token, service_role included.
     jwtSecret: env.KB_JWT_SECRET || null,

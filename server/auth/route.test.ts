@@ -3,11 +3,13 @@
  * is validated like every body; sign-ups are limited per client address — the socket's, on a real Node
  * server, whatever X-Forwarded-For or CF-Connecting-IP a client writes.
  */
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnonymousAuth, ErrorBody } from '../../protocol/index.ts';
 import { startNodeServer } from '../node/server.ts';
 import { createTestApi, TEST_SECRET, type TestApi } from '../testing/api.ts';
+import { turnstileConfig, turnstileVerifier } from './captcha.ts';
 import { MemorySignupLimiter } from './signup-limit.ts';
 import { TOKEN_TTL_SECONDS, verifyAccessToken } from './jwt.ts';
 
@@ -111,5 +113,52 @@ describe('anonymous sign-ups per client address (a real Node server)', () => {
     expect(await limiter.hit('d')).toEqual({ allowed: false, retryAfter: 60 });
     clock.t += 60_000;
     expect(await limiter.hit('d')).toEqual({ allowed: true });
+  });
+});
+
+describe('Turnstile before sign-ups (embedded: KB_CAPTCHA_SITE_KEY and KB_CAPTCHA_SECRET)', () => {
+  // Cloudflare's siteverify cannot be reached from here: a local stand-in answers as it documents
+  // (form fields secret, response, remoteip; JSON {success}). The boundary is faked, the code path is real.
+  it('requires a token, checks it with siteverify (secret, token, client address) and creates no user when it fails', async () => {
+    const received: URLSearchParams[] = [];
+    const siteverify = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const form = new URLSearchParams(body);
+        received.push(form);
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ success: form.get('response') === 'good-token', 'error-codes': [] }));
+      });
+    });
+    await new Promise<void>((resolve) => siteverify.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(siteverify.address() as AddressInfo).port}/turnstile/v0/siteverify`;
+    try {
+      const app = api.instance({
+        captcha: { config: turnstileConfig('site-key-1'), verify: turnstileVerifier({ secret: 'turnstile-secret', url }) },
+        clientIp: () => '203.0.113.9',
+      });
+      const config = (await (await app.request('/api/config')).json()) as { captcha: { site_key: string } };
+      expect(config.captcha.site_key).toBe('site-key-1');
+      const signUp = (body?: unknown) =>
+        app.request('/api/auth/anonymous', { method: 'POST', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const users = async () => (await api.store.db.query('select 1 from auth.users')).rows.length;
+      const before = await users();
+
+      const missing = await signUp();
+      expect(missing.status).toBe(400);
+      expect(((await missing.json()) as ErrorBody).error.message).toMatch(/^captcha_token: /);
+      expect((await signUp({ captcha_token: 42 })).status).toBe(400);
+      expect((await signUp({ captcha_token: 'bad-token' })).status).toBe(403);
+      expect(await users()).toBe(before);
+      expect((await signUp({ captcha_token: 'good-token' })).status).toBe(200);
+      expect(await users()).toBe(before + 1);
+      expect(received.map((f) => Object.fromEntries(f))).toEqual([
+        { secret: 'turnstile-secret', response: 'bad-token', remoteip: '203.0.113.9' },
+        { secret: 'turnstile-secret', response: 'good-token', remoteip: '203.0.113.9' },
+      ]);
+    } finally {
+      siteverify.close();
+    }
   });
 });

@@ -5,34 +5,46 @@
  * client IP, and a validated refresh body.
  */
 import { Hono, type Context } from 'hono';
-import { RefreshAuthRequestSchema, type AnonymousAuth } from '../../protocol/index.ts';
+import { AnonymousAuthRequestSchema, RefreshAuthRequestSchema, type AnonymousAuth } from '../../protocol/index.ts';
 import { parseBody, readJson } from '../chat/request.ts';
 import { AppError, errorBody, fromStoreError } from '../http/errors.ts';
+import type { CaptchaOptions } from './captcha.ts';
 import type { SignupLimiter } from './signup-limit.ts';
 
 export interface AuthRouteOptions {
-  signIn: () => Promise<AnonymousAuth>;
+  /** Creates the user; gets the CAPTCHA token when there is one, to relay it (Supabase Auth checks it). */
+  signIn: (captchaToken?: string) => Promise<AnonymousAuth>;
   /** A new access token for the refresh token's user; rejects with a 401 AppError for a bad token. */
   refresh?: (refreshToken: string) => Promise<AnonymousAuth>;
   signupLimiter?: SignupLimiter;
   /** The request's client address as the runtime knows it (socket address, CF-Connecting-IP); null if unknown. */
   clientIp?: (c: Context) => string | null;
+  /** A CAPTCHA before every sign-up (server/auth/captcha.ts). */
+  captcha?: CaptchaOptions;
 }
 
-export function authRoute({ signIn, refresh, signupLimiter, clientIp }: AuthRouteOptions) {
+export function authRoute({ signIn, refresh, signupLimiter, clientIp, captcha }: AuthRouteOptions) {
   const app = new Hono();
 
   app.post('/anonymous', async function anonymousSignIn(c) {
+    // The body is optional (older widgets send none); when present it is validated like every body.
+    const text = await c.req.text();
+    const { captcha_token: captchaToken } = text.trim() ? parseBody(AnonymousAuthRequestSchema, parseJson(text)) : {};
+    if (captcha && !captchaToken) throw new AppError(400, 'invalid_request', 'captcha_token: is required: solve the check first.');
+    const ip = clientIp?.(c) ?? null;
     if (signupLimiter) {
       // Requests whose address is unknown share one budget: unknown must not mean unlimited.
-      const verdict = await signupLimiter.hit(clientIp?.(c) ?? 'unknown');
+      const verdict = await signupLimiter.hit(ip ?? 'unknown');
       if (!verdict.allowed) {
         return c.json(errorBody('rate_limited', 'Too many new chats from your network. Please try again later.'), 429, {
           'Retry-After': String(verdict.retryAfter),
         });
       }
     }
-    const auth = await signIn().catch((error) => {
+    if (captcha?.verify && !(await captcha.verify(captchaToken!, ip).catch((error) => Promise.reject(fromStoreError(error))))) {
+      throw captchaFailed();
+    }
+    const auth = await signIn(captchaToken).catch((error) => {
       throw fromStoreError(error);
     });
     return c.json<AnonymousAuth>(auth);
@@ -49,6 +61,16 @@ export function authRoute({ signIn, refresh, signupLimiter, clientIp }: AuthRout
   }
   return app;
 }
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError(400, 'invalid_request', 'body: must be JSON.');
+  }
+}
+
+export const captchaFailed = () => new AppError(403, 'forbidden', 'The anti-bot check failed. Please try again.');
 
 export const invalidRefreshToken = () =>
   new AppError(401, 'unauthorized', 'This session can no longer be renewed. Please sign in again.');

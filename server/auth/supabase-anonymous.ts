@@ -6,7 +6,7 @@
  */
 import type { AnonymousAuth } from '../../protocol/index.ts';
 import { AppError } from '../http/errors.ts';
-import { invalidRefreshToken } from './route.ts';
+import { captchaFailed, invalidRefreshToken } from './route.ts';
 import { StoreError } from '../store/types.ts';
 
 export interface SupabaseAnonymousOptions {
@@ -30,14 +30,14 @@ interface GoTrueSession {
 
 export function supabaseAnonymousSignIn({ url, anonKey, fetch: fetchFn = fetch, timeoutMs = 4_000 }: SupabaseAnonymousOptions) {
   const endpoint = new URL('auth/v1/signup', url.endsWith('/') ? url : `${url}/`).href;
-  return async function anonymousSignIn(): Promise<AnonymousAuth> {
+  return async function anonymousSignIn(captchaToken?: string): Promise<AnonymousAuth> {
     let response: Response;
     try {
       response = await fetchFn(endpoint, {
         method: 'POST',
         headers: { apikey: anonKey, 'Content-Type': 'application/json' },
-        // An empty body (no email, no phone) is what makes it an anonymous sign-up.
-        body: '{}',
+        // No email, no phone: an anonymous sign-up. A CAPTCHA token goes where Supabase Auth looks for it.
+        body: JSON.stringify(captchaToken ? { gotrue_meta_security: { captcha_token: captchaToken } } : {}),
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
@@ -47,6 +47,10 @@ export function supabaseAnonymousSignIn({ url, anonKey, fetch: fetchFn = fetch, 
     if (response.status === 429) {
       // Supabase limits anonymous sign-ins per IP, and every visitor reaches it from the Worker's egress IPs.
       throw new AppError(429, 'rate_limited', 'Too many new chats right now. Please try again in a minute.');
+    }
+    // Supabase Auth's CAPTCHA protection refused the token (or wanted one).
+    if (response.status === 400 && /captcha/i.test(`${(body as { error_code?: string } | null)?.error_code ?? ''} ${body?.msg ?? ''}`)) {
+      throw captchaFailed();
     }
     if (!response.ok || !body?.access_token || !body.user?.id) {
       // 422 anonymous_provider_disabled: "Allow anonymous sign-ins" is off in the project's Auth settings.

@@ -43,6 +43,11 @@ export interface Config {
    * (seconds); 0 turns the limit off. Workers use the SIGNUP_LIMITER binding in wrangler.toml instead.
    */
   signupLimit: { limit: number; windowSeconds: number };
+  /**
+   * KB_CAPTCHA_SITE_KEY / KB_CAPTCHA_SECRET / KB_CAPTCHA_VERIFY_URL / KB_CAPTCHA_SCRIPT_URL: Cloudflare
+   * Turnstile before anonymous sign-ups (off unless the site key is set).
+   */
+  captcha: { siteKey: string; secret: string | null; verifyUrl: string | null; scriptUrl: string | null } | null;
 }
 
 export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
@@ -74,6 +79,14 @@ export function readConfig(env: Env): Config {
     shutdownGraceMs: number(env, 'KB_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     dbTimeoutMs: number(env, 'KB_DB_TIMEOUT_MS', 4_000, 100, 30_000),
     // Supabase's own default for anonymous sign-ins: 30 an hour per IP.
+    captcha: nonEmpty(env.KB_CAPTCHA_SITE_KEY)
+      ? {
+          siteKey: nonEmpty(env.KB_CAPTCHA_SITE_KEY)!,
+          secret: nonEmpty(env.KB_CAPTCHA_SECRET),
+          verifyUrl: nonEmpty(env.KB_CAPTCHA_VERIFY_URL),
+          scriptUrl: nonEmpty(env.KB_CAPTCHA_SCRIPT_URL),
+        }
+      : null,
     signupLimit: {
       limit: number(env, 'KB_SIGNUP_LIMIT', 30, 0, 1_000_000),
       windowSeconds: number(env, 'KB_SIGNUP_WINDOW', 3600, 1, 86_400),

@@ -6,7 +6,7 @@
  * rate-limiting binding of wrangler.toml.
  */
 import { sign } from 'hono/jwt';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnonymousAuth } from '../../protocol/index.ts';
 import { seedKb } from '../../server/testing/api.ts';
 import { readChatEvents } from '../../server/testing/sse.ts';
@@ -81,4 +81,37 @@ it('limits anonymous sign-ups per CF-Connecting-IP (wrangler.toml: 5 a minute); 
   expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
   expect(await users()).toBe(before + 5);
   expect((await signUp('203.0.113.8')).status).toBe(200);
+});
+
+describe('with Turnstile before sign-ups (KB_CAPTCHA_SITE_KEY; Supabase Auth checks the token)', () => {
+  let guarded: WorkerHarness;
+  beforeAll(async () => {
+    guarded = await startWorker({ KB_CAPTCHA_SITE_KEY: '0x4AAA-test-site-key' }, { captcha: true });
+  });
+  afterAll(() => guarded?.close());
+
+  const signUpWith = (body?: unknown) =>
+    guarded.worker('/api/auth/anonymous', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
+  it('tells the widget the site key and script, and relays the token to Supabase Auth', async () => {
+    const config = (await (await guarded.worker('/api/config')).json()) as { captcha?: object };
+    expect(config.captcha).toEqual({
+      provider: 'turnstile',
+      site_key: '0x4AAA-test-site-key',
+      script_url: 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit',
+    });
+    const users = async () => (await guarded.pg.db.query('select 1 from auth.users')).rows.length;
+    const before = await users();
+    expect((await signUpWith()).status).toBe(400);
+    const refused = await signUpWith({ captcha_token: 'forged' });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    expect(await users()).toBe(before);
+    expect((await signUpWith({ captcha_token: 'turnstile-ok-1' })).status).toBe(200);
+    expect(await users()).toBe(before + 1);
+  });
 });

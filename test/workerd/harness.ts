@@ -33,7 +33,7 @@ export interface WorkerHarness {
  */
 export async function startWorker(
   bindings: Record<string, string> = {},
-  supabaseOptions: Pick<RpcServerOptions, 'signingKeys'> = {},
+  supabaseOptions: Pick<RpcServerOptions, 'signingKeys' | 'captcha'> = {},
 ): Promise<WorkerHarness> {
   const outdir = await mkdtemp(join(tmpdir(), 'kb-chat-worker-'));
   const [, pg] = await Promise.all([

@@ -34,6 +34,11 @@ export interface RpcServerOptions {
    * stay HS256 JWTs either way, as Supabase's legacy anon/service_role keys are.
    */
   signingKeys?: 'legacy' | 'asymmetric';
+  /**
+   * Supabase Auth's CAPTCHA protection: a sign-up must carry `gotrue_meta_security.captcha_token`, and
+   * here a token passes when it starts with `turnstile-ok` (Cloudflare's siteverify cannot be reached).
+   */
+  captcha?: boolean;
 }
 
 /** One handled request, for assertions about who called what. */
@@ -103,7 +108,7 @@ class HttpError extends Error {
   }
 }
 
-export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true, signingKeys = 'legacy' }: RpcServerOptions): Promise<RpcServer> {
+export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true, signingKeys = 'legacy', captcha = false }: RpcServerOptions): Promise<RpcServer> {
   const now = Math.floor(Date.now() / 1000);
   const signing = signingKeys === 'asymmetric' ? await es256Key() : null;
   const key = (role: string) => sign({ iss: 'supabase', role, iat: now, exp: now + 10 * 365 * 86400 }, jwtSecret, 'HS256');
@@ -288,6 +293,10 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     if (fields.email || fields.phone) throw new HttpError(422, { code: 422, error_code: 'validation_failed', msg: 'Only anonymous sign-ups are supported here' });
     if (!anonymousSignIns) {
       throw new HttpError(422, { code: 422, error_code: 'anonymous_provider_disabled', msg: 'Anonymous sign-ins are disabled' });
+    }
+    const captchaToken = (fields.gotrue_meta_security as { captcha_token?: unknown } | undefined)?.captcha_token;
+    if (captcha && !(typeof captchaToken === 'string' && captchaToken.startsWith('turnstile-ok'))) {
+      throw new HttpError(400, { code: 400, error_code: 'captcha_failed', msg: 'captcha protection: request disallowed (invalid-input-response)' });
     }
     const { rows } = await store.db.query<{ id: string; created_at: string }>(
       'insert into auth.users (is_anonymous) values (true) returning id, created_at',
