@@ -165,6 +165,24 @@ describe('<kb-chat>', () => {
     expect(list.map((x) => x.id)).to.deep.equal([log.chat[1]!.body.session_id]);
   });
 
+  it('solves Turnstile before signing in when the server asks for it, in a box slotted into the panel', async () => {
+    await fetch('/__fake/captcha', { method: 'POST', body: JSON.stringify({ on: true }) });
+    const el = await createWidget();
+    await openReady(el);
+    await ask(el, 'What is the refund policy?');
+    // The challenge renders in the light DOM (its iframe cannot live in a shadow root), shown in the panel.
+    await waitUntil(() => el.querySelector('[slot="captcha"] .fake-turnstile'), 'no challenge shown');
+    expect(el.querySelector<HTMLElement>('[slot="captcha"] .fake-turnstile')!.dataset.sitekey).to.equal('fake-site-key');
+    expect(shadow(el).querySelector('slot[name="captcha"]')).to.not.equal(null);
+    await waitForAnswerEnd(el);
+    const log = await fakeLog();
+    expect(log.captcha).to.deep.equal(['turnstile-ok-w1']);
+    expect(log.auth).to.equal(1);
+    // Solved and removed: nothing of the challenge is left in the page.
+    expect(el.querySelector('[slot="captcha"]')).to.equal(null);
+    expect((window as unknown as { __turnstileRemoved: string[] }).__turnstileRemoved).to.deep.equal(['w1']);
+  });
+
   it('signs in again once when the stored token is rejected (401)', async () => {
     sessionStorage.setItem(
       `kb-chat:token:${location.origin}`,

@@ -3,7 +3,8 @@
  * at script sinks (`innerHTML`, `new Worker(url)`, …) unless a policy made them. The widget has exactly two
  * such sinks of its own (Lit and DOMPurify bring their own policies); this policy is what lets them through,
  * and it only lets through what the widget itself builds:
- * - `scriptURL`: the embedder Worker — a URL on the widget's own origin or a blob: URL the widget created;
+ * - `scriptURL`: the embedder Worker — a URL on the widget's own origin or a blob: URL the widget created —
+ *   and the CAPTCHA script the server named, by its exact URL;
  * - `html`: the loader's fixed bubble markup (never visitor or server content; that goes through Lit).
  * Without Trusted Types (most pages, older browsers) the strings pass as they are.
  */
@@ -14,6 +15,12 @@ interface Policy {
 type TrustedTypesFactory = { createPolicy(name: string, rules: Partial<Policy>): Policy };
 
 let policy: Policy | null | undefined;
+/** Third-party scripts the server named in /api/config (the CAPTCHA's), admitted by exact URL. */
+const allowed = new Set<string>();
+
+export function allowScriptURL(url: string): void {
+  allowed.add(new URL(url, location.href).href);
+}
 
 function kbPolicy(): Policy | null {
   if (policy !== undefined) return policy;
@@ -25,7 +32,7 @@ function kbPolicy(): Policy | null {
           createScriptURL: (input) => {
             const url = new URL(input, location.href);
             // Cross-origin embedder scripts are always started through a blob the widget made.
-            if (url.protocol === 'blob:' || url.origin === location.origin) return url.href;
+            if (url.protocol === 'blob:' || url.origin === location.origin || allowed.has(url.href)) return url.href;
             throw new TypeError(`kb-chat: refusing script URL ${url.href}`);
           },
         })

@@ -6,7 +6,16 @@
  */
 import { fetchEventSource, type EventSourceMessage } from '@microsoft/fetch-event-source';
 import * as v from 'valibot';
-import { API_PATHS, AnonymousAuthSchema, ChunkSchema, ClientConfigSchema, type AnonymousAuth, type Chunk, type ClientConfig } from '../../protocol/api.ts';
+import {
+  API_PATHS,
+  AnonymousAuthSchema,
+  ChunkSchema,
+  ClientConfigSchema,
+  type AnonymousAuth,
+  type CaptchaConfig,
+  type Chunk,
+  type ClientConfig,
+} from '../../protocol/api.ts';
 import { RefusalSchema, type Refusal } from '../../protocol/chat.ts';
 import { ErrorBodySchema } from '../../protocol/errors.ts';
 import { SessionDetailSchema, SessionListSchema, type SessionDetail, type SessionSummary } from '../../protocol/history.ts';
@@ -91,6 +100,8 @@ export class ApiClient {
   constructor(
     readonly baseUrl: string,
     private readonly source: () => TokenSource = () => ({}),
+    /** Solves the CAPTCHA the server asks for before an anonymous sign-in (widget/api/captcha.ts). */
+    private readonly captcha?: (config: CaptchaConfig) => Promise<string>,
   ) {
     this.origin = new URL(baseUrl).origin;
     // One token per API origin: two widgets on one page talking to different servers must not mix tokens.
@@ -206,7 +217,13 @@ export class ApiClient {
   }
 
   private async signIn(): Promise<string> {
-    return this.keep(v.parse(AnonymousAuthSchema, await this.getJson(API_PATHS.anonymousAuth, undefined, 'POST')));
+    const { captcha } = await this.config();
+    let body: string | undefined;
+    if (captcha) {
+      if (!this.captcha) throw new ApiError(400, 'captcha_unsupported');
+      body = JSON.stringify({ captcha_token: await this.captcha(captcha) });
+    }
+    return this.keep(v.parse(AnonymousAuthSchema, await this.getJson(API_PATHS.anonymousAuth, undefined, 'POST', body)));
   }
 
   private async renew(refreshToken: string): Promise<string> {

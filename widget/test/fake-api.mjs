@@ -76,7 +76,7 @@ export function createFakeApi({ delayMs = 150 } = {}) {
   const tokens = new Map();
   const refreshTokens = new Map();
   /** What the fake saw, for assertions: chat request bodies + auth, asset paths, CSP violation reports. */
-  const log = { chat: [], assets: [], csp: [], auth: 0, refresh: 0 };
+  const log = { chat: [], assets: [], csp: [], auth: 0, refresh: 0, captcha: [] };
   /** Sessions by id: { id, title, created_at, updated_at, owner, messages: StoredMessage[] }. */
   let sessions = new Map();
   /** message_id → the stored answer's events, for idempotent replay. */
@@ -87,6 +87,8 @@ export function createFakeApi({ delayMs = 150 } = {}) {
   let refusing = false;
   /** Seconds an issued access token lives (POST /__fake/token-lifetime sets it; the real server's is an hour). */
   let tokenLifetime = 3600;
+  /** POST /__fake/captcha {on}: /api/config asks for Turnstile (the fake script below) and sign-ups need its token. */
+  let captcha = false;
   /** Payload batches for the XSS tests (POST /__fake/xss). */
   let xss = [];
   const chunks = new Map(Object.entries(CHUNKS));
@@ -296,6 +298,13 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       return next();
     }
     if (path === '/api/auth/anonymous' && ctx.method === 'POST') {
+      if (captcha) {
+        const token = ((await readJson(ctx.req)) ?? {}).captcha_token;
+        log.captcha.push(token ?? null);
+        if (typeof token !== 'string' || !token.startsWith('turnstile-ok')) {
+          return json(ctx, 403, { error: { code: 'forbidden', message: 'The anti-bot check failed.' } });
+        }
+      }
       log.auth++;
       return session(ctx, crypto.randomUUID(), tokenLifetime);
     }
@@ -308,7 +317,13 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       return session(ctx, user, tokenLifetime);
     }
     if (path === '/api/config' && ctx.method === 'GET') {
-      return json(ctx, 200, { embed_model: 'test-double/bert-384', dimensions: 384, models_url: '/models/', ort_wasm_url: '/ort/' });
+      return json(ctx, 200, {
+        embed_model: 'test-double/bert-384',
+        dimensions: 384,
+        models_url: '/models/',
+        ort_wasm_url: '/ort/',
+        ...(captcha ? { captcha: { provider: 'turnstile', site_key: 'fake-site-key', script_url: '/__fake/turnstile.js?render=explicit' } } : {}),
+      });
     }
     if (path === '/api/chat' && ctx.method === 'POST') return chat(ctx);
     if (path.startsWith('/api/sessions') && ctx.method === 'GET') return history(ctx, path);
@@ -339,12 +354,38 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       log.csp = [];
       log.auth = 0;
       log.refresh = 0;
+      log.captcha = [];
+      captcha = false;
       tokenLifetime = 3600;
       sessions = new Map();
       answers = new Map();
       attempts = new Map();
       refusing = false;
       return json(ctx, 200, {});
+    }
+    if (path === '/__fake/captcha' && ctx.method === 'POST') {
+      captcha = (await readJson(ctx.req)).on === true;
+      return json(ctx, 200, {});
+    }
+    if (path === '/__fake/turnstile.js') {
+      // Cloudflare's Turnstile cannot be reached from here: a stand-in with its explicit-render API, which
+      // shows a box in the container and calls back with a token the fake sign-up accepts.
+      ctx.type = 'text/javascript';
+      ctx.body = `let n = 0;
+window.turnstile = {
+  render(container, options) {
+    const id = 'w' + ++n;
+    const box = document.createElement('div');
+    box.className = 'fake-turnstile';
+    box.dataset.sitekey = options.sitekey;
+    box.textContent = 'Checking you are human…';
+    container.append(box);
+    setTimeout(() => options.callback('turnstile-ok-' + id), 100);
+    return id;
+  },
+  remove(id) { window.__turnstileRemoved = (window.__turnstileRemoved || []).concat(id); },
+};`;
+      return;
     }
     if (path === '/__fake/token-lifetime' && ctx.method === 'POST') {
       tokenLifetime = (await readJson(ctx.req)).seconds;

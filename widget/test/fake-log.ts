@@ -6,6 +6,7 @@ export interface FakeLog {
   csp: unknown[];
   auth: number;
   refresh: number;
+  captcha: (string | null)[];
 }
 
 export async function fakeLog(): Promise<FakeLog> {

@@ -21,6 +21,7 @@ import { renderMarkdownFragment } from '../render/markdown.ts';
 import { renderTurn, type MessageView } from '../render/message.ts';
 import type { SourcesView } from '../render/sources.ts';
 import styles from './chat-ui.styles.ts';
+import { solveCaptcha } from '../api/captcha.ts';
 
 const FOCUSABLE = 'button:not([disabled]), textarea:not([disabled]), a[href], [tabindex]:not([tabindex="-1"])';
 
@@ -127,7 +128,7 @@ export class ChatUi implements ReactiveControllerHost {
 
   private api(): ApiClient {
     const url = this.host.apiUrl;
-    if (this.client?.baseUrl !== url) this.client = new ApiClient(url, () => this.host);
+    if (this.client?.baseUrl !== url) this.client = new ApiClient(url, () => this.host, (captcha) => solveCaptcha(this.host, captcha));
     return this.client;
   }
 
@@ -454,6 +455,7 @@ export class ChatUi implements ReactiveControllerHost {
         <div class="sr-only" part="announcer" aria-live="polite" aria-atomic="true">${this.announcement}</div>
         <div class="status" part="status" role="status">${this.renderStatus(s)}</div>
         ${this.connectivity.held ? html`<p class="status status--problem" part="offline" role="alert">${s.offline}</p>` : nothing}
+        <slot name="captcha"></slot>
         <form class="composer" @submit=${this.onSubmit}>
           <textarea
             part="input"
