@@ -115,6 +115,13 @@ export function createApp(deps: AppDeps) {
   // Server-Timing: the server's own time until the response starts (for a streamed answer: until the
   // answer is ready and its first event can be sent), so a client can tell server time from network and
   // its own queueing. Admission adds its queue wait beside it.
+  // On every runtime: a response is only ever what its Content-Type says, and a link followed from an
+  // answer tells the other site our origin, not the path. (The Node entry adds the same to its files.)
+  app.use('/api/*', async function apiSecurityHeaders(c, next) {
+    await next();
+    c.res.headers.set('X-Content-Type-Options', 'nosniff');
+    c.res.headers.set('Referrer-Policy', 'strict-origin-when-cross-origin');
+  });
   app.use('/api/*', async function serverTiming(c, next) {
     const started = performance.now();
     await next();

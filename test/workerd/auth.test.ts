@@ -52,6 +52,15 @@ it('refuses an HS256 token signed with the legacy secret it does not hold, and a
   expect((await ask(foreign)).status).toBe(401);
 });
 
+it('answers with nosniff and a referrer policy, on JSON and on the event stream alike', async () => {
+  const auth = (await (await harness.worker('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth;
+  for (const res of [await harness.worker('/api/health'), await harness.worker('/api/nope'), await ask(auth.access_token)]) {
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+    await res.arrayBuffer();
+  }
+});
+
 const signUp = (ip: string) => harness.worker('/api/auth/anonymous', { method: 'POST', headers: { 'CF-Connecting-IP': ip } });
 
 it('renews a token through Supabase Auth for the same user; the refresh token works once', async () => {
