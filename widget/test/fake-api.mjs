@@ -276,8 +276,9 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     // Same layout as the real server: /ort/ and /models/ are plain static folders.
     if (path.startsWith('/ort/') || path.startsWith('/models/')) {
       log.assets.push(path);
+      // The embedder asks for /ort/<version>/<file> (a versioned URL); the files sit unversioned in the package.
       ctx.url = path.startsWith('/ort/')
-        ? `/node_modules/onnxruntime-web/dist/${path.slice(5)}`
+        ? `/node_modules/onnxruntime-web/dist/${path.slice(5).replace(/^\d[\w.-]*\//, '')}`
         : `/test/fixtures/models/${path.slice(8)}`;
       return next();
     }
