@@ -166,7 +166,8 @@ export default class KbChat extends HTMLElement {
       // preload="intent" the model and the wasm start too, so they have a head start on the first question.
       const onIntent = () => void this.load().then((ui) => this.mayPreload('intent') && ui.preload());
       for (const type of ['pointerenter', 'focus', 'touchstart']) this.bubble.addEventListener(type, onIntent, { passive: true });
-      if (this.mayPreload('idle')) whenIdle(() => void this.load().then((ui) => this.mayPreload('idle') && ui.preload()));
+      // Asked when the browser is idle, so an attribute set after the element was created still counts.
+      whenIdle(() => this.mayPreload('idle') && void this.load().then((ui) => ui.preload()));
     }
     this.paintBubble();
     if (this.open || this.inline) void this.load().then((ui) => ui.opened());
