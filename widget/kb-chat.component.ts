@@ -58,7 +58,7 @@ const ICON =
  * @csspart suggestions - The suggestions of a refusal; each is `suggestion`.
  * @csspart typing-indicator - Shown while an answer is on its way.
  * @csspart error - An error under a (possibly partial) answer, with its `retry-button`.
- * @csspart status - The status line (model loading, keyword mode, time-outs).
+ * @csspart status - The status line (model loading, with its `loading-note`; keyword mode; a slow connection). An answer given while the model loads carries a `loading-note` too.
  * @csspart sessions - The history view; each past conversation is a `session` button.
  * @csspart input - The question textarea.
  * @csspart send-button - The send button.

@@ -9,8 +9,8 @@
  *   - bubble painted (from navigation start),
  *   - input accepting, first answer painted and hybrid ready (from the click that opens the panel; the
  *     visitor types the question and presses Enter as soon as the input accepts it),
- *   - bytes transferred before the first answer (encoded bytes + headers of every finished response,
- *     worker requests included) and in total until hybrid.
+ *   - bytes transferred before the first answer (encoded bytes + headers of every response, worker requests
+ *     included; a download under way counts pro rata between its first and last byte) and until hybrid.
  * Cold: a new browser context per visit (empty HTTP cache and Cache API). Warm: one context, primed by one
  * visit that waits for the model, then `--warm` visits; the warm figure of the issue is Send → first answer
  * painted. The real model's extra download is computed from its published size (REAL_MODEL below).
@@ -57,7 +57,7 @@ interface Visit {
   bytes_before_answer: number;
   bytes_until_hybrid: number | null;
   requests_before_answer: number;
-  /** The retrieval mode of the first answer, when the widget's request said (embedding sent or not). */
+  /** Whether the first question went out with an embedding (hybrid) or without (keyword mode). */
   first_question_embedded: boolean | null;
 }
 
@@ -166,14 +166,18 @@ async function visit(context: BrowserContext, url: string, mbit: number, cold: b
     downloadThroughput: bytesPerSecond,
     uploadThroughput: bytesPerSecond,
   });
-  // Every finished response (the page's and its worker's), with the epoch time it finished.
-  const responses: { end: number; bytes: number }[] = [];
+  // Every finished response (the page's and its worker's): when its first and last bytes arrived (epoch ms).
+  const responses: { start: number; end: number; bytes: number }[] = [];
   const chatBodies: string[] = [];
   const onFinished = async (request: import('playwright-core').Request) => {
     try {
       const sizes = await request.sizes();
       const timing = request.timing();
-      responses.push({ end: timing.startTime + timing.responseEnd, bytes: sizes.responseBodySize + sizes.responseHeadersSize });
+      responses.push({
+        start: timing.startTime + Math.max(0, timing.responseStart),
+        end: timing.startTime + timing.responseEnd,
+        bytes: sizes.responseBodySize + sizes.responseHeadersSize,
+      });
     } catch {
       // A request whose page closed meanwhile: not part of this visit's figures.
     }
@@ -197,14 +201,21 @@ async function visit(context: BrowserContext, url: string, mbit: number, cold: b
     await input.press('Enter');
     await page.waitForFunction(() => window.__firstVisit.answer !== undefined, null, { timeout: 120_000, polling: 'raf' });
     const answeredAt = (await marks()).answer!;
-    await page
-      .waitForFunction(() => window.__firstVisit.hybrid !== undefined || window.__firstVisit.gaveUp !== undefined, null, { timeout: 120_000, polling: 200 })
-      .catch(() => undefined);
-    await page.waitForTimeout(200); // the last responses' 'requestfinished' events
+    // The downloads under way at the answer must finish to report their sizes (the model, on a cold visit).
+    await page.waitForFunction(() => window.__firstVisit.hybrid !== undefined || window.__firstVisit.gaveUp !== undefined, null, { timeout: 120_000, polling: 200 }).catch(() => undefined);
+    await page.waitForTimeout(300); // the last responses' 'requestfinished' events
     const m: ProbeMarks = await marks();
     const epoch = (t: number | undefined) => (t === undefined ? null : m.origin! + t);
     const until = (t: number | null) => responses.filter((r) => t !== null && r.end <= t);
-    const sum = (rs: { bytes: number }[]) => rs.reduce((a, r) => a + r.bytes, 0);
+    // Bytes on the wire by time t, counting the part of a download still under way at t: the throttle
+    // spreads a response's bytes evenly between its first and last byte. (A response only reports its size
+    // when it finishes, so the model and wasm downloads that started on intent would otherwise count as 0.)
+    const received = (t: number | null) =>
+      t === null
+        ? null
+        : Math.round(
+            responses.reduce((a, r) => a + r.bytes * (r.end <= r.start ? (r.end <= t ? 1 : 0) : Math.min(1, Math.max(0, (t - r.start) / (r.end - r.start)))), 0),
+          );
     const since = (t: number | undefined, from: number | undefined) => (t === undefined || from === undefined ? null : round(t - from, 0));
     const first = chatBodies[0];
     return {
@@ -213,9 +224,9 @@ async function visit(context: BrowserContext, url: string, mbit: number, cold: b
       answer_ms: since(answeredAt, m.open),
       send_to_answer_ms: since(answeredAt, m.send),
       hybrid_ms: since(m.hybrid, m.open),
-      bytes_before_answer: sum(until(epoch(answeredAt))),
+      bytes_before_answer: received(epoch(answeredAt))!,
       requests_before_answer: until(epoch(answeredAt)).length,
-      bytes_until_hybrid: m.hybrid === undefined ? null : sum(until(epoch(m.hybrid))),
+      bytes_until_hybrid: m.hybrid === undefined ? null : received(epoch(m.hybrid)),
       first_question_embedded: first === undefined ? null : first.includes('"embedding"'),
     };
   } finally {
