@@ -17,7 +17,7 @@
  */
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -120,7 +120,10 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   for (const name of await readdir(outdir).catch(() => [])) {
     if (/^kb-chat-(ui|embedder)\.[0-9a-f]{10}\.js/.test(name)) await rm(join(outdir, name));
   }
-  await rm(out('ort'), { recursive: true, force: true });
+  // Other ORT versions' wasm goes; this version's stays (same version, same file: compressed once, ≈ 3 s saved).
+  for (const version of await readdir(out('ort')).catch(() => [])) {
+    if (version !== ort.version) await rm(out(join('ort', version)), { recursive: true, force: true });
+  }
   const manifest = {
     loader: 'kb-chat.js',
     ui: await hashed(outdir, 'kb-chat-ui.js'),
@@ -150,9 +153,13 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   await writeFile(out('sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
   await writeFile(out('manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   if (compress) {
-    await mkdir(dirname(out(manifest.ort_wasm)), { recursive: true });
-    await copyFile(join(ort.dir, ORT_WASM_FILE), out(manifest.ort_wasm));
-    const files = [manifest.loader, manifest.ui, manifest.embedder, 'kb-chat-ui.js', 'kb-chat-embedder.js', manifest.ort_wasm];
+    const files = [manifest.loader, manifest.ui, manifest.embedder, 'kb-chat-ui.js', 'kb-chat-embedder.js'];
+    const wasmDone = await Promise.all(['', '.br', '.gz'].map((ext) => stat(out(manifest.ort_wasm + ext)).then(() => true, () => false)));
+    if (!wasmDone.every(Boolean)) {
+      await mkdir(dirname(out(manifest.ort_wasm)), { recursive: true });
+      await copyFile(join(ort.dir, ORT_WASM_FILE), out(manifest.ort_wasm));
+      files.push(manifest.ort_wasm);
+    }
     for (const file of files) await precompress(out(file));
   }
   return sizes;

@@ -213,7 +213,7 @@ describe('<kb-chat>', () => {
     await ask(el, 'What is the refund policy?');
     await waitForAnswerEnd(el);
     const pageUrls = performance.getEntriesByType('resource').map((entry) => entry.name);
-    const workerUrls = await ui(el).embedder.resources();
+    const workerUrls = (await ui(el).embedder.resources()).map((entry) => entry.url);
     expect(workerUrls.length).to.be.greaterThan(0);
     const foreign = [...pageUrls, ...workerUrls].filter((url) => new URL(url).origin !== location.origin);
     expect(foreign).to.deep.equal([]);

@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, startServerAndBrowser, type Running } from './server.ts';
+import { ROOT, modelReady, startServerAndBrowser, type Running } from './server.ts';
 
 let running: Running;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -86,9 +86,41 @@ describe('a question on a fresh page, before the model has loaded', () => {
   });
 });
 
+describe('a later visit', () => {
+  it('downloads nothing but a revalidation of the loader: bundles and wasm from the HTTP cache, the model from the Cache API', async () => {
+    const { context, page } = await newPage();
+    await page.locator('kb-chat [part~="bubble"]').click();
+    await modelReady(page);
+    await page.close();
+
+    const again = await context.newPage();
+    await again.goto(running.baseUrl);
+    await again.locator('kb-chat [part~="bubble"]').click();
+    await modelReady(again);
+    type Entry = { url: string; transferSize: number };
+    const { pageEntries, workerEntries } = await again.evaluate(async () => {
+      const el = document.querySelector('kb-chat') as unknown as { ui: { embedder: { resources(): Promise<Entry[]> } } };
+      return {
+        pageEntries: (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((e) => ({ url: e.name, transferSize: e.transferSize })),
+        workerEntries: await el.ui.embedder.resources(),
+      };
+    });
+    const path = (e: Entry) => new URL(e.url).pathname;
+    const widget = [...pageEntries, ...workerEntries].filter((e) => /^\/(kb-chat|ort\/|models\/)/.test(path(e)));
+    const fromNetwork = widget.filter((e) => e.transferSize > 0).map(path);
+    expect(fromNetwork).toEqual(['/kb-chat.js']); // revalidated (a 304), as its Cache-Control says
+    expect(widget.map(path)).toContain(`/${(await manifest()).ui}`);
+    expect(widget.some((e) => path(e).endsWith('.wasm'))).toBe(true); // from the HTTP cache (transferSize 0)
+    // The model files never reach the network layer: transformers.js reads them from the Cache API.
+    expect(workerEntries.filter((e) => path(e).startsWith('/models/'))).toEqual([]);
+    await context.close();
+  });
+});
+
+const manifest = async () => JSON.parse(await readFile(join(ROOT, 'dist/manifest.json'), 'utf8')) as { ui: string; embedder: string; ort_wasm: string };
+
 describe('the real server\'s headers', () => {
   const get = (path: string, headers: Record<string, string> = {}) => fetch(url(path), { headers });
-  const manifest = async () => JSON.parse(await readFile(join(ROOT, 'dist/manifest.json'), 'utf8')) as { ui: string; embedder: string; ort_wasm: string };
 
   it('the loader: compressed (Vary), revalidated by ETag with 304', async () => {
     const br = await get('/kb-chat.js', { 'Accept-Encoding': 'gzip, deflate, br' });

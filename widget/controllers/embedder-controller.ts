@@ -7,7 +7,7 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { ApiClient } from '../api/api-client.ts';
-import type { EmbedderRequest, EmbedderResponse } from '../embedder/messages.ts';
+import type { EmbedderRequest, EmbedderResponse, ResourceEntry } from '../embedder/messages.ts';
 
 export type EmbedderStatus = 'idle' | 'unsupported' | 'loading' | 'ready' | 'error';
 
@@ -80,11 +80,11 @@ export class EmbedderController implements ReactiveController {
     });
   }
 
-  /** URLs the worker has fetched; exists so tests can prove nothing left the API origin. */
-  resources(): Promise<string[]> {
+  /** What the worker has fetched (URL, bytes from the network); exists so tests can prove nothing left the API origin. */
+  resources(): Promise<ResourceEntry[]> {
     if (!this.worker) return Promise.resolve([]);
     const id = this.nextId++;
-    return new Promise<string[]>((resolve, reject) => {
+    return new Promise<ResourceEntry[]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: never) => void, reject });
       this.worker!.postMessage({ type: 'resources', id } satisfies EmbedderRequest);
     });
@@ -157,7 +157,7 @@ export class EmbedderController implements ReactiveController {
     if (!pending) return;
     this.pending.delete(message.id);
     if (message.type === 'embedding') pending.resolve(message.vector as never);
-    else if (message.type === 'resources') pending.resolve(message.urls as never);
+    else if (message.type === 'resources') pending.resolve(message.entries as never);
     else if (message.type === 'embed-error') pending.reject(new Error(message.message));
   }
 

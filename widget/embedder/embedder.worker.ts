@@ -108,7 +108,10 @@ scope.addEventListener('message', async (event: MessageEvent<EmbedderRequest>) =
       post({
         type: 'resources',
         id: request.id,
-        urls: performance.getEntriesByType('resource').map((entry) => entry.name),
+        entries: (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((entry) => ({
+          url: entry.name,
+          transferSize: entry.transferSize,
+        })),
       });
       break;
   }
