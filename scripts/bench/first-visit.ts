@@ -260,7 +260,7 @@ const describe = (v: Visit) =>
   `bubble ${ms(v.bubble_ms)} ms, accepting ${ms(v.accepting_ms)} ms, answer ${ms(v.answer_ms)} ms (send→answer ${ms(v.send_to_answer_ms)}), ` +
   `hybrid ${ms(v.hybrid_ms)} ms, ${kb(v.bytes_before_answer)} before the answer, embedded ${v.first_question_embedded}`;
 
-function markdown(report: {
+export function markdown(report: {
   label: string;
   measured_commit: string;
   command: string;
@@ -270,8 +270,9 @@ function markdown(report: {
   results: SpeedResult[];
   options: { cold: number; warm: number };
 }): string {
-  const p50 = (p: Percentiles) => ms(p.p50);
-  const range = (p: Percentiles) => (p.n === 0 ? 'n/a' : `${p.p50} (max ${p.max})`);
+  // A figure measured on fewer visits than were made (hybrid never came: the model load was given up) says so.
+  let visits = 0;
+  const range = (p: Percentiles) => (p.n === 0 ? 'never' : `${p.p50} (max ${p.max})${p.n < visits ? `, ${p.n} of ${visits}` : ''}`);
   const lines = [
     `# First visit — ${report.label} (${report.measured_commit}), ${report.date}`,
     '',
@@ -286,13 +287,13 @@ function markdown(report: {
     for (const [cache, part] of [['cold', r.cold], ['warm', r.warm]] as const) {
       const s = part.summary;
       if (part.runs.length === 0) continue;
+      visits = part.runs.length;
       lines.push(
         `| ${r.mbit} Mbit/s | ${cache} | ${part.runs.length} | ${range(s.bubble_ms)} | ${range(s.accepting_ms)} | ${range(s.answer_ms)} | ${range(s.send_to_answer_ms)} | ` +
           `${kb(s.bytes_before_answer.p50)} | ${range(s.hybrid_ms)} | ${kb(s.bytes_until_hybrid.p50)} | ${s.embedded_first_questions}/${part.runs.length} |`,
       );
     }
   }
-  void p50;
   lines.push(
     '',
     `Real model: ${report.real_model.file} is ${(report.real_model.bytes / 1e6).toFixed(1)} MB (${report.real_model.source}) instead of the test double's 0.13 MB; ` +
