@@ -293,6 +293,9 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       return json(ctx, 200, { access_token: token, user_id: crypto.randomUUID(), expires_in: 3600 });
     }
     if (path === '/api/config' && ctx.method === 'GET') {
+      // Held too: the model and wasm may come from the browser's caches (an earlier test loaded them), but
+      // the embedder asks for its config first, every time.
+      if (held) await held.promise;
       return json(ctx, 200, { embed_model: 'test-double/bert-384', dimensions: 384, models_url: '/models/', ort_wasm_url: '/ort/' });
     }
     if (path === '/api/chat' && ctx.method === 'POST') return chat(ctx);
