@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- first-visit [--speeds 10,50] [--cold 5] [--warm 20] [--root <checkout>] [--label after]
- *   [--out bench-results]`
+ * `npm run bench -- first-visit [--speeds 10,50] [--cold 5] [--warm 20] [--think 0] [--root <checkout>]
+ *   [--label after] [--out bench-results]`
  *
  * A visitor's first (cold) and later (warm) visit to the demo page, as a browser sees it: Debian's Chromium
  * (playwright-core), the network throttled with CDP `Network.emulateNetworkConditions` (40 ms latency,
@@ -13,7 +13,8 @@
  *     included; a download under way counts pro rata between its first and last byte) and until hybrid.
  * Cold: a new browser context per visit (empty HTTP cache and Cache API). Warm: one context, primed by one
  * visit that waits for the model, then `--warm` visits; the warm figure of the issue is Send → first answer
- * painted. The real model's extra download is computed from its published size (REAL_MODEL below).
+ * painted. `--think <ms>`: the visitor takes that long to type (a person does; by default the bench types at
+ * once, which is the hardest case for the first answer). The real model's extra download is computed from its published size (REAL_MODEL below).
  * `--root` measures another checkout (e.g. `git worktree add /tmp/before ecb81f4`) with this harness.
  * Writes <out>/<date>-first-visit-<label>.json and .md (printed too). Reports numbers; asserts nothing.
  */
@@ -30,7 +31,7 @@ import { startServer } from './server.ts';
 import { percentiles, type Percentiles } from './stats.ts';
 
 const USAGE =
-  'usage: npm run bench -- first-visit [--speeds 10,50] [--cold 5] [--warm 20] [--root <checkout>] [--label after] [--out bench-results]';
+  'usage: npm run bench -- first-visit [--speeds 10,50] [--cold 5] [--warm 20] [--think 0] [--root <checkout>] [--label after] [--out bench-results]';
 
 /**
  * Xenova/all-MiniLM-L6-v2, onnx/model_quantized.onnx: "23 MB" as the Hugging Face file list of the model
@@ -77,6 +78,7 @@ export async function main(argv: string[]): Promise<void> {
       warm: { type: 'string', default: '20' },
       root: { type: 'string' },
       label: { type: 'string' },
+      think: { type: 'string', default: '0' },
       out: { type: 'string', default: 'bench-results' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -90,6 +92,7 @@ export async function main(argv: string[]): Promise<void> {
   const speeds = values.speeds.split(',').map((s) => whole(s.trim(), '--speeds'));
   const coldRuns = whole(values.cold, '--cold');
   const warmRuns = whole(values.warm, '--warm');
+  const thinkMs = whole(values.think, '--think');
   const root = path.resolve(values.root ?? process.cwd());
   const label = values.label ?? (values.root ? path.basename(root) : 'after');
   const log = (line: string) => console.error(line);
@@ -109,16 +112,16 @@ export async function main(argv: string[]): Promise<void> {
       const cold: Visit[] = [];
       for (let i = 0; i < coldRuns; i++) {
         const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-        cold.push(await visit(context, server.url, mbit, true));
+        cold.push(await visit(context, server.url, mbit, thinkMs));
         await context.close();
         log(`[${mbit} Mbit/s] cold ${i + 1}/${coldRuns}: ${describe(cold.at(-1)!)}`);
       }
       const warm: Visit[] = [];
       if (warmRuns > 0) {
         const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-        await visit(context, server.url, mbit, true); // primes the HTTP cache and the Cache API
+        await visit(context, server.url, mbit, 0); // primes the HTTP cache and the Cache API
         for (let i = 0; i < warmRuns; i++) {
-          warm.push(await visit(context, server.url, mbit, false));
+          warm.push(await visit(context, server.url, mbit, thinkMs));
           log(`[${mbit} Mbit/s] warm ${i + 1}/${warmRuns}: ${describe(warm.at(-1)!)}`);
         }
         await context.close();
@@ -139,7 +142,7 @@ export async function main(argv: string[]): Promise<void> {
     label,
     measured_commit: commit,
     command: `npm run bench -- first-visit ${argv.join(' ')}`.trim(),
-    options: { speeds, cold: coldRuns, warm: warmRuns, latency_ms: LATENCY_MS, question: QUESTION },
+    options: { speeds, cold: coldRuns, warm: warmRuns, think_ms: thinkMs, latency_ms: LATENCY_MS, question: QUESTION },
     machine: { ...machineInfo(), load_average_during: load },
     real_model: { ...REAL_MODEL, extra_seconds: Object.fromEntries(speeds.map((s) => [`${s}mbit`, round((REAL_MODEL.bytes * 8) / (s * 1e6), 1)])) },
     results,
@@ -155,7 +158,8 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 /** One visit: load the page, hover and click the bubble, type the question and press Enter once the input takes it. */
-async function visit(context: BrowserContext, url: string, mbit: number, cold: boolean): Promise<Visit> {
+/** `thinkMs`: how long the visitor takes to type after the input accepts (0: the bench types at once). */
+async function visit(context: BrowserContext, url: string, mbit: number, thinkMs: number): Promise<Visit> {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   const bytesPerSecond = (mbit * 1e6) / 8;
@@ -197,6 +201,7 @@ async function visit(context: BrowserContext, url: string, mbit: number, cold: b
     await bubble.click();
     const input = page.locator('kb-chat textarea');
     await page.waitForFunction(() => window.__firstVisit.accepting !== undefined, null, { timeout: 120_000, polling: 'raf' });
+    if (thinkMs > 0) await page.waitForTimeout(thinkMs);
     await input.fill(QUESTION);
     await input.press('Enter');
     await page.waitForFunction(() => window.__firstVisit.answer !== undefined, null, { timeout: 120_000, polling: 'raf' });
@@ -233,7 +238,6 @@ async function visit(context: BrowserContext, url: string, mbit: number, cold: b
     context.off('requestfinished', onFinished);
     context.off('request', onRequest);
     await page.close();
-    void cold;
   }
 }
 
@@ -268,7 +272,7 @@ export function markdown(report: {
   machine: ReturnType<typeof machineInfo> & { load_average_during: number[][] };
   real_model: typeof REAL_MODEL & { extra_seconds: Record<string, number> };
   results: SpeedResult[];
-  options: { cold: number; warm: number };
+  options: { cold: number; warm: number; think_ms?: number };
 }): string {
   // A figure measured on fewer visits than were made (hybrid never came: the model load was given up) says so.
   let visits = 0;
@@ -278,7 +282,9 @@ export function markdown(report: {
     '',
     `\`${report.command}\` — Chromium ${'(Debian)'}, CDP throttling, ${LATENCY_MS} ms latency; test-double model; ` +
       `${report.machine.cpus} cores, load average during the run ${report.machine.load_average_during.map((l) => l[0]!.toFixed(1)).join(' → ')}.`,
-    'Times in ms, p50 (and max) of the visits; "answer" is from the click on the bubble, the visitor pressing Enter as soon as the input accepts.',
+    `Times in ms, p50 (and max) of the visits; "answer" is from the click on the bubble, the visitor pressing Enter ${
+      report.options.think_ms ? `${report.options.think_ms} ms after the input accepts (typing)` : 'as soon as the input accepts'
+    }.`,
     '',
     '| speed | cache | visits | bubble painted | input accepting | first answer painted | Enter → answer | bytes before answer | hybrid ready | bytes until hybrid | first question embedded |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
