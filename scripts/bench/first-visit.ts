@@ -104,10 +104,11 @@ export async function main(argv: string[]): Promise<void> {
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'kb-first-visit-'));
   const server = await startServer(dataDir, 300_000, {}, root);
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  let browser: Browser | undefined;
   const load: number[][] = [loadavg()];
   const results: SpeedResult[] = [];
   try {
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
     for (const mbit of speeds) {
       const cold: Visit[] = [];
       for (let i = 0; i < coldRuns; i++) {
@@ -130,7 +131,7 @@ export async function main(argv: string[]): Promise<void> {
       results.push({ mbit, cold: { runs: cold, summary: summarize(cold) }, warm: { runs: warm, summary: summarize(warm) } });
     }
   } finally {
-    await browser.close();
+    await browser?.close();
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
