@@ -1,20 +1,28 @@
 /**
- * Builds the browser widget, three files with fixed names next to each other:
- *   dist/kb-chat.js           the loader: defines <kb-chat> and paints the bubble          budget ≤ 4 KB gz
- *   dist/kb-chat-ui.js        the chat UI, imported by the loader on intent (hover/focus)  budget ≤ 40 KB gz
- *   dist/kb-chat-embedder.js  the Web Worker with transformers.js, started when the panel opens
- * Separate entry points rather than code splitting, so each file can be found from a fixed name next to the
- * loader (`new URL('./kb-chat-ui.js', import.meta.url)`) and no shared chunk sneaks into the loader.
- * The sizes are written to `<outdir>/sizes.json`; widget/kb-chat.bundle.test.ts fails when a budget is exceeded.
+ * Builds the browser widget into dist/:
+ *   kb-chat.js                   the loader: defines <kb-chat> and paints the bubble          budget ≤ 4 KB gz
+ *   kb-chat-ui.<hash>.js         the chat UI, imported by the loader on intent (hover/focus)  budget ≤ 40 KB gz
+ *   kb-chat-embedder.<hash>.js   the Web Worker with transformers.js
+ *   ort/<version>/ort-wasm-simd-threaded.wasm   the ONNX Runtime binary the embedder was built against
+ * and, for each, `.br` and `.gz` (compressed once here, at the best levels, instead of on every request).
+ * The loader keeps its name (it is what sites paste; served short-lived with an ETag); everything it loads
+ * is named by content or version, so it can be cached for a year (`immutable`): a new build is new names.
+ * `kb-chat-ui.js` and `kb-chat-embedder.js` are written too (unhashed copies, for loaders cached before a
+ * deploy and for the tests). Separate entry points rather than code splitting, so no shared chunk sneaks
+ * into the loader. Sizes go to `<outdir>/sizes.json` (widget/kb-chat.bundle.test.ts fails when a budget is
+ * exceeded) and the names to `<outdir>/manifest.json` (scripts/build-worker.mjs, the Node server).
  *
  *   node esbuild.config.mjs          build into dist/ and print sizes (npm run build)
  *   import { buildWidget } from …    used by web-test-runner.config.mjs to test the built bundles
  */
 import { build } from 'esbuild';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip as gzipAsync, gzipSync } from 'node:zlib';
 
 const common = {
   bundle: true,
@@ -42,17 +50,94 @@ const ENTRIES = [
   { entry: 'widget/embedder/embedder.worker.ts', file: 'kb-chat-embedder.js' },
 ];
 
-/** The files the widget build writes (each with a .map), e.g. for scripts/build-worker.mjs to copy. */
+/** The unhashed widget files (each with a .map). The hashed ones are listed in manifest.json. */
 export const WIDGET_FILES = ENTRIES.map(({ file }) => file);
 
 /** gzip budgets in bytes (issue 4): the loader paints the bubble; the chat UI is everything but the worker. */
 export const BUDGETS = { 'kb-chat.js': 4 * 1024, 'kb-chat-ui.js': 40 * 1024 };
 
-/** Build both bundles into `outdir`; returns [{ file, min, gzip }] sizes in bytes. */
-export async function buildWidget({ outdir = 'dist' } = {}) {
-  const results = await Promise.all(
-    ENTRIES.map(({ entry, file }) => build({ ...common, entryPoints: [entry], outfile: join(outdir, file) })),
+/** The one ONNX Runtime binary the embedder asks for (widget/embedder/embedder.worker.ts, ORT_WASM_FILE). */
+export const ORT_WASM_FILE = 'ort-wasm-simd-threaded.wasm';
+
+/**
+ * onnxruntime-web as transformers.js resolves it (the copy the embedder bundles): its dist folder and version.
+ * The version names the wasm's folder (/ort/<version>/), so a new ORT is a new URL.
+ */
+export async function ortRuntime() {
+  const fromTransformers = createRequire(createRequire(import.meta.url).resolve('@huggingface/transformers'));
+  const entry = fromTransformers.resolve('onnxruntime-web');
+  const root = entry.slice(0, entry.lastIndexOf('/onnxruntime-web/') + '/onnxruntime-web/'.length);
+  const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+  return { dir: join(root, 'dist'), version };
+}
+
+const brotli = promisify(brotliCompress);
+const gzip = promisify(gzipAsync);
+
+/**
+ * `<file>.br` and `<file>.gz` beside `file`. Brotli quality 11 for the small bundles; 9 for the 14 MB wasm
+ * (11 would take a minute of the build for ≈ 3 % less; 9 takes ≈ 2.5 s here and gives 2.7 MB against gzip's 3.7 MB).
+ */
+export async function precompress(file) {
+  const data = await readFile(file);
+  const quality = data.length > 2 * 1024 * 1024 ? 9 : 11;
+  const [br, gz] = await Promise.all([
+    brotli(data, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } }),
+    gzip(data, { level: 9 }),
+  ]);
+  await Promise.all([writeFile(`${file}.br`, br), writeFile(`${file}.gz`, gz)]);
+  return { br: br.length, gzip: gz.length };
+}
+
+const contentHash = (data) => createHash('sha256').update(data).digest('hex').slice(0, 10);
+
+/** Copy `dir/file` (and its map) to a name with the content's hash; returns the new name. */
+async function hashed(dir, file) {
+  const code = await readFile(join(dir, file), 'utf8');
+  const name = file.replace(/\.js$/, `.${contentHash(code)}.js`);
+  await writeFile(join(dir, name), code.replace(`//# sourceMappingURL=${file}.map`, `//# sourceMappingURL=${name}.map`));
+  await copyFile(join(dir, `${file}.map`), join(dir, `${name}.map`));
+  return name;
+}
+
+/** Build into `outdir`; returns [{ file, min, gzip, budget }] sizes in bytes. */
+export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
+  const ort = await ortRuntime();
+  const out = (file) => join(outdir, file);
+  // The UI and the embedder first: their hashed names are compiled into the loader.
+  const [ui, embedder] = await Promise.all(
+    ENTRIES.slice(1).map(({ entry, file }) =>
+      build({
+        ...common,
+        entryPoints: [entry],
+        outfile: out(file),
+        // The embedder asks for the wasm under its version (/ort/<version>/…): the binary must match the glue.
+        define: { __ORT_VERSION__: JSON.stringify(ort.version) },
+      }),
+    ),
   );
+  // Earlier builds' hashed files would pile up (and be served forever): only this build's stay.
+  for (const name of await readdir(outdir).catch(() => [])) {
+    if (/^kb-chat-(ui|embedder)\.[0-9a-f]{10}\.js/.test(name)) await rm(join(outdir, name));
+  }
+  // Other ORT versions' wasm goes; this version's stays (same version, same file: compressed once, ≈ 3 s saved).
+  for (const version of await readdir(out('ort')).catch(() => [])) {
+    if (version !== ort.version) await rm(out(join('ort', version)), { recursive: true, force: true });
+  }
+  const manifest = {
+    loader: 'kb-chat.js',
+    ui: await hashed(outdir, 'kb-chat-ui.js'),
+    embedder: await hashed(outdir, 'kb-chat-embedder.js'),
+    ort_version: ort.version,
+    ort_wasm: `ort/${ort.version}/${ORT_WASM_FILE}`,
+  };
+  const loader = await build({
+    ...common,
+    entryPoints: [ENTRIES[0].entry],
+    outfile: out('kb-chat.js'),
+    define: { __KB_UI_FILE__: JSON.stringify(manifest.ui), __KB_EMBEDDER_FILE__: JSON.stringify(manifest.embedder) },
+  });
+  const results = [loader, ui, embedder];
 
   // The loader is only the bubble: no Lit, no sanitizer. transformers.js and ONNX Runtime belong in the worker only.
   const leaks = (i, pattern) => Object.keys(results[i].metafile.inputs).filter((path) => pattern.test(path));
@@ -61,11 +146,22 @@ export async function buildWidget({ outdir = 'dist' } = {}) {
 
   const sizes = await Promise.all(
     ENTRIES.map(async ({ file }) => {
-      const code = await readFile(join(outdir, file));
-      return { file: join(outdir, file), min: code.length, gzip: gzipSync(code, { level: 9 }).length, budget: BUDGETS[file] ?? null };
+      const code = await readFile(out(file));
+      return { file: out(file), min: code.length, gzip: gzipSync(code, { level: 9 }).length, budget: BUDGETS[file] ?? null };
     }),
   );
-  await writeFile(join(outdir, 'sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
+  await writeFile(out('sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
+  await writeFile(out('manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  if (compress) {
+    const files = [manifest.loader, manifest.ui, manifest.embedder, 'kb-chat-ui.js', 'kb-chat-embedder.js'];
+    const wasmDone = await Promise.all(['', '.br', '.gz'].map((ext) => stat(out(manifest.ort_wasm + ext)).then(() => true, () => false)));
+    if (!wasmDone.every(Boolean)) {
+      await mkdir(dirname(out(manifest.ort_wasm)), { recursive: true });
+      await copyFile(join(ort.dir, ORT_WASM_FILE), out(manifest.ort_wasm));
+      files.push(manifest.ort_wasm);
+    }
+    for (const file of files) await precompress(out(file));
+  }
   return sizes;
 }
 

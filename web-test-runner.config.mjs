@@ -13,7 +13,8 @@ import { createFakeApi } from './widget/test/fake-api.mjs';
 
 // The shipped bundles are tested too (widget/kb-chat.bundle.test.ts), so build them first, outside dist/.
 export const BUNDLE_DIR = 'test-results/widget-dist';
-await buildWidget({ outdir: BUNDLE_DIR });
+// Without the .br/.gz files and the wasm copy: the dev server sends files as they are.
+await buildWidget({ outdir: BUNDLE_DIR, compress: false });
 
 /** Counts every test of every browser session; a file that failed to load counts as one failure. */
 function jsonSummaryReporter({ outputFile = 'test-results/wtr.json' } = {}) {

@@ -26,12 +26,14 @@ const USAGE = [
   'usage: npm run bench -- [--quick] [--scales 1000,10000,100000] [--keep] [--out bench-results] [--concurrency-at 10000|0]',
   '       npm run bench -- load [--help]    200 visitors on one server, then a 5-minute soak (scripts/bench/load.ts)',
   '       npm run bench -- fuzz [--help]    the API fuzz properties, long (scripts/bench/fuzz.ts)',
+  '       npm run bench -- first-visit [--help]  first and later visits, throttled (scripts/bench/first-visit.ts)',
 ].join('\n');
 
 // Scenarios beside the scale bench, on the same harness (KB builder, server child, client, statistics).
 const SCENARIOS: Record<string, () => Promise<{ main(args: string[]): Promise<void> }>> = {
   load: () => import('./bench/load.ts'),
   fuzz: () => import('./bench/fuzz.ts'),
+  'first-visit': () => import('./bench/first-visit.ts'),
 };
 const scenario = SCENARIOS[process.argv[2] ?? ''];
 if (scenario) {

@@ -1,7 +1,8 @@
 /**
  * Builds what `wrangler deploy` uploads, offline:
- *   dist/public   static assets — the widget bundles, the ONNX Runtime wasm the embedder requests (/ort/) and
- *                 the embedding model (/models/<id>/), each checked against Workers' 25 MiB per-file limit
+ *   dist/public   static assets — the loader and its hashed bundles, the ONNX Runtime wasm the embedder requests
+ *                 (/ort/<version>/) and the embedding model (/models/v-<hash>/<id>/), each checked against
+ *                 Workers' 25 MiB per-file limit; _headers (caching) and kb-assets.json (the model's URL)
  *   dist/worker   the Worker bundle, from `wrangler deploy --dry-run` (the exact bundle a deploy uploads)
  *
  *   node scripts/build-worker.mjs                 after the widget build (node esbuild.config.mjs)
@@ -12,15 +13,14 @@
  * /models/. Without KB_MODEL_DIR no model is copied: host it elsewhere and set MODELS_URL (docs/deploy.md).
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { WIDGET_FILES } from '../esbuild.config.mjs';
-import { ASSET_HEADERS, MAX_ASSET_BYTES } from './worker-assets.mjs';
+import { ASSET_HEADERS, ASSET_MANIFEST, MAX_ASSET_BYTES } from './worker-assets.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const DIST = join(ROOT, 'dist');
@@ -54,9 +54,13 @@ async function assembleAssets() {
     copied.push({ path: relative(PUBLIC, to), bytes: (await stat(to)).size });
   };
 
-  // The widget: the loader, the chat UI it imports and the embedder worker, each with its source map — the
-  // files esbuild.config.mjs writes, found next to kb-chat.js by their fixed names.
-  for (const file of WIDGET_FILES.flatMap((name) => [name, `${name}.map`])) {
+  // The widget: the loader and the content-hashed chat UI and embedder it names (dist/manifest.json, written
+  // by esbuild.config.mjs), each with its source map. The unhashed copies stay out: only the loader's
+  // references are ever requested here. Cloudflare compresses at its edge, so no .br/.gz either.
+  const manifestFile = join(DIST, 'manifest.json');
+  if (!(await exists(manifestFile))) fail('dist/manifest.json is missing: run the widget build first (node esbuild.config.mjs).');
+  const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+  for (const file of [manifest.loader, manifest.ui, manifest.embedder].flatMap((name) => [name, `${name}.map`])) {
     const from = join(DIST, file);
     if (!(await exists(from))) {
       if (file.endsWith('.map')) continue;
@@ -65,26 +69,28 @@ async function assembleAssets() {
     await copy(from, join(PUBLIC, file));
   }
 
-  // The ONNX Runtime wasm: exactly the file(s) the embedder bundle asks for, from onnxruntime-web.
-  const embedder = await readFile(join(DIST, 'kb-chat-embedder.js'), 'utf8');
-  const wanted = [...new Set(embedder.match(/ort-wasm-simd-threaded(?:\.[a-z]+)?\.wasm/g) ?? [])];
-  // (package.json is not in onnxruntime-web's exports; a wasm file is.)
-  const ortDir = dirname(createRequire(import.meta.url).resolve('onnxruntime-web/ort-wasm-simd-threaded.wasm'));
-  for (const file of wanted) await copy(join(ortDir, file), join(PUBLIC, 'ort', file));
+  // The ONNX Runtime wasm the embedder asks for, under its version (/ort/<version>/…).
+  await copy(join(DIST, manifest.ort_wasm), join(PUBLIC, manifest.ort_wasm));
 
   // The embedding model: only what transformers.js loads for dtype q8 (configs, tokenizer, the quantized
-  // ONNX file) — the full-precision model.onnx is never requested and is often over the limit.
+  // ONNX file) — the full-precision model.onnx is never requested and is often over the limit. Under
+  // /models/v-<hash of the files>/, so browsers may cache it for a year and a new model is a new URL.
   const modelDir = process.env.KB_MODEL_DIR?.trim();
   const model = process.env.KB_EMBED_MODEL?.trim() || DEFAULT_MODEL;
+  const assetManifest = {};
   if (modelDir) {
     const from = join(modelDir, model);
-    for (const file of await readdir(from)) {
-      if (/\.(json|txt)$/.test(file)) await copy(join(from, file), join(PUBLIC, 'models', model, file));
-    }
-    await copy(join(from, 'onnx', 'model_quantized.onnx'), join(PUBLIC, 'models', model, 'onnx', 'model_quantized.onnx'));
+    const files = (await readdir(from)).filter((file) => /\.(json|txt)$/.test(file)).map((file) => [join(from, file), file]);
+    files.push([join(from, 'onnx', 'model_quantized.onnx'), 'onnx/model_quantized.onnx']);
+    const hash = createHash('sha256');
+    for (const [path, name] of files) hash.update(name).update('\0').update(await readFile(path));
+    const version = `v-${hash.digest('hex').slice(0, 10)}`;
+    for (const [path, name] of files) await copy(path, join(PUBLIC, 'models', version, model, name));
+    assetManifest.models_url = `/models/${version}/`;
   } else {
     console.warn('KB_MODEL_DIR is not set: no model copied to dist/public/models (set MODELS_URL to where it is hosted).');
   }
+  await writeFile(join(PUBLIC, ASSET_MANIFEST), `${JSON.stringify(assetManifest)}\n`);
 
   await writeFile(join(PUBLIC, '_headers'), ASSET_HEADERS);
 

@@ -3,8 +3,30 @@
 /** Cloudflare Workers' limit per static asset (wrangler refuses larger files, even in a dry run). */
 export const MAX_ASSET_BYTES = 25 * 1024 * 1024;
 
+/** In dist/public: the versioned URLs of this build's files, read by the Worker (server/worker.ts) for /api/config. */
+export const ASSET_MANIFEST = 'kb-assets.json';
+
 /**
- * dist/public/_headers (Cloudflare's format). The widget runs on other sites, so its script, model and
- * wasm are fetched cross-origin; the ORT wasm never changes for a given file name.
+ * dist/public/_headers (Cloudflare's format). The widget runs on other sites, so its script, model and wasm
+ * are fetched cross-origin. The loader keeps its name (sites paste it), so browsers revalidate it on every
+ * use (Cloudflare answers its ETag with 304); everything else is named by content or version (the chat UI
+ * and embedder by hash, /ort/<ORT version>/, /models/v-<hash>/) and cached for a year. One rule sets each
+ * path's Cache-Control: Cloudflare joins the values of every matching rule.
  */
-export const ASSET_HEADERS = ['/*', '  Access-Control-Allow-Origin: *', '/ort/*', '  Cache-Control: public, max-age=31536000, immutable', ''].join('\n');
+export const ASSET_HEADERS = [
+  '/*',
+  '  Access-Control-Allow-Origin: *',
+  '/kb-chat.js',
+  '  Cache-Control: public, no-cache',
+  '/kb-chat-ui.*',
+  '  Cache-Control: public, max-age=31536000, immutable',
+  '/kb-chat-embedder.*',
+  '  Cache-Control: public, max-age=31536000, immutable',
+  '/ort/*',
+  '  Cache-Control: public, max-age=31536000, immutable',
+  '/models/v-*',
+  '  Cache-Control: public, max-age=31536000, immutable',
+  `/${ASSET_MANIFEST}`,
+  '  Cache-Control: no-store',
+  '',
+].join('\n');

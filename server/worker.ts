@@ -34,13 +34,26 @@ export interface WorkerEnv {
   ORT_WASM_URL?: string;
   /** wrangler.toml `[[ratelimits]]`: anonymous sign-ups per client IP (period 60 s). */
   SIGNUP_LIMITER?: RateLimitBinding;
+  /** The static assets (wrangler.toml `[assets] binding`): read for kb-assets.json, the build's model URL. */
+  ASSETS?: { fetch(input: string): Promise<Response> };
   [name: string]: unknown;
 }
 
 // One app per isolate and configuration: env objects are stable across requests of an isolate.
-const apps = new WeakMap<object, Hono>();
+const apps = new WeakMap<object, Promise<Hono>>();
 
-function workerApp(env: WorkerEnv): Hono {
+/**
+ * The model's URL: MODELS_URL when set, else the versioned folder the build put it in (`/models/v-<hash>/`,
+ * named in the assets' kb-assets.json by scripts/build-worker.mjs), so browsers may cache it for a year.
+ */
+async function modelsUrl(env: WorkerEnv): Promise<string> {
+  if (env.MODELS_URL) return env.MODELS_URL;
+  const res = await env.ASSETS?.fetch('https://assets.invalid/kb-assets.json').catch(() => null);
+  const manifest = res?.ok ? ((await res.json().catch(() => ({}))) as { models_url?: unknown }) : {};
+  return typeof manifest.models_url === 'string' ? manifest.models_url : '/models/';
+}
+
+async function workerApp(env: WorkerEnv): Promise<Hono> {
   const config = readConfig(env as Record<string, string | undefined>);
   for (const name of ['SUPABASE_URL', 'SUPABASE_ANON_KEY'] as const) {
     if (!env[name]) throw new Error(`${name} is not set (see docs/deploy.md)`);
@@ -75,7 +88,8 @@ function workerApp(env: WorkerEnv): Hono {
     ...auth,
     // Legacy only: a Worker holding the HS256 secret can sign any role's token, service_role included.
     jwtSecret: env.KB_JWT_SECRET || null,
-    modelsUrl: env.MODELS_URL || '/models/',
+    modelsUrl: await modelsUrl(env),
+    // The embedder appends `<ORT version>/ort-wasm-simd-threaded.wasm`.
     ortWasmUrl: env.ORT_WASM_URL || '/ort/',
   });
   // Delegate whole requests (not `app.route`), so the API's own not-found and error handlers answer.
@@ -100,9 +114,11 @@ function splitList(value: string | undefined): string[] {
 }
 
 export default {
-  fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Response | Promise<Response> {
+  async fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
     let app = apps.get(env);
     if (!app) apps.set(env, (app = workerApp(env)));
-    return app.fetch(request, env, ctx);
+    // A configuration error is not cached: the next request tries again (and throws again, visibly).
+    app.catch(() => apps.delete(env));
+    return (await app).fetch(request, env, ctx);
   },
 };

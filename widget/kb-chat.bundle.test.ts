@@ -1,5 +1,5 @@
 /**
- * The built bundles as shipped (dist/kb-chat.js + dist/kb-chat-embedder.js, built by the test config into
+ * The built bundles as shipped (dist/kb-chat.js + its hashed chat UI and embedder, built by the test config into
  * test-results/widget-dist/): the element finds its worker next to itself and its API at its own origin,
  * with no overrides. The API is the same fake as in kb-chat.test.ts (the real server has its own tests).
  */
@@ -28,7 +28,11 @@ describe('built kb-chat.js', () => {
     for (const { file, gzip: size, budget } of sizes) if (budget !== null) expect(size, file).to.be.at.most(budget);
   });
 
-  it('answers a question using kb-chat-embedder.js from next to itself', async () => {
+  it('answers a question using the hashed chat UI and embedder from next to itself', async () => {
+    // Written by buildWidget(): the content-hashed names the loader was compiled with.
+    const manifest = (await (await fetch('/test-results/widget-dist/manifest.json')).json()) as { ui: string; embedder: string };
+    expect(manifest.ui).to.match(/^kb-chat-ui\.[0-9a-f]{10}\.js$/);
+    expect(manifest.embedder).to.match(/^kb-chat-embedder\.[0-9a-f]{10}\.js$/);
     const el = await fixture<KbChat>(html`<kb-chat heading="Help"></kb-chat>`);
     const root = el.shadowRoot!;
     expect(root.querySelector('.panel')).to.equal(null);
@@ -48,8 +52,8 @@ describe('built kb-chat.js', () => {
     expect(root.querySelectorAll('.sources a')).to.have.length(2);
 
     const pageUrls = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname);
-    expect(pageUrls).to.include('/test-results/widget-dist/kb-chat-ui.js');
-    expect(pageUrls).to.include('/test-results/widget-dist/kb-chat-embedder.js');
+    expect(pageUrls).to.include(`/test-results/widget-dist/${manifest.ui}`);
+    expect(pageUrls).to.include(`/test-results/widget-dist/${manifest.embedder}`);
     // Only test code comes from widget/: the element and its worker are the bundles.
     const sources = pageUrls.filter((p) => p.startsWith('/widget/') && !p.startsWith('/widget/test/') && !p.endsWith('.test.ts'));
     expect(sources).to.deep.equal([]);

@@ -8,6 +8,13 @@ import { staticHTML } from './trusted-types.ts';
 // Resolved against this module (the built kb-chat.js), so the widget finds its chunks and API wherever it is hosted.
 const SCRIPT_URL = import.meta.url;
 
+// The content-hashed names of the chat UI and the embedder, compiled in by esbuild.config.mjs (so they can be
+// cached for a year); the unhashed names where the source runs unbundled (the widget tests).
+declare const __KB_UI_FILE__: string | undefined;
+declare const __KB_EMBEDDER_FILE__: string | undefined;
+const UI_FILE = typeof __KB_UI_FILE__ === 'string' ? __KB_UI_FILE__ : 'kb-chat-ui.js';
+const EMBEDDER_FILE = typeof __KB_EMBEDDER_FILE__ === 'string' ? __KB_EMBEDDER_FILE__ : 'kb-chat-embedder.js';
+
 const ICON =
   '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true"><path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z"/></svg>';
 
@@ -29,6 +36,7 @@ const ICON =
  * @attr {'auto'|'light'|'dark'} theme - Colour scheme; `auto` (default) follows `prefers-color-scheme`.
  * @attr {'right'|'left'} position - Which bottom corner the bubble sits in (mirrored in RTL).
  * @attr {'floating'|'inline'} mode - `inline` renders the chat in the page flow, always open, without the bubble.
+ * @attr {'none'|'intent'|'idle'} preload - When the embedding model and its wasm start downloading: `intent` (default) on hover, focus or touch of the bubble; `idle` once the page has loaded and the browser is idle; `none` only when the panel opens. Never ahead of the panel when the visitor asked to save data (`navigator.connection.saveData`).
  *
  * @fires {CustomEvent<void>} kb-open - The panel was opened.
  * @fires {CustomEvent<void>} kb-close - The panel was closed.
@@ -51,7 +59,7 @@ const ICON =
  * @csspart suggestions - The suggestions of a refusal; each is `suggestion`.
  * @csspart typing-indicator - Shown while an answer is on its way.
  * @csspart error - An error under a (possibly partial) answer, with its `retry-button`.
- * @csspart status - The status line (model loading, keyword mode, time-outs).
+ * @csspart status - The status line (model loading, with its `loading-note`; keyword mode; a slow connection). An answer given while the model loads carries a `loading-note` too.
  * @csspart sessions - The history view; each past conversation is a `session` button.
  * @csspart input - The question textarea.
  * @csspart send-button - The send button.
@@ -75,7 +83,7 @@ const ICON =
  * @cssprop [--kb-offset-y=20px] - Distance of the bubble from the bottom of the viewport.
  */
 export default class KbChat extends HTMLElement {
-  static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position'];
+  static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position', 'preload'];
 
   /** The host page's access token (e.g. its Supabase session's `access_token`); replaces the anonymous sign-in. */
   token: string | null = null;
@@ -83,11 +91,11 @@ export default class KbChat extends HTMLElement {
   getToken: (() => string | null | undefined | Promise<string | null | undefined>) | null = null;
   /** Overrides for any user-visible string (i18n); see `DEFAULT_STRINGS` in i18n.ts. */
   strings: Partial<KbChatStrings> = {};
-  /** URL of the chat UI module. Default: `kb-chat-ui.js` next to this script. */
-  uiUrl: string | URL = new URL('./kb-chat-ui.js', SCRIPT_URL);
-  /** URL of the embedder worker script. Default: `kb-chat-embedder.js` next to this script. */
-  embedderUrl: string | URL = new URL('./kb-chat-embedder.js', SCRIPT_URL);
-  /** Milliseconds the AI model may take to load before the widget gives up and offers a retry. */
+  /** URL of the chat UI module. Default: `kb-chat-ui.<hash>.js` next to this script. */
+  uiUrl: string | URL = new URL(`./${UI_FILE}`, SCRIPT_URL);
+  /** URL of the embedder worker script. Default: `kb-chat-embedder.<hash>.js` next to this script. */
+  embedderUrl: string | URL = new URL(`./${EMBEDDER_FILE}`, SCRIPT_URL);
+  /** Milliseconds after which a model still loading counts as slow (the status line says so; it keeps loading). */
   embedderTimeout = 15_000;
 
   /** @internal the loaded chat UI. */
@@ -134,6 +142,14 @@ export default class KbChat extends HTMLElement {
   get inline(): boolean {
     return this.getAttribute('mode') === 'inline';
   }
+  /** `preload`: `none`, `intent` (default; also for a value it does not know) or `idle`. */
+  get preload(): Preload {
+    const value = this.getAttribute('preload');
+    return value === 'none' || value === 'idle' ? value : 'intent';
+  }
+  set preload(value: Preload) {
+    this.setAttribute('preload', value);
+  }
 
   /** Resolves once pending rendering is done (and the chat UI, if it is loading, is loaded). */
   get updateComplete(): Promise<boolean> {
@@ -147,8 +163,12 @@ export default class KbChat extends HTMLElement {
       adoptStyles(root, styles);
       this.bubble = root.querySelector('button')!;
       this.bubble.addEventListener('click', () => (this.open = !this.open));
-      // Intent: fetch the chat UI as soon as the visitor is likely to open it.
-      for (const type of ['pointerenter', 'focus', 'touchstart']) this.bubble.addEventListener(type, () => void this.load(), { passive: true });
+      // Intent: fetch the chat UI as soon as the visitor is likely to open it (≈ 32 KB gz); with
+      // preload="intent" the model and the wasm start too, so they have a head start on the first question.
+      const onIntent = () => void this.load().then((ui) => this.mayPreload('intent') && ui.preload());
+      for (const type of ['pointerenter', 'focus', 'touchstart']) this.bubble.addEventListener(type, onIntent, { passive: true });
+      // Asked when the browser is idle, so an attribute set after the element was created still counts.
+      whenIdle(() => this.mayPreload('idle') && void this.load().then((ui) => ui.preload()));
     }
     this.paintBubble();
     if (this.open || this.inline) void this.load().then((ui) => ui.opened());
@@ -185,6 +205,13 @@ export default class KbChat extends HTMLElement {
     return this.loading;
   }
 
+  /** Whether `moment` may start the model download ahead of the panel opening. */
+  private mayPreload(moment: 'intent' | 'idle'): boolean {
+    // Data Saver (Chrome, Android): a visitor who pays per megabyte downloads the model only by opening the chat.
+    const saveData = (navigator as { connection?: { saveData?: boolean } }).connection?.saveData === true;
+    return !saveData && this.preload === moment;
+  }
+
   /** Move focus to the bubble (after Esc). */
   focusBubble(): void {
     this.bubble?.focus();
@@ -203,11 +230,21 @@ export default class KbChat extends HTMLElement {
   }
 }
 
+export type Preload = 'none' | 'intent' | 'idle';
+
+/** After the page's load event, when the browser is idle (Safari has no requestIdleCallback: 2 s later). */
+function whenIdle(callback: () => void): void {
+  const idle = () =>
+    'requestIdleCallback' in window ? requestIdleCallback(callback, { timeout: 10_000 }) : setTimeout(callback, 2_000);
+  if (document.readyState === 'complete') idle();
+  else addEventListener('load', idle, { once: true });
+}
+
 export interface KbQuestionDetail {
   message: string;
   messageId: string;
   sessionId?: string;
-  /** Sent without an embedding: the model could not load and the server answers from full-text search. */
+  /** Sent without an embedding (the model is still loading, or cannot load): the server answers from full-text search. */
   keyword: boolean;
 }
 export interface KbAnswerDetail {

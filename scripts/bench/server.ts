@@ -24,18 +24,19 @@ export interface BenchServer {
   stop(): Promise<{ seconds: number; code: number | null; signal: string | null }>;
 }
 
-export async function startServer(dataDir: string, timeoutMs = 300_000, env: Record<string, string> = {}): Promise<BenchServer> {
+/** `root`: the checkout whose scripts/start.ts runs (default this one; first-visit measures older commits too). */
+export async function startServer(dataDir: string, timeoutMs = 300_000, env: Record<string, string> = {}, root = ROOT): Promise<BenchServer> {
   const port = await freePort();
   const started = performance.now();
   // `node --import tsx` rather than `npx tsx`: the child is then the server itself, so its pid is the
   // process whose memory is measured (tsx's CLI would put a second Node process in between).
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-    cwd: ROOT,
+    cwd: root,
     env: {
       ...process.env,
       KB_DATA_DIR: dataDir,
       KB_EMBED_MODEL: BENCH_MODEL,
-      KB_MODEL_DIR: BENCH_MODEL_DIR,
+      KB_MODEL_DIR: path.resolve(ROOT, BENCH_MODEL_DIR),
       PORT: String(port),
       KB_RATE_LIMIT: '1000000',
       // Every bench visitor signs up from 127.0.0.1: the per-IP sign-up limit is not what is measured.

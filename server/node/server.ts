@@ -2,7 +2,6 @@
  * The Node server: the runtime-agnostic API plus what a browser needs from the same origin — the demo
  * page, the widget bundle, the model files and the ONNX Runtime wasm (so nothing is fetched from a CDN).
  */
-import { existsSync } from 'node:fs';
 import { serve, type ServerType } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { serveStatic } from '@hono/node-server/serve-static';
@@ -11,8 +10,9 @@ import { createApp, type AppDeps } from '../app.ts';
 import { StreamSlots } from '../chat/route.ts';
 import { securityHeaders } from './security-headers.ts';
 import { Drain, type DrainReport } from './shutdown.ts';
+import { assetUrls, mountAssets } from './assets.ts';
 import { demoDocsRoute } from './docs.ts';
-import { DEMO_DIR, DIST_DIR, ortWasmDir } from './paths.ts';
+import { DEMO_DIR } from './paths.ts';
 
 export interface NodeServerOptions extends AppDeps {
   /** Folder with `<model id>/…` files served at /models/. */
@@ -29,12 +29,10 @@ export function createNodeApp(options: NodeServerOptions) {
     // client wrote. Behind a reverse proxy every visitor shares the proxy's address (see the README).
     clientIp: (c) => getConnInfo(c).remote.address ?? null,
     ...options,
-    modelsUrl: '/models/',
-    ortWasmUrl: '/ort/',
+    ...assetUrls(options),
   });
   app.route('/', api);
 
-  const strip = (prefix: string) => (path: string) => path.slice(prefix.length);
   // The widget, its worker, the model and the wasm are public files that pages on other origins load
   // (the site embedding the widget): readable by any origin, never with credentials.
   for (const path of ['/kb-chat*', '/models/*', '/ort/*']) {
@@ -44,17 +42,8 @@ export function createNodeApp(options: NodeServerOptions) {
       c.res.headers.set('Cross-Origin-Resource-Policy', 'cross-origin');
     });
   }
-  // The folder may not exist yet (no model downloaded): then /models/ is simply a 404, without a warning.
-  if (existsSync(options.modelDir)) {
-    app.use('/models/*', serveStatic({ root: options.modelDir, rewriteRequestPath: strip('/models') }));
-  }
-  // Only the runtime files the embedder asks for; the folder also holds bundles we do not need to expose.
-  app.use('/ort/*', async function ortFilesOnly(c, next) {
-    if (!/^\/ort\/ort-wasm-[\w.-]+\.(wasm|mjs)$/.test(c.req.path)) return c.notFound();
-    await next();
-  });
-  app.use('/ort/*', serveStatic({ root: ortWasmDir(), rewriteRequestPath: strip('/ort') }));
-  app.use('/kb-chat*', serveStatic({ root: DIST_DIR }));
+  // Compressed, cacheable, versioned (server/node/assets.ts).
+  mountAssets(app, options);
   app.route('/docs', demoDocsRoute());
   app.use('/*', serveStatic({ root: DEMO_DIR, index: 'index.html' }));
   return app;

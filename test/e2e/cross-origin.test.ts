@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServerAndBrowser, type Running } from './server.ts';
+import { modelReady, startServerAndBrowser, type Running } from './server.ts';
 
 let host: Server;
 let hostOrigin: string;
@@ -42,7 +42,7 @@ describe('embedded on another origin', () => {
   it('loads the model in the embedder Worker and answers with a citation', async () => {
     expect(new URL(running.baseUrl).origin).not.toBe(hostOrigin);
     await page.locator('kb-chat [part="bubble"]').click();
-    await page.locator('kb-chat [part="send-button"]:not([disabled])').waitFor({ timeout: 30_000 });
+    await modelReady(page);
     // The full embedder, not keyword mode: no model-failure notice.
     expect(await page.locator('kb-chat [part="panel"]').innerText()).not.toContain('could not be loaded');
     await page.locator('kb-chat [part="input"]').fill('How do I add the chat widget to my website?');

@@ -1,13 +1,13 @@
 /**
  * The widget on the demo page with the real server, in Chromium: axe (@axe-core/playwright) reports 0
- * violations in the closed, open, answering, answered, blocks (code, list, table, related), refusal, error and
+ * violations in the closed, open while the model loads, open, answering, answered, blocks (code, list, table, related), refusal, error and
  * history states; each state is also saved as a screenshot (for the README with KB_SCREENSHOTS=1: docs/screenshots/).
  */
 import AxeBuilder from '@axe-core/playwright';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, startServerAndBrowser, type Running } from './server.ts';
+import { ROOT, modelReady, startServerAndBrowser, type Running } from './server.ts';
 
 let running: Running;
 let page: Page;
@@ -101,9 +101,23 @@ describe('widget accessibility (axe) and screenshots', () => {
     await shot('closed');
   });
 
-  it('open (model loaded)', async () => {
+  it('open, the model loading (questions already accepted)', async () => {
+    // Hold the embedder's first request so the loading state stays on screen while axe runs.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/config', async (route) => {
+      await released;
+      await route.continue().catch(() => undefined);
+    });
     await page.locator('kb-chat [part="bubble"]').click();
-    await page.locator('kb-chat [part="send-button"]:not([disabled])').waitFor({ timeout: 30_000 });
+    await page.locator('kb-chat [part="loading-note"]').waitFor({ timeout: 10_000 });
+    await axe('open-loading');
+    release();
+    await page.unroute('**/api/config');
+  });
+
+  it('open (model loaded)', async () => {
+    await modelReady(page);
     await axe('open');
     await shot('open');
   });

@@ -6,16 +6,25 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
-import { ASSET_HEADERS } from '../../scripts/worker-assets.mjs';
+import { ASSET_HEADERS, ASSET_MANIFEST } from '../../scripts/worker-assets.mjs';
 import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
 import { startRpcServer, type RpcServer, type RpcServerOptions } from './rpc-server.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 export const SECRET = 'workerd-test-jwt-secret-0123456789abcdef';
+
+/** The stand-in dist/public: a loader, a hashed chat UI, a versioned wasm and model, kb-assets.json. */
+export const STAND_IN_ASSETS: Record<string, string | Uint8Array> = {
+  'kb-chat.js': 'export {};\n',
+  'kb-chat-ui.0123456789.js': 'export const ui = 1;\n',
+  'ort/1.31.0/ort-wasm-simd-threaded.wasm': new Uint8Array([0, 97, 115, 109]),
+  'models/v-abcdef0123/test-model/config.json': '{"model_type":"bert"}\n',
+  [ASSET_MANIFEST]: '{"models_url":"/models/v-abcdef0123/"}\n',
+};
 export const SITE = 'https://docs.example.com';
 
 export interface WorkerHarness {
@@ -42,11 +51,13 @@ export async function startWorker(
   ]);
   const supabase = await startRpcServer({ store: pg, jwtSecret: SECRET, ...supabaseOptions });
 
-  // Assets as wrangler.toml configures them (routing included), from a small stand-in folder.
+  // Assets as wrangler.toml configures them (routing, binding), from a small stand-in folder laid out as
+  // scripts/build-worker.mjs lays out dist/public.
   const assetsDir = join(outdir, 'public');
-  await mkdir(join(assetsDir, 'ort'), { recursive: true });
-  await writeFile(join(assetsDir, 'kb-chat.js'), 'export {};\n');
-  await writeFile(join(assetsDir, 'ort', 'ort-wasm-simd-threaded.wasm'), new Uint8Array([0, 97, 115, 109]));
+  for (const [path, content] of Object.entries(STAND_IN_ASSETS)) {
+    await mkdir(dirname(join(assetsDir, path)), { recursive: true });
+    await writeFile(join(assetsDir, path), content);
+  }
   await writeFile(join(assetsDir, '_headers'), ASSET_HEADERS);
   const fromToml = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml')).workerOptions;
 

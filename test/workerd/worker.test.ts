@@ -213,15 +213,38 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
     expect(script.status).toBe(200);
     expect(await script.text()).toBe('export {};\n');
     expect(script.headers.get('access-control-allow-origin')).toBe('*');
-    const wasm = await worker('/ort/ort-wasm-simd-threaded.wasm');
+    const wasm = await worker('/ort/1.31.0/ort-wasm-simd-threaded.wasm');
     expect(wasm.status).toBe(200);
-    expect(wasm.headers.get('cache-control')).toContain('immutable');
+    expect(wasm.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     await wasm.arrayBuffer();
     expect(supabase.log).toEqual([]);
 
     expect((await worker('/api/health')).headers.get('content-type')).toMatch(/^application\/json/);
     expect(supabase.log).toHaveLength(1);
     expect((await worker('/no-such-asset')).status).toBe(404);
+  });
+
+  it('caches as _headers says: the loader revalidated by ETag (304), hashed and versioned files immutable', async () => {
+    const loader = await worker('/kb-chat.js');
+    expect(loader.headers.get('cache-control')).toBe('public, no-cache');
+    const etag = loader.headers.get('etag');
+    expect(etag).toBeTruthy();
+    await loader.arrayBuffer();
+    const again = await worker('/kb-chat.js', { headers: { 'If-None-Match': etag! } });
+    expect(again.status).toBe(304);
+    await again.arrayBuffer();
+
+    for (const path of ['/kb-chat-ui.0123456789.js', '/models/v-abcdef0123/test-model/config.json', '/ort/1.31.0/ort-wasm-simd-threaded.wasm']) {
+      const res = await worker(path);
+      expect(res.status, path).toBe(200);
+      // Exactly one value: Cloudflare joins the Cache-Control of every matching _headers rule.
+      expect(res.headers.get('cache-control'), path).toBe('public, max-age=31536000, immutable');
+      expect(res.headers.get('access-control-allow-origin'), path).toBe('*');
+      await res.arrayBuffer();
+    }
+    // The build's manifest names the model's versioned folder; /api/config hands it to the widget.
+    const config = await worker('/api/config');
+    expect(await config.json()).toMatchObject({ models_url: '/models/v-abcdef0123/', ort_wasm_url: '/ort/' });
   });
 
   it('allows CORS for the configured site only, and answers unknown API paths with the error body', async () => {

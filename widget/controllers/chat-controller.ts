@@ -35,6 +35,8 @@ export interface AnswerTurn {
   mode?: string;
   confidence?: string;
   warning?: string;
+  /** Asked while the model was still loading: answered from keyword search, and the answer says so. */
+  modelLoading?: boolean;
 }
 export interface RefusalTurn {
   kind: 'refusal';
@@ -77,20 +79,30 @@ export class ChatController implements ReactiveController {
     return this.abort !== undefined;
   }
 
-  /** Ask a question. `embed` turns it into the query vector; without it the server answers in keyword mode. */
-  async ask(text: string, embed?: (text: string) => Promise<number[]>): Promise<void> {
+  /**
+   * Ask a question. `embed` turns it into the query vector; without it the server answers in keyword mode.
+   * `modelLoading`: there is no `embed` because the model is still on its way (the answer notes it).
+   */
+  async ask(text: string, embed?: (text: string) => Promise<number[]>, { modelLoading = false } = {}): Promise<void> {
     const message = text.trim();
     if (!message) return;
     this.cancel();
     const messageId = uuid();
     this.push({ kind: 'user', id: messageId, text: message });
-    const answer: AnswerTurn = { kind: 'answer', id: uuid(), markdown: '', citations: [], related: [], status: 'pending' };
+    const answer: AnswerTurn = { kind: 'answer', id: uuid(), markdown: '', citations: [], related: [], status: 'pending', modelLoading };
     this.push(answer);
     this.events.question({ message, messageId, sessionId: this.sessionId, keyword: !embed });
     const abort = (this.abort = new AbortController());
     try {
       const request: ChatRequest = { message, message_id: messageId };
-      if (embed) request.embedding = await embed(message);
+      if (embed) {
+        // A question is never lost to the model: if embedding fails (the worker died), keyword mode answers it.
+        const embedding = await embed(message).catch((error: unknown) => {
+          console.warn('[kb-chat] embedding failed; asking in keyword mode:', error);
+          return undefined;
+        });
+        if (embedding) request.embedding = embedding;
+      }
       if (this.sessionId) request.session_id = this.sessionId;
       answer.request = request;
       await this.run(answer, abort);

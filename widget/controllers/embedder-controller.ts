@@ -1,19 +1,22 @@
 /**
- * Owns the embedder Web Worker: creates it on demand (when the panel opens, never at page load), enforces
- * the start-up deadline, and turns `embed(text)` calls into request/response messages.
+ * Owns the embedder Web Worker: creates it on demand (on intent, browser idle or the panel opening, as the
+ * `preload` attribute says — never while the page loads), and turns `embed(text)` calls into
+ * request/response messages. A question never waits for it: until it is ready the widget asks in keyword
+ * mode. So the deadline only stops *waiting* (the status line then says the connection is slow); the
+ * download goes on in the background, and the first question after `ready` uses hybrid retrieval.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { ApiClient } from '../api/api-client.ts';
-import type { EmbedderRequest, EmbedderResponse } from '../embedder/messages.ts';
+import type { EmbedderRequest, EmbedderResponse, ResourceEntry } from '../embedder/messages.ts';
 import { scriptURL } from '../trusted-types.ts';
 
-export type EmbedderStatus = 'idle' | 'unsupported' | 'loading' | 'ready' | 'timeout' | 'error';
+export type EmbedderStatus = 'idle' | 'unsupported' | 'loading' | 'ready' | 'error';
 
 export interface EmbedderControllerOptions {
   api: () => ApiClient;
   /** URL of the worker script (the built `kb-chat-embedder.js`, or the `.ts` source under the test runner). */
   workerUrl: () => string | URL;
-  /** How long loading (config + model + wasm) may take before we give up and offer a retry. */
+  /** After this long loading (config + model + wasm) counts as slow: said in the status line, loading goes on. */
   timeoutMs: () => number;
   /** Overrides the server's `models_url` (the `model-base-url` attribute). */
   modelsUrl?: () => string | null | undefined;
@@ -30,6 +33,8 @@ export class EmbedderController implements ReactiveController {
   progress?: number;
   /** Technical detail of the last failure, for the console; the UI shows plain words. */
   detail?: string;
+  /** Still loading after `timeoutMs`: a slow connection. Nothing is stopped; the status line says so. */
+  slow = false;
 
   private worker?: Worker;
   private timer?: ReturnType<typeof setTimeout>;
@@ -52,7 +57,7 @@ export class EmbedderController implements ReactiveController {
 
   /** The model will not be available (until a retry): questions go out without an embedding. */
   get failed(): boolean {
-    return this.status === 'timeout' || this.status === 'error' || this.status === 'unsupported';
+    return this.status === 'error' || this.status === 'unsupported';
   }
 
   /** Begin loading unless already loading or loaded. */
@@ -76,11 +81,11 @@ export class EmbedderController implements ReactiveController {
     });
   }
 
-  /** URLs the worker has fetched; exists so tests can prove nothing left the API origin. */
-  resources(): Promise<string[]> {
+  /** What the worker has fetched (URL, bytes from the network); exists so tests can prove nothing left the API origin. */
+  resources(): Promise<ResourceEntry[]> {
     if (!this.worker) return Promise.resolve([]);
     const id = this.nextId++;
-    return new Promise<string[]>((resolve, reject) => {
+    return new Promise<ResourceEntry[]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: never) => void, reject });
       this.worker!.postMessage({ type: 'resources', id } satisfies EmbedderRequest);
     });
@@ -94,12 +99,14 @@ export class EmbedderController implements ReactiveController {
     }
     this.detail = undefined;
     this.progress = undefined;
+    this.slow = false;
     this.setStatus('loading');
+    // Before issue 12 the deadline terminated the worker, so a slow connection never got the model (at
+    // 10 Mbit/s the 14 MB wasm alone takes 12 s). Now it only changes what the status line says.
     this.timer = setTimeout(() => {
       if (run !== this.run) return;
-      // Terminating is the only way to abort a model download/compile that is in progress.
-      this.stop();
-      this.setStatus('timeout');
+      this.slow = true;
+      this.host.requestUpdate();
     }, this.options.timeoutMs());
 
     try {
@@ -134,6 +141,7 @@ export class EmbedderController implements ReactiveController {
       });
       if (run !== this.run) return;
       clearTimeout(this.timer);
+      this.slow = false;
       this.setStatus('ready');
     } catch (error) {
       if (run !== this.run) return;
@@ -150,7 +158,7 @@ export class EmbedderController implements ReactiveController {
     if (!pending) return;
     this.pending.delete(message.id);
     if (message.type === 'embedding') pending.resolve(message.vector as never);
-    else if (message.type === 'resources') pending.resolve(message.urls as never);
+    else if (message.type === 'resources') pending.resolve(message.entries as never);
     else if (message.type === 'embed-error') pending.reject(new Error(message.message));
   }
 

@@ -12,6 +12,13 @@ import type { EmbedderInit, EmbedderRequest, EmbedderResponse } from './messages
  */
 export const ORT_WASM_FILE = 'ort-wasm-simd-threaded.wasm';
 
+/**
+ * The version of that ONNX Runtime build, compiled in by esbuild.config.mjs. The wasm is fetched from
+ * `<ort_wasm_url><version>/`: a versioned URL, so servers can let browsers cache it for a year.
+ */
+declare const __ORT_VERSION__: string;
+export const ORT_VERSION = __ORT_VERSION__;
+
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 let extractor: Promise<FeatureExtractionPipeline> | undefined;
 
@@ -45,7 +52,7 @@ function load({ model, modelsUrl, wasmUrl }: EmbedderInit): Promise<FeatureExtra
     // Only the .wasm is given: ORT then uses the Emscripten glue bundled into this worker, so exactly one
     // file is fetched (a prefix would also make it import `ort-wasm-simd-threaded.mjs`). Glue and binary
     // must come from the same build.
-    wasm.wasmPaths = { wasm: new URL(ORT_WASM_FILE, wasmUrl).href };
+    wasm.wasmPaths = { wasm: new URL(`${ORT_VERSION}/${ORT_WASM_FILE}`, wasmUrl).href };
     // Threads need SharedArrayBuffer, i.e. cross-origin isolation, which a widget cannot demand of its host.
     wasm.numThreads = 1;
   }
@@ -101,7 +108,10 @@ scope.addEventListener('message', async (event: MessageEvent<EmbedderRequest>) =
       post({
         type: 'resources',
         id: request.id,
-        urls: performance.getEntriesByType('resource').map((entry) => entry.name),
+        entries: (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((entry) => ({
+          url: entry.name,
+          transferSize: entry.transferSize,
+        })),
       });
       break;
   }

@@ -14,7 +14,10 @@ export interface EmbedderEmbed {
   id: number;
   text: string;
 }
-/** Lists every URL the worker has fetched (Resource Timing), so tests can check that all are same-origin. */
+/**
+ * Lists every URL the worker has fetched (Resource Timing) with the bytes each took from the network (0: from
+ * the HTTP cache), so tests can check that all are same-origin and that a later visit downloads nothing.
+ */
 export interface EmbedderResources {
   type: 'resources';
   id: number;
@@ -28,4 +31,10 @@ export type EmbedderResponse =
   | { type: 'init-error'; message: string }
   | { type: 'embedding'; id: number; vector: number[] }
   | { type: 'embed-error'; id: number; message: string }
-  | { type: 'resources'; id: number; urls: string[] };
+  | { type: 'resources'; id: number; entries: ResourceEntry[] };
+
+export interface ResourceEntry {
+  url: string;
+  /** Resource Timing's transferSize: bytes over the network, 0 when the HTTP cache answered. */
+  transferSize: number;
+}

@@ -31,6 +31,9 @@ function renderAnswer(turn: AnswerTurn, view: MessageView): TemplateResult {
   return html`
     <div class="message message--assistant" part="message assistant-message" data-status=${turn.status}>
       ${turn.markdown ? view.answerBody(turn) : nothing}
+      ${turn.modelLoading && turn.status !== 'error'
+        ? html`<p class="message__note" part="note loading-note">${s.answeredWhileLoading}</p>`
+        : nothing}
       ${turn.status === 'waiting'
         ? html`<p class="message__note" part="note waiting" role="status">${format(s.waitingRetry, { seconds: turn.retryInSeconds ?? 1 })}</p>`
         : nothing}

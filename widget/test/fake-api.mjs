@@ -89,6 +89,8 @@ export function createFakeApi({ delayMs = 150 } = {}) {
   let tokenLifetime = 3600;
   /** POST /__fake/captcha {on}: /api/config asks for Turnstile (the fake script below) and sign-ups need its token. */
   let captcha = false;
+  /** Set by /__fake/hold-assets: asset requests wait for its release. */
+  let held = null;
   /** Payload batches for the XSS tests (POST /__fake/xss). */
   let xss = [];
   const chunks = new Map(Object.entries(CHUNKS));
@@ -292,8 +294,11 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     // Same layout as the real server: /ort/ and /models/ are plain static folders.
     if (path.startsWith('/ort/') || path.startsWith('/models/')) {
       log.assets.push(path);
+      // /__fake/hold-assets: the model and the wasm wait, so a test can act while the model is loading.
+      if (held) await held.promise;
+      // The embedder asks for /ort/<version>/<file> (a versioned URL); the files sit unversioned in the package.
       ctx.url = path.startsWith('/ort/')
-        ? `/node_modules/onnxruntime-web/dist/${path.slice(5)}`
+        ? `/node_modules/onnxruntime-web/dist/${path.slice(5).replace(/^\d[\w.-]*\//, '')}`
         : `/test/fixtures/models/${path.slice(8)}`;
       return next();
     }
@@ -317,6 +322,9 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       return session(ctx, user, tokenLifetime);
     }
     if (path === '/api/config' && ctx.method === 'GET') {
+      // Held too: the model and wasm may come from the browser's caches (an earlier test loaded them), but
+      // the embedder asks for its config first, every time.
+      if (held) await held.promise;
       return json(ctx, 200, {
         embed_model: 'test-double/bert-384',
         dimensions: 384,
@@ -342,6 +350,18 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       return json(ctx, 200, { batches: xss.length, payloads: all });
     }
     if (path === '/__fake/log') return json(ctx, 200, log);
+    if (path === '/__fake/hold-assets' && ctx.method === 'POST') {
+      const on = (await readJson(ctx.req))?.on === true;
+      if (on && !held) {
+        let release;
+        const promise = new Promise((resolve) => (release = resolve));
+        held = { promise, release };
+      } else if (!on && held) {
+        held.release();
+        held = null;
+      }
+      return json(ctx, 200, { held: Boolean(held) });
+    }
     if (path === '/__fake/refuse' && ctx.method === 'POST') {
       refusing = (await readJson(ctx.req))?.on === true;
       return json(ctx, 200, { refusing });
@@ -361,6 +381,8 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       answers = new Map();
       attempts = new Map();
       refusing = false;
+      held?.release();
+      held = null;
       return json(ctx, 200, {});
     }
     if (path === '/__fake/captcha' && ctx.method === 'POST') {

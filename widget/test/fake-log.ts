@@ -26,3 +26,8 @@ export async function resetFake(): Promise<void> {
 export async function hasSharedData(path: string): Promise<boolean> {
   return ((await (await fetch(`/__fake/shared?path=${encodeURIComponent(path)}`)).json()) as { present: boolean }).present;
 }
+
+/** Hold (true) or release (false) the fake API's /api/config, /ort/ and /models/ responses: the model stays "loading". */
+export async function holdAssets(on: boolean): Promise<void> {
+  await fetch('/__fake/hold-assets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ on }) });
+}

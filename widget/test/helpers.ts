@@ -3,9 +3,9 @@ import { fixture, html, waitUntil } from '@open-wc/testing';
 import type KbChat from '../kb-chat.component.ts';
 import type { ChatUi } from '../ui/chat-ui.ts';
 import '../kb-chat.ts';
-import { fakeLog, resetFake, type FakeLog } from './fake-log.ts';
+import { fakeLog, holdAssets, resetFake, type FakeLog } from './fake-log.ts';
 
-export { fakeLog, resetFake, type FakeLog };
+export { fakeLog, holdAssets, resetFake, type FakeLog };
 
 /**
  * Under the test runner the chat UI is the TypeScript source, compiled by the dev server. The worker is the

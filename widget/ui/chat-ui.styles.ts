@@ -24,12 +24,21 @@ export default `
   textarea { font-size: 16px !important; }
 }
 .header { display: flex; align-items: center; gap: 8px; padding: 10px 12px 10px 16px; background: var(--kb-accent); color: var(--kb-accent-contrast); }
-.header h2 { margin: 0; font-size: 16px; font-weight: 600; flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-.header__actions { display: flex; gap: 4px; }
-.header__button { border: 1px solid transparent; background: transparent; color: inherit; font-size: 13px; padding: 4px 8px; border-radius: 6px; }
+/* The title is never cut: it wraps (a long heading takes two lines) instead of ending in an ellipsis. */
+.header h2 { margin: 0; font-size: 16px; font-weight: 600; flex: 1; min-width: 0; overflow-wrap: anywhere; }
+.header__actions { display: flex; gap: 2px; flex-shrink: 0; }
+.header__button { border: 1px solid transparent; background: transparent; color: inherit; border-radius: 6px; }
 .header__button:hover { border-color: currentColor; }
 .header :focus-visible { outline-color: var(--kb-accent-contrast); }
-.close { font-size: 20px; line-height: 1; padding: 2px 8px; }
+.icon-button { position: relative; display: grid; place-items: center; width: 32px; height: 32px; padding: 0; }
+/* The button's name as a tooltip, on hover and on keyboard focus (ui/icon-button.ts). */
+.icon-button::after {
+  content: attr(data-tooltip); position: absolute; top: calc(100% + 6px); inset-inline-end: 0; z-index: 2;
+  white-space: nowrap; padding: 3px 8px; border-radius: 4px; font-size: 12px; font-weight: 400;
+  background: var(--kb-foreground); color: var(--kb-background); opacity: 0; pointer-events: none; transition: opacity 0.1s;
+}
+.icon-button:hover::after, .icon-button:focus-visible::after { opacity: 1; transition-delay: 0.3s; }
+@media (prefers-reduced-motion: reduce) { .icon-button::after { transition: none; } }
 .messages { flex: 1; overflow-y: auto; padding: 12px 16px; display: flex; flex-direction: column; gap: 10px; }
 .turn { display: flex; flex-direction: column; }
 .message { max-width: 90%; padding: 8px 12px; border-radius: var(--kb-radius); overflow-wrap: anywhere; position: relative; }

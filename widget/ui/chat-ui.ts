@@ -22,6 +22,7 @@ import { renderTurn, type MessageView } from '../render/message.ts';
 import type { SourcesView } from '../render/sources.ts';
 import styles from './chat-ui.styles.ts';
 import { solveCaptcha } from '../api/captcha.ts';
+import { ICONS, iconButton } from './icon-button.ts';
 
 const FOCUSABLE = 'button:not([disabled]), textarea:not([disabled]), a[href], [tabindex]:not([tabindex="-1"])';
 
@@ -114,13 +115,18 @@ export class ChatUi implements ReactiveControllerHost {
     for (const controller of this.controllers) controller.hostDisconnected?.();
   }
 
+  /** Start downloading the model and the wasm ahead of the panel (the `preload` attribute decides when). */
+  preload(): void {
+    this.embedder.start();
+  }
+
   /** The panel was opened (or the widget is inline): load the model, restore the session, focus the input. */
   opened(): void {
     this.embedder.start();
     if (!this.restored) {
       this.restored = true;
       const current = this.history.current;
-      if (current && this.chat.turns.length === 0) void this.openSession(current);
+      if (current && this.chat.turns.length === 0) void this.openSession(current, { unlessAsked: true });
     }
     this.requestUpdate();
     if (!this.host.inline) void this.updateComplete.then(() => this.textarea?.focus());
@@ -148,19 +154,18 @@ export class ChatUi implements ReactiveControllerHost {
     return this.root.querySelector('textarea');
   }
 
-  private get canSend(): boolean {
-    return this.embedder.status === 'ready' || this.embedder.failed;
-  }
-
   send(text?: string): void {
     const textarea = this.textarea;
     const question = text ?? textarea?.value ?? '';
-    if (!question.trim() || !this.canSend) return;
+    if (!question.trim()) return;
     if (this.connectivity.holdBack()) return; // offline: the question stays in the box
     if (textarea) textarea.value = '';
     this.view = 'chat';
-    // Without the model the question goes out without an embedding: the server answers in keyword mode.
-    void this.chat.ask(question, this.embedder.status === 'ready' ? (q) => this.embedder.embed(q) : undefined);
+    // Never blocked by the model: until it is ready the question goes out without an embedding and the
+    // server answers in keyword mode at once. Waiting for a model that is "almost ready" was measured and
+    // not worth it (README, "First visit"): on a warm visit it is ready before a visitor has typed a word.
+    const { status } = this.embedder;
+    void this.chat.ask(question, status === 'ready' ? (q) => this.embedder.embed(q) : undefined, { modelLoading: status === 'loading' });
   }
 
   private onSubmit(event: Event): void {
@@ -221,9 +226,13 @@ export class ChatUi implements ReactiveControllerHost {
     });
   }
 
-  private async openSession(id: string): Promise<void> {
+  /** `unlessAsked`: the automatic restore on opening; a question asked meanwhile wins over it. */
+  private async openSession(id: string, { unlessAsked = false } = {}): Promise<void> {
     const detail = await this.history.open(id);
     if (!detail) return;
+    // Restoring replaces the conversation (and cancels an unfinished answer): never do that to a question
+    // the visitor sent while the history was on its way.
+    if (unlessAsked && this.chat.turns.length > 0) return;
     this.chat.restore(detail);
     this.view = 'chat';
     this.requestUpdate();
@@ -361,13 +370,13 @@ export class ChatUi implements ReactiveControllerHost {
       case 'ready':
         return nothing;
       case 'loading':
-        return html`<span>${progress === undefined ? s.loading : format(s.loadingProgress, { percent: progress })}</span>${progress === undefined
+        return html`<span>${this.embedder.slow ? s.slowLoading : progress === undefined ? s.loading : format(s.loadingProgress, { percent: progress })}</span>${progress === undefined
             ? nothing
-            : html`<progress max="100" value=${progress} aria-label=${s.loading}></progress>`}`;
+            : html`<progress max="100" value=${progress} aria-label=${s.loading}></progress>`}
+          <span class="status__note" part="loading-note">${s.askWhileLoading}</span>`;
       case 'unsupported':
-      case 'timeout':
       case 'error': {
-        const problem = status === 'unsupported' ? s.unsupported : status === 'timeout' ? s.timeout : s.modelError;
+        const problem = status === 'unsupported' ? s.unsupported : s.modelError;
         return html`<span class="status--problem">${problem}</span>${status === 'unsupported' ? nothing : retry}
           <span class="status__note" part="keyword-note">${s.keywordMode}</span>`;
       }
@@ -422,23 +431,25 @@ export class ChatUi implements ReactiveControllerHost {
         <div class="header" part="header">
           <h2>${heading}</h2>
           <div class="header__actions">
-            <button
-              type="button"
-              class="header__button"
-              part="history-button"
-              aria-pressed=${this.view === 'sessions' ? 'true' : 'false'}
-              @click=${this.toggleHistory}
-            >
-              ${this.view === 'sessions' ? s.backToChat : s.history}
-            </button>
-            <button type="button" class="header__button" part="new-chat-button" @click=${this.newChat}>${s.newChat}</button>
+            ${iconButton({
+              label: this.view === 'sessions' ? s.backToChat : s.history,
+              part: 'history-button',
+              icon: this.view === 'sessions' ? ICONS.back : ICONS.history,
+              pressed: this.view === 'sessions',
+              onClick: () => this.toggleHistory(),
+            })}
+            ${iconButton({ label: s.newChat, part: 'new-chat-button', icon: ICONS.newChat, onClick: () => this.newChat() })}
             ${floating
-              ? html`<button class="header__button close" part="close-button" type="button" aria-label=${s.closeChat} @click=${() => {
-                  host.open = false;
-                  host.focusBubble();
-                }}>
-                  <span aria-hidden="true">×</span>
-                </button>`
+              ? iconButton({
+                  label: s.closeChat,
+                  part: 'close-button',
+                  icon: ICONS.close,
+                  className: 'close',
+                  onClick: () => {
+                    host.open = false;
+                    host.focusBubble();
+                  },
+                })
               : nothing}
           </div>
         </div>
@@ -465,7 +476,7 @@ export class ChatUi implements ReactiveControllerHost {
             aria-label=${s.inputLabel}
             @keydown=${this.onInputKeydown}
           ></textarea>
-          <button class="send" part="send-button" type="submit" ?disabled=${!this.canSend}>${s.send}</button>
+          <button class="send" part="send-button" type="submit">${s.send}</button>
         </form>
       </section>
     `;
