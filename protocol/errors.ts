@@ -9,6 +9,8 @@ export const ERROR_CODES = [
   'conflict',
   'payload_too_large',
   'rate_limited',
+  // A sign-up without the CAPTCHA token the server asks for (400): solve it (see /api/config) and send again.
+  'captcha_required',
   'unavailable',
   'internal',
 ] as const;

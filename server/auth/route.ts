@@ -30,7 +30,7 @@ export function authRoute({ signIn, refresh, signupLimiter, clientIp, captcha }:
     // The body is optional (older widgets send none); when present it is validated like every body.
     const text = await c.req.text();
     const { captcha_token: captchaToken } = text.trim() ? parseBody(AnonymousAuthRequestSchema, parseJson(text)) : {};
-    if (captcha && !captchaToken) throw new AppError(400, 'invalid_request', 'captcha_token: is required: solve the check first.');
+    if (captcha && !captchaToken) throw new AppError(400, 'captcha_required', 'captcha_token: is required: solve the check first.');
     const ip = clientIp?.(c) ?? null;
     if (signupLimiter) {
       // Requests whose address is unknown share one budget: unknown must not mean unlimited.

@@ -96,6 +96,8 @@ export class ApiClient {
   private readonly storageKey: string;
   private tokenRequest?: Promise<string>;
   private configRequest?: Promise<ClientConfig>;
+  /** The config once it has arrived (sign-in reads it without waiting for it). */
+  private knownConfig?: ClientConfig;
 
   constructor(
     readonly baseUrl: string,
@@ -145,7 +147,7 @@ export class ApiClient {
   }
 
   config(): Promise<ClientConfig> {
-    this.configRequest ??= this.getJson(API_PATHS.config).then((body) => v.parse(ClientConfigSchema, body)).catch((error: unknown) => {
+    this.configRequest ??= this.getJson(API_PATHS.config).then((body) => (this.knownConfig = v.parse(ClientConfigSchema, body))).catch((error: unknown) => {
       this.configRequest = undefined; // let a retry fetch it again
       throw error;
     });
@@ -216,13 +218,22 @@ export class ApiClient {
     }
   }
 
+  /**
+   * A new anonymous user. Without a CAPTCHA it is one request, not waiting for /api/config: a first question
+   * must not wait for anything it does not need (issue 12). When the server asks for one (known from the
+   * config, or from its `captcha_required` answer), the challenge is solved and its token sent.
+   */
   private async signIn(): Promise<string> {
-    const { captcha } = await this.config();
-    let body: string | undefined;
-    if (captcha) {
-      if (!this.captcha) throw new ApiError(400, 'captcha_unsupported');
-      body = JSON.stringify({ captcha_token: await this.captcha(captcha) });
+    if (!this.knownConfig?.captcha) {
+      try {
+        return this.keep(v.parse(AnonymousAuthSchema, await this.getJson(API_PATHS.anonymousAuth, undefined, 'POST')));
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 'captcha_required')) throw error;
+      }
     }
+    const { captcha } = await this.config();
+    if (!captcha || !this.captcha) throw new ApiError(400, 'captcha_required');
+    const body = JSON.stringify({ captcha_token: await this.captcha(captcha) });
     return this.keep(v.parse(AnonymousAuthSchema, await this.getJson(API_PATHS.anonymousAuth, undefined, 'POST', body)));
   }
 

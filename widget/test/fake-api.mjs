@@ -306,6 +306,7 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       if (captcha) {
         const token = ((await readJson(ctx.req)) ?? {}).captcha_token;
         log.captcha.push(token ?? null);
+        if (token === undefined) return json(ctx, 400, { error: { code: 'captcha_required', message: 'captcha_token: is required' } });
         if (typeof token !== 'string' || !token.startsWith('turnstile-ok')) {
           return json(ctx, 403, { error: { code: 'forbidden', message: 'The anti-bot check failed.' } });
         }
