@@ -303,9 +303,10 @@ as $$
 $$;
 
 -- search_chunks: the exposed entry bounds its arguments, then runs the search (20261123000000), which is
--- renamed kb_search_chunks and is not exposed. The API asks for at most 50 rows from 50 candidates; the
--- bounds leave room for that and stop a caller from asking for 200 rows scored from 1,000 candidates, or
--- from sending a megabyte of query text to the full-text parser.
+-- renamed kb_search_chunks and is not exposed. The API asks for at most 50 rows from 50 candidates and
+-- `npm run eval -- beir` for 200 from 200 (recall@100 over documents); the bounds leave room for that and
+-- stop a caller from having 1,000 candidates scored per call, or from sending a megabyte of query text to
+-- the full-text parser.
 alter function search_chunks(extensions.vector, text, integer, text, jsonb, integer) rename to kb_search_chunks;
 
 create function search_chunks(
@@ -344,7 +345,7 @@ begin
   return query select * from kb_search_chunks(
     query_embedding,
     query_text,
-    least(greatest(coalesce(match_count, 5), 1), 50),
+    least(greatest(coalesce(match_count, 5), 1), 200),
     search_mode,
     filters,
     least(greatest(coalesce(candidate_count, 50), 1), 200)

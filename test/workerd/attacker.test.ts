@@ -78,11 +78,11 @@ beforeAll(async () => {
   server = await startRpcServer({ store: pg, jwtSecret: SECRET });
   ({ token, claims: mallory } = await signUp());
   ({ claims: alice } = await signUp());
-  // 60 chunks, more than any bound, so a bound that does not hold shows; one disabled document.
-  const chunks = Array.from({ length: 60 }, (_, i) => ({
+  // 210 chunks, more than any bound, so a bound that does not hold shows; one disabled document.
+  const chunks = Array.from({ length: 210 }, (_, i) => ({
     content: `Refunds are issued within ${i + 1} days.`,
     meta: { section: `Refunds ${i}` },
-    embedding: withSimilarity(0, 0.2 + i / 100),
+    embedding: withSimilarity(0, 0.2 + i / 300),
   }));
   const docId = await pg.ingestDocument({ source: 'billing.md', name: 'Billing', meta: {}, checksum: 'a', model: MODEL, chunks });
   const hiddenId = await pg.ingestDocument({
@@ -99,7 +99,7 @@ beforeAll(async () => {
   world.question = (await owner<{ id: string }>(`select id from chat_messages where session_id = $1`, [turn.session_id]))[0]!.id;
   world.enabledChunk = (await owner<{ id: string }>(`select id from kb_chunks where document_id = $1 limit 1`, [docId]))[0]!.id;
   world.disabledChunk = (await owner<{ id: string }>(`select id from kb_chunks where document_id = $1`, [hiddenId]))[0]!.id;
-  world.chunks = 61;
+  world.chunks = 211;
 });
 afterAll(async () => {
   await server?.close();
@@ -209,7 +209,7 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
       candidate_count: 100000,
     }, 'mallory');
     expect(greedy.status).toBe(200);
-    expect(greedy.body).toHaveLength(50);
+    expect(greedy.body).toHaveLength(200);
     expect(greedy.body.map((r: { content: string }) => r.content)).not.toContain('The internal refunds override code is 4242.');
     expectInvalid(await path.rpc('search_chunks', { query_text: 'refunds '.repeat(20_000) }, 'mallory'));
     expectInvalid(await path.rpc('search_chunks', { query_text: 'refunds', search_mode: 'everything' }, 'mallory'));
