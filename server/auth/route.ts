@@ -2,7 +2,7 @@
  * `POST /api/auth/anonymous` and `POST /api/auth/refresh`: how the widget gets, and keeps, an access token
  * when the host page does not supply one. Sign-in and refresh are the runtime's (local: our own tokens;
  * Workers: Supabase Auth relayed); this route adds what both need in front of them: sign-ups limited per
- * client IP, and a validated refresh body.
+ * client IP, an optional CAPTCHA (checked here or relayed), and validated bodies.
  */
 import { Hono, type Context } from 'hono';
 import { AnonymousAuthRequestSchema, RefreshAuthRequestSchema, type AnonymousAuth } from '../../protocol/index.ts';
@@ -41,8 +41,11 @@ export function authRoute({ signIn, refresh, signupLimiter, clientIp, captcha }:
         });
       }
     }
-    if (captcha?.verify && !(await captcha.verify(captchaToken!, ip).catch((error) => Promise.reject(fromStoreError(error))))) {
-      throw captchaFailed();
+    if (captcha?.verify) {
+      const passed = await captcha.verify(captchaToken!, ip).catch((error) => {
+        throw fromStoreError(error);
+      });
+      if (!passed) throw captchaFailed();
     }
     const auth = await signIn(captchaToken).catch((error) => {
       throw fromStoreError(error);
