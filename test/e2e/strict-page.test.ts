@@ -1,7 +1,7 @@
 /**
  * A strict page (issue 16). A site that embeds the widget with the Content-Security-Policy the README gives —
  * exactly that block, read from the README, with its example origin replaced by the real server's — plus
- * `require-trusted-types-for 'script'`: the widget loads its model in the Worker and answers, and the browser
+ * `require-trusted-types-for 'script'` and the policy allow-list the README names: the widget loads its model in the Worker and answers, and the browser
  * reports no violation (a `report-uri` collects them, the page's and its workers', and the console is
  * watched). Then the Node server's own pages and files: nosniff, a referrer policy, and the demo's CSP (which
  * enforces Trusted Types too) with the demo answering under it. Last, everything the server printed during
@@ -46,7 +46,8 @@ beforeAll(async () => {
     res.setHeader('Content-Type', 'text/html');
     res.setHeader(
       'Content-Security-Policy',
-      `${readmeCsp.replaceAll('https://kb.example.com', api)}; require-trusted-types-for 'script'; report-uri ${hostOrigin}/csp-report`,
+      // The allow-list the README names (no 'allow-duplicates'): each policy may be created once only.
+      `${readmeCsp.replaceAll('https://kb.example.com', api)}; require-trusted-types-for 'script'; trusted-types kb-chat lit-html dompurify; report-uri ${hostOrigin}/csp-report`,
     );
     res.end(`<!doctype html><html lang="en"><head><title>Strict help center</title></head><body><h1>Strict help center</h1>
 <script type="module" src="${api}/kb-chat.js"></script><kb-chat heading="Ask Acme"></kb-chat></body></html>`);
