@@ -133,6 +133,24 @@ describe('<kb-chat>', () => {
     expect(log.chat[1]!.token).to.equal(log.chat[0]!.token);
   });
 
+  it('signs in when the visitor starts typing, so Send does not wait for it; once, not per keystroke', async () => {
+    const el = await createWidget();
+    await openReady(el);
+    expect((await fakeLog()).auth).to.equal(0); // opening alone creates no user
+    const input = shadow(el).querySelector<HTMLTextAreaElement>('[part="input"]')!;
+    for (const text of ['W', 'Wh', 'Wha']) {
+      input.value = text;
+      input.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true }));
+    }
+    await waitUntil(async () => (await fakeLog()).auth === 1, 'no sign-in while typing');
+    expect((await fakeLog()).chat).to.have.length(0);
+    await ask(el, 'What is the refund policy?');
+    await waitForAnswerEnd(el);
+    const log = await fakeLog();
+    expect(log.auth).to.equal(1);
+    expect(log.chat[0]!.token).to.match(/^token-/);
+  });
+
   it('keeps its token in sessionStorage, never localStorage, and removes a token an older version left there', async () => {
     const legacy = `kb-chat:token:${location.origin}`;
     localStorage.setItem(legacy, JSON.stringify({ access_token: 'week-old', expires_at: Date.now() + 6 * 86_400_000 }));

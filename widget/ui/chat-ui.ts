@@ -173,6 +173,19 @@ export class ChatUi implements ReactiveControllerHost {
     this.send();
   }
 
+  /**
+   * The visitor started typing: get the access token now, so Send does not wait for a sign-in. Not on open:
+   * a sign-in creates a user (and spends the project's sign-up quota) for visitors who never ask.
+   */
+  private onInput(): void {
+    const api = this.api();
+    if (this.tokenWarmed === api) return; // once per client, not per keystroke
+    this.tokenWarmed = api;
+    // A failure is not reported here: Send asks again and shows it where the visitor looks.
+    api.token().catch(() => (this.tokenWarmed = undefined));
+  }
+  private tokenWarmed?: ApiClient;
+
   private onInputKeydown(event: KeyboardEvent): void {
     // Enter sends, Shift+Enter starts a new line; IME composition must not send half a word.
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
@@ -475,6 +488,7 @@ export class ChatUi implements ReactiveControllerHost {
             placeholder=${host.placeholder ?? s.placeholder}
             aria-label=${s.inputLabel}
             @keydown=${this.onInputKeydown}
+            @input=${this.onInput}
           ></textarea>
           <button class="send" part="send-button" type="submit">${s.send}</button>
         </form>
