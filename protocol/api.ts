@@ -10,6 +10,7 @@ export const API_PATHS = {
   sessions: '/api/sessions',
   search: '/api/search',
   gaps: '/api/admin/gaps',
+  settings: '/api/admin/settings',
   chunks: '/api/chunks',
 } as const;
 
@@ -69,6 +70,8 @@ export const ClientConfigSchema = v.object({
   models_url: v.string(),
   ort_wasm_url: v.string(),
   captcha: v.optional(CaptchaConfigSchema),
+  /** How answers are written (issue 13): `extractive` quotes the passages; `generative` is not built yet. */
+  answer_mode: v.optional(v.picklist(['extractive', 'generative'])),
 });
 export type ClientConfig = v.InferOutput<typeof ClientConfigSchema>;
 
@@ -78,4 +81,23 @@ export interface Health {
   embed_model: string;
   evidence_threshold: number;
   kb: { documents: number; ready_documents: number; chunks: number; embeddings: number };
+}
+
+export const AnswerModeSchema = v.picklist(['extractive', 'generative'], 'must be extractive or generative');
+
+/** `GET/PUT /api/admin/settings` (admins): what an admin may change at runtime, stored in the database. */
+export const SettingsUpdateSchema = v.object({
+  /** null clears the admin's choice: the server's KB_ANSWER_MODE applies again. */
+  answer_mode: v.nullable(AnswerModeSchema),
+});
+export type SettingsUpdate = v.InferOutput<typeof SettingsUpdateSchema>;
+
+export interface Settings {
+  /** In effect: the admin's choice, else the server's default. */
+  answer_mode: 'extractive' | 'generative';
+  /** Where it comes from: `admin` (stored) or `server` (KB_ANSWER_MODE, default extractive). */
+  answer_mode_source: 'admin' | 'server';
+  /** The server's default, what `answer_mode: null` returns to. */
+  server_answer_mode: 'extractive' | 'generative';
+  updated_at: string;
 }

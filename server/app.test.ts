@@ -42,9 +42,9 @@ describe('GET /api/health and /api/config', () => {
     expect(body).toMatchObject({ status: 'ok', embed_model: 'test-model', kb: { documents: 2, ready_documents: 2, chunks: 3, embeddings: 3 } });
   });
 
-  it('tells the browser which model to embed with', async () => {
+  it('tells the browser which model to embed with, and the answer mode', async () => {
     const res = await app.request('/api/config');
-    expect(await res.json()).toEqual({ embed_model: 'test-model', dimensions: 384, models_url: '/models/', ort_wasm_url: '/ort/' });
+    expect(await res.json()).toEqual({ embed_model: 'test-model', dimensions: 384, models_url: '/models/', ort_wasm_url: '/ort/', answer_mode: 'extractive' });
   });
 });
 

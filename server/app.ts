@@ -20,7 +20,7 @@ import { searchRoute } from './search/route.ts';
 import { admission, AdmissionQueue, type AdmissionOptions } from './http/admission.ts';
 import { errorBody, fromStoreError, onAppError } from './http/errors.ts';
 import type { RetrievalOptions } from './retrieval/index.ts';
-import type { ChatStore, LocalAuthStore } from './store/types.ts';
+import type { AnswerMode, ChatStore, LocalAuthStore } from './store/types.ts';
 
 export interface AppDeps {
   store: ChatStore;
@@ -47,6 +47,8 @@ export interface AppDeps {
   jwtAudience?: string;
   evidenceThreshold: number;
   embedModel: string;
+  /** KB_ANSWER_MODE: the answer mode unless an admin set one (`/api/admin/settings`). */
+  answerMode?: AnswerMode;
   /** Where browsers load model files and the ONNX Runtime wasm from (same origin as the widget). */
   modelsUrl?: string;
   ortWasmUrl?: string;
@@ -77,6 +79,7 @@ export function depsFromConfig(config: Config) {
     jwtAudience: config.jwtAudience,
     evidenceThreshold: config.evidenceThreshold,
     embedModel: config.embedModel,
+    answerMode: config.answerMode,
     allowedOrigins: config.allowedOrigins,
     rateLimit: config.rateLimit,
     confidence: config.confidence,
@@ -142,8 +145,12 @@ export function createApp(deps: AppDeps) {
     return c.json<Health>({ status: 'ok', embed_model: embedModel, evidence_threshold: evidenceThreshold, kb });
   });
 
-  app.get(API_PATHS.config, function clientConfig(c) {
+  const serverAnswerMode = deps.answerMode ?? 'extractive';
+  app.get(API_PATHS.config, async function clientConfig(c) {
+    // The widget must load even when the database does not answer: then the server's default mode applies.
+    const stored = await store.getSettings().catch(() => null);
     return c.json<ClientConfig>({
+      answer_mode: stored?.answer_mode ?? serverAnswerMode,
       embed_model: embedModel,
       dimensions: 384,
       models_url: deps.modelsUrl ?? '/models/',
@@ -187,7 +194,7 @@ export function createApp(deps: AppDeps) {
   app.route(API_PATHS.search, searchRoute({ store, auth, rateLimit }));
   app.route(API_PATHS.sessions, historyRoute({ store, auth }));
   app.route(API_PATHS.chunks, chunksRoute({ store, auth }));
-  app.route('/api/admin', adminRoute({ store, auth }));
+  app.route('/api/admin', adminRoute({ store, auth, serverAnswerMode }));
 
   app.notFound((c) =>
     c.req.path.startsWith('/api/')

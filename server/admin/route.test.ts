@@ -1,4 +1,4 @@
-/** Content gaps: refused questions are counted; only admins (app_metadata.role = admin) may list them. */
+/** The admin API: content gaps (refused questions, counted) and runtime settings; admins only (app_metadata.role = admin). */
 import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentGap } from '../store/types.ts';
@@ -48,5 +48,49 @@ describe('GET /api/admin/gaps', () => {
     });
     expect(forged.status).toBe(403);
     expect((await api.app.request('/api/admin/gaps')).status).toBe(401);
+  });
+});
+
+describe('GET/PUT /api/admin/settings (the answer mode, issue 13)', () => {
+  const call = async (method: 'GET' | 'PUT', token: string | null, body?: unknown, target = api.app) =>
+    target.request('/api/admin/settings', {
+      method,
+      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const configMode = async (target = api.app) => ((await (await target.request('/api/config')).json()) as { answer_mode: string }).answer_mode;
+
+  it('switches the mode at runtime for every server over the same database, and back to the server default', async () => {
+    const admin = await tokenFor({ role: 'admin' });
+    // Another server instance over the same database, whose KB_ANSWER_MODE says generative.
+    const other = api.instance({ answerMode: 'generative' });
+    expect(await (await call('GET', admin)).json()).toMatchObject({ answer_mode: 'extractive', answer_mode_source: 'server', server_answer_mode: 'extractive' });
+    expect(await configMode()).toBe('extractive');
+    expect(await configMode(other)).toBe('generative');
+
+    const set = await call('PUT', admin, { answer_mode: 'generative' });
+    expect(set.status).toBe(200);
+    expect(await set.json()).toMatchObject({ answer_mode: 'generative', answer_mode_source: 'admin' });
+    expect(await configMode()).toBe('generative');
+
+    await call('PUT', admin, { answer_mode: 'extractive' });
+    expect(await configMode(other)).toBe('extractive'); // the admin's choice wins over the server's default
+
+    expect(await (await call('PUT', admin, { answer_mode: null })).json()).toMatchObject({ answer_mode: 'extractive', answer_mode_source: 'server' });
+    expect(await configMode(other)).toBe('generative');
+  });
+
+  it('refuses visitors (403) and no token (401), and answers a bad body with a 400 naming the field, changing nothing', async () => {
+    const visitor = await api.signIn();
+    expect((await call('GET', visitor.token)).status).toBe(403);
+    expect((await call('PUT', visitor.token, { answer_mode: 'generative' })).status).toBe(403);
+    expect((await call('PUT', null, { answer_mode: 'generative' })).status).toBe(401);
+    const admin = await tokenFor({ role: 'admin' });
+    for (const body of [{ answer_mode: 'poetry' }, {}, { answer_mode: 1 }]) {
+      const res = await call('PUT', admin, body);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/^answer_mode: /);
+    }
+    expect(await (await call('GET', admin)).json()).toMatchObject({ answer_mode: 'extractive', answer_mode_source: 'server' });
   });
 });

@@ -43,6 +43,8 @@ export interface Config {
    * (seconds); 0 turns the limit off. Workers use the SIGNUP_LIMITER binding in wrangler.toml instead.
    */
   signupLimit: { limit: number; windowSeconds: number };
+  /** KB_ANSWER_MODE: how answers are written unless an admin chose otherwise (`/api/admin/settings`). */
+  answerMode: 'extractive' | 'generative';
   /**
    * KB_CAPTCHA_SITE_KEY / KB_CAPTCHA_SECRET / KB_CAPTCHA_VERIFY_URL / KB_CAPTCHA_SCRIPT_URL: Cloudflare
    * Turnstile before anonymous sign-ups (off unless the site key is set).
@@ -87,6 +89,7 @@ export function readConfig(env: Env): Config {
           scriptUrl: nonEmpty(env.KB_CAPTCHA_SCRIPT_URL),
         }
       : null,
+    answerMode: answerMode(env.KB_ANSWER_MODE),
     signupLimit: {
       limit: number(env, 'KB_SIGNUP_LIMIT', 30, 0, 1_000_000),
       windowSeconds: number(env, 'KB_SIGNUP_WINDOW', 3600, 1, 86_400),
@@ -96,6 +99,12 @@ export function readConfig(env: Env): Config {
       medium: number(env, 'CHAT_CONFIDENCE_MEDIUM', 0.45, 0, 1),
     },
   };
+}
+
+function answerMode(raw: string | undefined): 'extractive' | 'generative' {
+  const value = nonEmpty(raw) ?? 'extractive';
+  if (value !== 'extractive' && value !== 'generative') throw new Error(`KB_ANSWER_MODE must be extractive or generative, got "${value}"`);
+  return value;
 }
 
 function nonEmpty(value: string | undefined): string | null {

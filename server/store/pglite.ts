@@ -22,7 +22,9 @@ import {
   type LocalAuthStore,
   type SearchChunkRow,
   type SearchChunksParams,
+  type AnswerMode,
   type ContentGap,
+  type StoredSettings,
   type MessageRow,
   type RateLimitState,
   type SessionRow,
@@ -175,6 +177,18 @@ class Store implements PgliteStore {
   async listContentGaps(claims: JwtClaims, limit: number): Promise<ContentGap[]> {
     const { rows } = await this.asVisitor(claims, (tx) => tx.query<ContentGap>('select * from list_content_gaps($1)', [limit]));
     return rows.map((r) => ({ ...r, first_asked_at: iso(r.first_asked_at), last_asked_at: iso(r.last_asked_at) }));
+  }
+
+  async getSettings(): Promise<StoredSettings> {
+    const { rows } = await this.run((q) => q.query<StoredSettings & { updated_at: Date }>('select * from kb_get_settings()'));
+    return { answer_mode: rows[0]!.answer_mode, updated_at: iso(rows[0]!.updated_at) };
+  }
+
+  async setSettings(claims: JwtClaims, settings: { answer_mode: AnswerMode | null }): Promise<StoredSettings> {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<StoredSettings & { updated_at: Date }>('select * from kb_set_settings($1)', [settings.answer_mode]),
+    );
+    return { answer_mode: rows[0]!.answer_mode, updated_at: iso(rows[0]!.updated_at) };
   }
 
   async createAnonymousUser(): Promise<string> {

@@ -129,6 +129,16 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     const admin = await verifyAccessToken(token, SECRET);
     expect((await chat.listContentGaps(admin, 10)).map((g) => [g.question, g.asked])).toEqual([['Do you ship to Mars?', 1]]);
   },
+  getSettings: async () => {
+    expect((await chat.getSettings()).answer_mode).toBe(null);
+  },
+  setSettings: async () => {
+    const token = await sign({ sub: world.alice.sub, role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' }, exp: Math.floor(Date.now() / 1000) + 60 }, SECRET, 'HS256');
+    const admin = await verifyAccessToken(token, SECRET);
+    expect((await chat.setSettings(admin, { answer_mode: 'generative' })).answer_mode).toBe('generative');
+    expect((await chat.getSettings()).answer_mode).toBe('generative');
+    expect((await chat.setSettings(admin, { answer_mode: null })).answer_mode).toBe(null);
+  },
   documentState: async () => {
     expect(await ingest.documentState('docs/billing.md', MODEL)).toEqual({ document_id: world.documentId, status: 'ready', checksum: 'c1', stale_embeddings: 0 });
   },

@@ -24,6 +24,7 @@ import {
   type SearchChunkRow,
   type SearchChunksParams,
   type ContentGap,
+  type StoredSettings,
   type MessageRow,
   type RateLimitState,
   type SessionRow,
@@ -56,6 +57,9 @@ export const RETRIED: Record<string, boolean> = {
   // Keyed by the message id (migration 20261124002000): a question is counted once however often it is sent.
   record_content_gap: true,
   list_content_gaps: true,
+  kb_get_settings: true,
+  // Sets the same value however often.
+  kb_set_settings: true,
   document_state: true,
   // Replaces the document with the same content: the same end state however often.
   ingest_document: true,
@@ -229,6 +233,17 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
 
     async recordContentGap(claims, question, reason, messageId): Promise<void> {
       await asVisitor<null>(claims, 'record_content_gap', { p_question: question, p_reason: reason, p_message_id: messageId });
+    },
+
+    async getSettings(): Promise<StoredSettings> {
+      const row = single('kb_get_settings', await rpc<StoredSettings[]>('kb_get_settings'));
+      return { answer_mode: row.answer_mode, updated_at: iso(row.updated_at) };
+    },
+
+    async setSettings(claims, settings): Promise<StoredSettings> {
+      const rows = await asVisitor<StoredSettings[]>(claims, 'kb_set_settings', { p_answer_mode: settings.answer_mode });
+      const row = single('kb_set_settings', rows);
+      return { answer_mode: row.answer_mode, updated_at: iso(row.updated_at) };
     },
 
     async listContentGaps(claims, limit): Promise<ContentGap[]> {

@@ -178,6 +178,18 @@ export interface ChatStore {
   recordContentGap(claims: JwtClaims, question: string, reason: string, messageId: string): Promise<void>;
   /** Admins only (app_metadata.role = 'admin'); others get a `forbidden` StoreError. */
   listContentGaps(claims: JwtClaims, limit: number): Promise<ContentGap[]>;
+  /** The runtime settings (`kb_get_settings`); readable without a user. */
+  getSettings(): Promise<StoredSettings>;
+  /** Admins only (`kb_set_settings`); others get a `forbidden` StoreError. Null clears the admin's choice. */
+  setSettings(claims: JwtClaims, settings: { answer_mode: AnswerMode | null }): Promise<StoredSettings>;
+}
+
+export type AnswerMode = 'extractive' | 'generative';
+
+/** One row of `kb_settings` as the functions return it: null where no admin has chosen. */
+export interface StoredSettings {
+  answer_mode: AnswerMode | null;
+  updated_at: string;
 }
 
 /** Local mode only: the stand-in for Supabase Auth's anonymous sign-in creates the auth.users row. */

@@ -23,7 +23,7 @@ const SECRET = 'attacker-test-jwt-secret-0123456789abcdef';
 const MODEL = 'test-model';
 
 /** What an anon-key holder without a user token may call: /api/health's counts and the empty-KB check. */
-const OPEN_TO_ANON = ['kb_has_documents', 'kb_stats'];
+const OPEN_TO_ANON = ['kb_get_settings', 'kb_has_documents', 'kb_stats'];
 /** What a signed-in (e.g. anonymous) user may call; each has its bounds checked in BOUNDED below. */
 const OPEN_TO_USERS = [
   ...OPEN_TO_ANON,
@@ -32,6 +32,7 @@ const OPEN_TO_USERS = [
   'get_chat_messages',
   'get_chat_session',
   'get_chunk',
+  'kb_set_settings',
   'list_chat_sessions',
   'list_content_gaps',
   'match_chunks',
@@ -197,6 +198,15 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
     const { status, body } = await path.rpc('kb_stats', {}, 'anon');
     expect(status).toBe(200);
     expect(Number(body[0].documents)).toBe(2);
+  },
+  async kb_get_settings(path) {
+    const { status, body } = await path.rpc('kb_get_settings', {}, 'anon');
+    expect(status).toBe(200);
+    expect(Object.keys(body[0]).sort()).toEqual(['answer_mode', 'updated_at']); // nothing else, nothing secret
+  },
+  async kb_set_settings(path) {
+    expectRefused(await path.rpc('kb_set_settings', { p_answer_mode: 'generative' }, 'mallory'), 'mallory', /admins only/);
+    expect(await owner(`select answer_mode from kb_settings`)).toEqual([{ answer_mode: null }]);
   },
   async kb_has_documents(path) {
     expect(await path.rpc('kb_has_documents', {}, 'anon')).toEqual({ status: 200, body: true });

@@ -3,7 +3,7 @@
  * running in workerd (Miniflare), with supabase-js inside it talking to a PostgREST-compatible RPC server
  * over PGlite (the real migrations, SQL functions, roles and RLS). Embeddings are exact unit vectors.
  */
-import { verify } from 'hono/jwt';
+import { sign, verify } from 'hono/jwt';
 import ws from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnonymousAuth, ErrorBody, Health, Refusal } from '../../protocol/index.ts';
@@ -73,6 +73,30 @@ function expectNoServiceRole() {
 }
 
 describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
+  it('lets an admin switch the answer mode at runtime; /api/config reads it from the database as anon', async () => {
+    const user = await signIn();
+    const now = Math.floor(Date.now() / 1000);
+    const admin = await sign(
+      { sub: user.user_id, role: 'authenticated', aud: 'authenticated', iss: `${supabase.url}/auth/v1`, app_metadata: { role: 'admin' }, iat: now, exp: now + 600 },
+      SECRET,
+      'HS256',
+    );
+    const put = (token: string, answer_mode: string | null) =>
+      worker('/api/admin/settings', {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ answer_mode }),
+      });
+    const mode = async () => ((await (await worker('/api/config')).json()) as { answer_mode: string }).answer_mode;
+    expect(await mode()).toBe('extractive');
+    expect((await put(user.access_token, 'generative')).status).toBe(403);
+    expect((await put(admin, 'generative')).status).toBe(200);
+    expect(await mode()).toBe('generative');
+    expect(supabase.log).toContainEqual(expect.objectContaining({ path: '/rest/v1/rpc/kb_get_settings', role: 'anon', apikeyRole: 'anon' }));
+    expect(await (await put(admin, null)).json()).toMatchObject({ answer_mode: 'extractive', answer_mode_source: 'server' });
+    expect(await mode()).toBe('extractive');
+  });
+
   it('reports knowledge-base statistics through kb_stats as anon', async () => {
     await seedKb();
     const res = await worker('/api/health');
