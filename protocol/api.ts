@@ -55,6 +55,10 @@ export type RefreshAuthRequest = v.InferOutput<typeof RefreshAuthRequestSchema>;
  * `GET /api/config`: what a browser needs to embed questions exactly as the documents were embedded.
  * URLs are relative to the API origin unless absolute.
  */
+/** How answers are written (issue 13): `extractive` quotes the passages; `generative` is not built yet. */
+export const AnswerModeSchema = v.picklist(['extractive', 'generative'], 'must be extractive or generative');
+export type AnswerMode = v.InferOutput<typeof AnswerModeSchema>;
+
 /** A CAPTCHA the widget must solve before an anonymous sign-in (Cloudflare Turnstile). */
 export const CaptchaConfigSchema = v.object({
   provider: v.literal('turnstile'),
@@ -70,8 +74,7 @@ export const ClientConfigSchema = v.object({
   models_url: v.string(),
   ort_wasm_url: v.string(),
   captcha: v.optional(CaptchaConfigSchema),
-  /** How answers are written (issue 13): `extractive` quotes the passages; `generative` is not built yet. */
-  answer_mode: v.optional(v.picklist(['extractive', 'generative'])),
+  answer_mode: v.optional(AnswerModeSchema),
 });
 export type ClientConfig = v.InferOutput<typeof ClientConfigSchema>;
 
@@ -83,8 +86,6 @@ export interface Health {
   kb: { documents: number; ready_documents: number; chunks: number; embeddings: number };
 }
 
-export const AnswerModeSchema = v.picklist(['extractive', 'generative'], 'must be extractive or generative');
-
 /** `GET/PUT /api/admin/settings` (admins): what an admin may change at runtime, stored in the database. */
 export const SettingsUpdateSchema = v.object({
   /** null clears the admin's choice: the server's KB_ANSWER_MODE applies again. */
@@ -94,10 +95,10 @@ export type SettingsUpdate = v.InferOutput<typeof SettingsUpdateSchema>;
 
 export interface Settings {
   /** In effect: the admin's choice, else the server's default. */
-  answer_mode: 'extractive' | 'generative';
+  answer_mode: AnswerMode;
   /** Where it comes from: `admin` (stored) or `server` (KB_ANSWER_MODE, default extractive). */
   answer_mode_source: 'admin' | 'server';
   /** The server's default, what `answer_mode: null` returns to. */
-  server_answer_mode: 'extractive' | 'generative';
+  server_answer_mode: AnswerMode;
   updated_at: string;
 }

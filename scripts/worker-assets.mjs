@@ -16,6 +16,9 @@ export const ASSET_MANIFEST = 'kb-assets.json';
 export const ASSET_HEADERS = [
   '/*',
   '  Access-Control-Allow-Origin: *',
+  // The base headers of every response (server/http/security-headers.ts; the API sets them itself).
+  '  X-Content-Type-Options: nosniff',
+  '  Referrer-Policy: strict-origin-when-cross-origin',
   '/kb-chat.js',
   '  Cache-Control: public, no-cache',
   '/kb-chat-ui.*',

@@ -19,6 +19,7 @@ import { historyRoute } from './history/route.ts';
 import { searchRoute } from './search/route.ts';
 import { admission, AdmissionQueue, type AdmissionOptions } from './http/admission.ts';
 import { errorBody, fromStoreError, onAppError } from './http/errors.ts';
+import { setBaseSecurityHeaders } from './http/security-headers.ts';
 import type { RetrievalOptions } from './retrieval/index.ts';
 import type { AnswerMode, ChatStore, LocalAuthStore } from './store/types.ts';
 
@@ -115,16 +116,13 @@ export function createApp(deps: AppDeps) {
       maxAge: 600,
     }),
   );
+  app.use('/api/*', async function apiSecurityHeaders(c, next) {
+    await next();
+    setBaseSecurityHeaders(c.res.headers);
+  });
   // Server-Timing: the server's own time until the response starts (for a streamed answer: until the
   // answer is ready and its first event can be sent), so a client can tell server time from network and
   // its own queueing. Admission adds its queue wait beside it.
-  // On every runtime: a response is only ever what its Content-Type says, and a link followed from an
-  // answer tells the other site our origin, not the path. (The Node entry adds the same to its files.)
-  app.use('/api/*', async function apiSecurityHeaders(c, next) {
-    await next();
-    c.res.headers.set('X-Content-Type-Options', 'nosniff');
-    c.res.headers.set('Referrer-Policy', 'strict-origin-when-cross-origin');
-  });
   app.use('/api/*', async function serverTiming(c, next) {
     const started = performance.now();
     await next();

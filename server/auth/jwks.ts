@@ -28,19 +28,16 @@ interface Entry {
 }
 
 export interface JwksOptions {
-  fetch?: typeof fetch;
   now?: () => number;
   timeoutMs?: number;
 }
 
 export class JwksCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly fetchFn: typeof fetch;
   private readonly now: () => number;
   private readonly timeoutMs: number;
 
-  constructor({ fetch: fetchFn = (...args) => fetch(...args), now = Date.now, timeoutMs = FETCH_TIMEOUT_MS }: JwksOptions = {}) {
-    this.fetchFn = fetchFn;
+  constructor({ now = Date.now, timeoutMs = FETCH_TIMEOUT_MS }: JwksOptions = {}) {
     this.now = now;
     this.timeoutMs = timeoutMs;
   }
@@ -68,7 +65,7 @@ export class JwksCache {
 
   private async fetchKeys(url: string, entry: Entry): Promise<HonoJsonWebKey[]> {
     try {
-      const response = await this.fetchFn(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs) });
+      const response = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs) });
       if (!response.ok) throw new Error(`JWKS ${url} answered ${response.status}`);
       const body = (await response.json()) as { keys?: HonoJsonWebKey[] };
       if (!Array.isArray(body.keys)) throw new Error(`JWKS ${url} has no keys`);

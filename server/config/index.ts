@@ -2,6 +2,8 @@
  * Configuration from environment variables, read once at the edge (Node entry, Worker entry, scripts) and
  * passed into the runtime-agnostic core. Every variable is documented in the README.
  */
+import * as v from 'valibot';
+import { AnswerModeSchema, type AnswerMode } from '../../protocol/api.ts';
 import { retrievalFromEnv } from '../retrieval/config.ts';
 import type { RetrievalOptions } from '../retrieval/index.ts';
 
@@ -44,7 +46,7 @@ export interface Config {
    */
   signupLimit: { limit: number; windowSeconds: number };
   /** KB_ANSWER_MODE: how answers are written unless an admin chose otherwise (`/api/admin/settings`). */
-  answerMode: 'extractive' | 'generative';
+  answerMode: AnswerMode;
   /**
    * KB_CAPTCHA_SITE_KEY / KB_CAPTCHA_SECRET / KB_CAPTCHA_VERIFY_URL / KB_CAPTCHA_SCRIPT_URL: Cloudflare
    * Turnstile before anonymous sign-ups (off unless the site key is set).
@@ -101,9 +103,9 @@ export function readConfig(env: Env): Config {
   };
 }
 
-function answerMode(raw: string | undefined): 'extractive' | 'generative' {
+function answerMode(raw: string | undefined): AnswerMode {
   const value = nonEmpty(raw) ?? 'extractive';
-  if (value !== 'extractive' && value !== 'generative') throw new Error(`KB_ANSWER_MODE must be extractive or generative, got "${value}"`);
+  if (!v.is(AnswerModeSchema, value)) throw new Error(`KB_ANSWER_MODE must be extractive or generative, got "${value}"`);
   return value;
 }
 

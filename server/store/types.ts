@@ -4,7 +4,9 @@
  * Methods that take `claims` run as that visitor, exactly as PostgREST would: role `authenticated` and
  * `request.jwt.claims` set, so row-level security applies.
  */
-import type { Citation } from '../../protocol/index.ts';
+import type { AnswerMode, Citation } from '../../protocol/index.ts';
+
+export type { AnswerMode };
 
 /**
  * The bearer token the claims were verified from. A store that forwards the visitor to the database as
@@ -183,8 +185,6 @@ export interface ChatStore {
   /** Admins only (`kb_set_settings`); others get a `forbidden` StoreError. Null clears the admin's choice. */
   setSettings(claims: JwtClaims, settings: { answer_mode: AnswerMode | null }): Promise<StoredSettings>;
 }
-
-export type AnswerMode = 'extractive' | 'generative';
 
 /** One row of `kb_settings` as the functions return it: null where no admin has chosen. */
 export interface StoredSettings {

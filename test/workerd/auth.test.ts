@@ -52,9 +52,11 @@ it('refuses an HS256 token signed with the legacy secret it does not hold, and a
   expect((await ask(foreign)).status).toBe(401);
 });
 
-it('answers with nosniff and a referrer policy, on JSON and on the event stream alike', async () => {
+it('answers with nosniff and a referrer policy, on JSON, the event stream and the static assets alike', async () => {
   const auth = (await (await harness.worker('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth;
-  for (const res of [await harness.worker('/api/health'), await harness.worker('/api/nope'), await ask(auth.access_token)]) {
+  const responses = [await harness.worker('/api/health'), await harness.worker('/api/nope'), await ask(auth.access_token), await harness.worker('/kb-chat.js')];
+  expect(responses.map((r) => r.status)).toEqual([200, 404, 200, 200]);
+  for (const res of responses) {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
     await res.arrayBuffer();

@@ -177,6 +177,9 @@ export class ChatUi implements ReactiveControllerHost {
    * The visitor started typing: get the access token now, so Send does not wait for a sign-in. Not on open:
    * a sign-in creates a user (and spends the project's sign-up quota) for visitors who never ask.
    */
+  /** The client whose token the first keystroke already asked for. */
+  private tokenWarmed?: ApiClient;
+
   private onInput(): void {
     const api = this.api();
     if (this.tokenWarmed === api) return; // once per client, not per keystroke
@@ -184,7 +187,6 @@ export class ChatUi implements ReactiveControllerHost {
     // A failure is not reported here: Send asks again and shows it where the visitor looks.
     api.token().catch(() => (this.tokenWarmed = undefined));
   }
-  private tokenWarmed?: ApiClient;
 
   private onInputKeydown(event: KeyboardEvent): void {
     // Enter sends, Shift+Enter starts a new line; IME composition must not send half a word.
