@@ -50,8 +50,6 @@ const ENTRIES = [
   { entry: 'widget/embedder/embedder.worker.ts', file: 'kb-chat-embedder.js' },
 ];
 
-/** The unhashed widget files (each with a .map). The hashed ones are listed in manifest.json. */
-export const WIDGET_FILES = ENTRIES.map(({ file }) => file);
 
 /** gzip budgets in bytes (issue 4): the loader paints the bubble; the chat UI is everything but the worker. */
 export const BUDGETS = { 'kb-chat.js': 4 * 1024, 'kb-chat-ui.js': 40 * 1024 };

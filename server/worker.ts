@@ -48,8 +48,12 @@ const apps = new WeakMap<object, Promise<Hono>>();
  */
 async function modelsUrl(env: WorkerEnv): Promise<string> {
   if (env.MODELS_URL) return env.MODELS_URL;
-  const res = await env.ASSETS?.fetch('https://assets.invalid/kb-assets.json').catch(() => null);
-  const manifest = res?.ok ? ((await res.json().catch(() => ({}))) as { models_url?: unknown }) : {};
+  if (!env.ASSETS) return '/models/';
+  // A manifest that cannot be read must not become an unversioned URL the build did not deploy (every model
+  // request a 404, for the isolate's life): fail, and the next request builds the app again.
+  const res = await env.ASSETS.fetch('https://assets.invalid/kb-assets.json');
+  if (!res.ok) throw new Error(`kb-assets.json: ${res.status} (run npm run build before deploying)`);
+  const manifest = (await res.json()) as { models_url?: unknown };
   return typeof manifest.models_url === 'string' ? manifest.models_url : '/models/';
 }
 

@@ -189,6 +189,8 @@ export default class KbChat extends HTMLElement {
       else if (this.shadowRoot?.activeElement) this.bubble?.focus(); // closing returns focus to the bubble
     }
     if (name === 'mode' && this.inline) void this.load().then((ui) => ui.opened());
+    // preload="idle" set after the element connected (the idle moment may have passed): wait for the next one.
+    if (name === 'preload' && value === 'idle') whenIdle(() => this.mayPreload('idle') && void this.load().then((ui) => ui.preload()));
     this.ui?.requestUpdate();
   }
 

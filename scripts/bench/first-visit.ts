@@ -281,7 +281,7 @@ export function markdown(report: {
   const lines = [
     `# First visit — ${report.label} (${report.measured_commit}), ${report.date}`,
     '',
-    `\`${report.command}\` — Chromium ${'(Debian)'}, CDP throttling, ${LATENCY_MS} ms latency; test-double model; ` +
+    `\`${report.command}\` — Chromium (Debian), CDP throttling, ${LATENCY_MS} ms latency; test-double model; ` +
       `${report.machine.cpus} cores, load average during the run ${report.machine.load_average_during.map((l) => l[0]!.toFixed(1)).join(' → ')}.`,
     `Times in ms, p50 (and max) of the visits; "answer" is from the click on the bubble, the visitor pressing Enter ${
       report.options.think_ms ? `${report.options.think_ms} ms after the input accepts (typing)` : 'as soon as the input accepts'

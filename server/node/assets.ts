@@ -49,23 +49,27 @@ export function modelVersion(modelDir: string, embedModel: string): string | nul
   return hash.digest('hex').slice(0, 10);
 }
 
-/** The ONNX Runtime version installed (the one the embedder bundle was built against). */
-export function ortVersion(): string {
+/**
+ * The ONNX Runtime version the embedder bundle was built against: the build's manifest says (an `npm install`
+ * since the build may have brought another version into node_modules); without a build, the installed one.
+ */
+function ortVersion(): string {
+  const manifest = join(DIST_DIR, 'manifest.json');
+  if (existsSync(manifest)) return (JSON.parse(readFileSync(manifest, 'utf8')) as { ort_version: string }).ort_version;
   return (JSON.parse(readFileSync(join(ortWasmDir(), '..', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** URLs the widget learns from /api/config. */
-export function assetUrls({ modelDir, embedModel }: AssetOptions): { modelsUrl: string; ortWasmUrl: string } {
-  const version = modelVersion(modelDir, embedModel);
-  // The embedder appends `<ORT version>/<file>` to ort_wasm_url itself (its bundle knows which build it needs).
-  return { modelsUrl: version ? `/models/v-${version}/` : '/models/', ortWasmUrl: '/ort/' };
-}
-
-/** Mounts the widget files, the ORT wasm and the model files on `app`. */
-export function mountAssets(app: Hono, { modelDir, embedModel }: AssetOptions): void {
+/**
+ * Mounts the widget files, the ORT wasm and the model files on `app`, and returns the URLs the widget learns
+ * from /api/config. The model's version is taken once, at start: /api/config and the route agree, and a model
+ * replaced while the server runs is served from the next start on.
+ */
+export function mountAssets(app: Hono, { modelDir, embedModel }: AssetOptions): { modelsUrl: string; ortWasmUrl: string } {
   const onTheFly = new OnTheFly();
   const currentModel = modelVersion(modelDir, embedModel);
   const ort = ortVersion();
+  // The embedder appends `<ORT version>/<file>` to ort_wasm_url itself (its bundle knows which build it needs).
+  const urls = { modelsUrl: currentModel ? `/models/v-${currentModel}/` : '/models/', ortWasmUrl: '/ort/' };
 
   app.use(
     '/kb-chat*',
@@ -87,7 +91,7 @@ export function mountAssets(app: Hono, { modelDir, embedModel }: AssetOptions): 
   app.use('/ort/*', async (c) => c.notFound());
 
   // The folder may not exist yet (no model downloaded): then /models/ is simply a 404, without a warning.
-  if (!existsSync(modelDir)) return;
+  if (!existsSync(modelDir)) return urls;
   app.use(
     '/models/*',
     serveFiles({
@@ -103,4 +107,5 @@ export function mountAssets(app: Hono, { modelDir, embedModel }: AssetOptions): 
       onTheFly,
     }),
   );
+  return urls;
 }

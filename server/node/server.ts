@@ -10,7 +10,7 @@ import { createApp, type AppDeps } from '../app.ts';
 import { StreamSlots } from '../chat/route.ts';
 import { securityHeaders } from './security-headers.ts';
 import { Drain, type DrainReport } from './shutdown.ts';
-import { assetUrls, mountAssets } from './assets.ts';
+import { mountAssets } from './assets.ts';
 import { demoDocsRoute } from './docs.ts';
 import { DEMO_DIR } from './paths.ts';
 
@@ -24,15 +24,6 @@ export interface NodeServerOptions extends AppDeps {
 export function createNodeApp(options: NodeServerOptions) {
   const app = new Hono();
   app.use('*', securityHeaders());
-  const api = createApp({
-    // The socket's address: on a server reached directly, X-Forwarded-For and its kin are whatever the
-    // client wrote. Behind a reverse proxy every visitor shares the proxy's address (see the README).
-    clientIp: (c) => getConnInfo(c).remote.address ?? null,
-    ...options,
-    ...assetUrls(options),
-  });
-  app.route('/', api);
-
   // The widget, its worker, the model and the wasm are public files that pages on other origins load
   // (the site embedding the widget): readable by any origin, never with credentials.
   for (const path of ['/kb-chat*', '/models/*', '/ort/*']) {
@@ -42,8 +33,16 @@ export function createNodeApp(options: NodeServerOptions) {
       c.res.headers.set('Cross-Origin-Resource-Policy', 'cross-origin');
     });
   }
-  // Compressed, cacheable, versioned (server/node/assets.ts).
-  mountAssets(app, options);
+  // Compressed, cacheable, versioned (server/node/assets.ts); /api/config hands out the same URLs.
+  const urls = mountAssets(app, options);
+  const api = createApp({
+    // The socket's address: on a server reached directly, X-Forwarded-For and its kin are whatever the
+    // client wrote. Behind a reverse proxy every visitor shares the proxy's address (see the README).
+    clientIp: (c) => getConnInfo(c).remote.address ?? null,
+    ...options,
+    ...urls,
+  });
+  app.route('/', api);
   app.route('/docs', demoDocsRoute());
   app.use('/*', serveStatic({ root: DEMO_DIR, index: 'index.html' }));
   return app;

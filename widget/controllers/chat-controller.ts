@@ -91,7 +91,6 @@ export class ChatController implements ReactiveController {
     this.push({ kind: 'user', id: messageId, text: message });
     const answer: AnswerTurn = { kind: 'answer', id: uuid(), markdown: '', citations: [], related: [], status: 'pending', modelLoading };
     this.push(answer);
-    this.events.question({ message, messageId, sessionId: this.sessionId, keyword: !embed });
     const abort = (this.abort = new AbortController());
     try {
       const request: ChatRequest = { message, message_id: messageId };
@@ -103,6 +102,8 @@ export class ChatController implements ReactiveController {
         });
         if (embedding) request.embedding = embedding;
       }
+      // After the embedding, so `keyword` says how the question is really asked (a failed embedding falls back).
+      this.events.question({ message, messageId, sessionId: this.sessionId, keyword: !request.embedding });
       if (this.sessionId) request.session_id = this.sessionId;
       answer.request = request;
       await this.run(answer, abort);
