@@ -31,7 +31,7 @@ export function demoDocsRoute(dir = DEMO_KB_DIR) {
     const heading = /^\s*#\s/.test(content) ? '' : `<h1>${title}</h1>`;
     return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · kb-chat docs</title>
-<link rel="stylesheet" href="/demo.css"></head>
+<link rel="stylesheet" href="/demo.css"><link rel="icon" href="data:,"></head>
 <body><main class="doc"><p><a href="/">← kb-chat demo</a></p>${heading}${await marked.parse(content)}</main>
 <script type="module" src="/kb-chat.js"></script><kb-chat heading="Ask the kb-chat docs"></kb-chat></body></html>`);
   });
