@@ -55,7 +55,10 @@ export type RefreshAuthRequest = v.InferOutput<typeof RefreshAuthRequestSchema>;
  * `GET /api/config`: what a browser needs to embed questions exactly as the documents were embedded.
  * URLs are relative to the API origin unless absolute.
  */
-/** How answers are written (issue 13): `extractive` quotes the passages; `generative` is not built yet. */
+/**
+ * How answers are written (issue 13): `extractive` quotes the passages (the default); `generative` also has
+ * the visitor's browser write a fuller answer from the cited passages with a small on-device model.
+ */
 export const AnswerModeSchema = v.picklist(['extractive', 'generative'], 'must be extractive or generative');
 export type AnswerMode = v.InferOutput<typeof AnswerModeSchema>;
 
@@ -75,6 +78,8 @@ export const ClientConfigSchema = v.object({
   ort_wasm_url: v.string(),
   captcha: v.optional(CaptchaConfigSchema),
   answer_mode: v.optional(AnswerModeSchema),
+  /** Generative mode: the model id the widget loads from `models_url` (KB_GENERATION_MODEL). */
+  generation_model: v.optional(v.string()),
 });
 export type ClientConfig = v.InferOutput<typeof ClientConfigSchema>;
 

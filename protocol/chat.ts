@@ -75,8 +75,47 @@ export const AnswerStartSchema = v.object({
   warning: v.optional(v.string()),
 });
 export const AnswerDeltaSchema = v.object({ text: v.string() });
-/** `citations`: exactly the sources the answer quotes, numbered 1..N in the order they first appear in it. */
-export const SourcesSchema = v.object({ citations: v.array(CitationSchema), related: v.optional(v.array(RelatedSchema)) });
+/**
+ * Generative mode (issue 13): the text of a cited source, for the widget's on-device generator. Bounded by the
+ * server (PASSAGE_MAX_CHARS each); numbered like the citation it belongs to.
+ */
+export const PassageSchema = v.object({ n: v.number(), text: v.string() });
+export type Passage = v.InferOutput<typeof PassageSchema>;
+/** A passage sent to the generator is at most this long (the start of the chunk: where the extract begins). */
+export const PASSAGE_MAX_CHARS = 1500;
+
+/** A written (generated) answer stored against an extractive one: its text and the model that wrote it. */
+export const GeneratedSchema = v.object({ text: v.string(), model: v.string() });
+export type Generated = v.InferOutput<typeof GeneratedSchema>;
+export const GENERATED_MAX_CHARS = 8000;
+
+/**
+ * `POST /api/chat/<answer message id>/generated`: the widget stores the answer its model wrote, once per
+ * answer (the first one stays). Its `[n]` markers must be the answer's own citations.
+ */
+export const GeneratedRequestSchema = v.object({
+  text: v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(GENERATED_MAX_CHARS, `must be at most ${GENERATED_MAX_CHARS} characters`),
+  ),
+  model: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
+});
+export type GeneratedRequest = v.InferOutput<typeof GeneratedRequestSchema>;
+export const generatedPath = (answerMessageId: string) => `/api/chat/${encodeURIComponent(answerMessageId)}/generated`;
+
+/**
+ * `citations`: exactly the sources the answer quotes, numbered 1..N in the order they first appear in it.
+ * In generative mode `passages` carries their text for the widget's generator; `generated` is a written
+ * answer already stored for this answer (a replay), which the widget shows instead of generating again.
+ */
+export const SourcesSchema = v.object({
+  citations: v.array(CitationSchema),
+  related: v.optional(v.array(RelatedSchema)),
+  passages: v.optional(v.array(PassageSchema)),
+  generated: v.optional(GeneratedSchema),
+});
 /** `message_id` here is the id of the stored assistant message. */
 export const AnswerEndSchema = v.object({ message_id: Uuid });
 export const StreamErrorSchema = v.object({ code: v.string(), message: v.string() });
@@ -127,6 +166,8 @@ export const ChatAnswerSchema = v.object({
   confidence: ConfidenceSchema,
   mode: RetrievalModeSchema,
   warning: v.optional(v.string()),
+  passages: v.optional(v.array(PassageSchema)),
+  generated: v.optional(GeneratedSchema),
   event_count: v.number(),
 });
 export type ChatAnswer = v.InferOutput<typeof ChatAnswerSchema>;

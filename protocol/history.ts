@@ -1,6 +1,6 @@
 /** Chat history endpoints (seed 000 US4): the visitor's own sessions, newest first, and their messages. */
 import * as v from 'valibot';
-import { CitationSchema, RelatedSchema } from './chat.ts';
+import { CitationSchema, GeneratedSchema, RelatedSchema } from './chat.ts';
 
 export const SessionSummarySchema = v.object({
   id: v.string(),
@@ -24,6 +24,8 @@ export const StoredMessageSchema = v.object({
   related: v.optional(v.array(RelatedSchema)),
   /** Set when the assistant message is a refusal. */
   refusal: v.optional(v.object({ reason: v.string(), suggestions: v.array(v.string()) })),
+  /** Generative mode: the answer the visitor's model wrote from the cited passages (`content` stays the quoted one). */
+  generated: v.optional(GeneratedSchema),
   created_at: v.string(),
 });
 export type StoredMessage = v.InferOutput<typeof StoredMessageSchema>;

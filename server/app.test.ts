@@ -42,9 +42,16 @@ describe('GET /api/health and /api/config', () => {
     expect(body).toMatchObject({ status: 'ok', embed_model: 'test-model', kb: { documents: 2, ready_documents: 2, chunks: 3, embeddings: 3 } });
   });
 
-  it('tells the browser which model to embed with, and the answer mode', async () => {
+  it('tells the browser which model to embed with, the answer mode and the model that writes answers', async () => {
     const res = await app.request('/api/config');
-    expect(await res.json()).toEqual({ embed_model: 'test-model', dimensions: 384, models_url: '/models/', ort_wasm_url: '/ort/', answer_mode: 'extractive' });
+    expect(await res.json()).toEqual({
+      embed_model: 'test-model',
+      dimensions: 384,
+      models_url: '/models/',
+      ort_wasm_url: '/ort/',
+      answer_mode: 'extractive',
+      generation_model: 'HuggingFaceTB/SmolLM2-360M-Instruct',
+    });
   });
 });
 

@@ -13,7 +13,7 @@ import type { CaptchaOptions } from './auth/captcha.ts';
 import type { SignupLimiter } from './auth/signup-limit.ts';
 import { chatRoute, DEFAULT_MAX_STREAMS, StreamSlots } from './chat/route.ts';
 import type { StreamOptions } from './chat/stream.ts';
-import type { Config } from './config/index.ts';
+import { DEFAULT_GENERATION_MODEL, type Config } from './config/index.ts';
 import { chunksRoute } from './chunks/route.ts';
 import { historyRoute } from './history/route.ts';
 import { searchRoute } from './search/route.ts';
@@ -50,6 +50,8 @@ export interface AppDeps {
   embedModel: string;
   /** KB_ANSWER_MODE: the answer mode unless an admin set one (`/api/admin/settings`). */
   answerMode?: AnswerMode;
+  /** KB_GENERATION_MODEL: the model the widget writes answers with in generative mode. */
+  generationModel?: string;
   /** Where browsers load model files and the ONNX Runtime wasm from (same origin as the widget). */
   modelsUrl?: string;
   ortWasmUrl?: string;
@@ -81,6 +83,7 @@ export function depsFromConfig(config: Config) {
     evidenceThreshold: config.evidenceThreshold,
     embedModel: config.embedModel,
     answerMode: config.answerMode,
+    generationModel: config.generationModel,
     allowedOrigins: config.allowedOrigins,
     rateLimit: config.rateLimit,
     confidence: config.confidence,
@@ -149,6 +152,7 @@ export function createApp(deps: AppDeps) {
     const stored = await store.getSettings().catch(() => null);
     return c.json<ClientConfig>({
       answer_mode: stored?.answer_mode ?? serverAnswerMode,
+      generation_model: deps.generationModel ?? DEFAULT_GENERATION_MODEL,
       embed_model: embedModel,
       dimensions: 384,
       models_url: deps.modelsUrl ?? '/models/',
@@ -187,6 +191,7 @@ export function createApp(deps: AppDeps) {
       retrieval: { ...deps.retrieval, evidenceThreshold, ...(deps.confidence ? { confidence: deps.confidence } : {}) },
       streaming,
       streams,
+      answerMode: async () => (await store.getSettings()).answer_mode ?? serverAnswerMode,
     }),
   );
   app.route(API_PATHS.search, searchRoute({ store, auth, rateLimit }));

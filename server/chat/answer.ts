@@ -3,7 +3,7 @@
  * answer (a retry with the same message id) or retrieve, gate and extract a new one. The result is an
  * `Outcome` that the route sends as SSE, as one JSON body, or as a refusal.
  */
-import type { Citation, Confidence, Refusal, Related, RetrievalMode } from '../../protocol/index.ts';
+import { PASSAGE_MAX_CHARS, type AnswerMode, type Citation, type Confidence, type Generated, type Passage, type Refusal, type Related, type RetrievalMode } from '../../protocol/index.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { retrieve, type RetrievalOptions } from '../retrieval/index.ts';
 import type { ChatStore, JwtClaims, StoredAnswer, TurnState } from '../store/types.ts';
@@ -26,6 +26,18 @@ export interface AnswerOutcome {
   confidence: Confidence;
   mode: RetrievalMode;
   warning?: string;
+  /** Generative mode: the cited sources' text, for the widget's generator (not stored: the chunks are). */
+  passages?: Passage[];
+  /** A replayed answer's stored written version (generative mode). */
+  generated?: Generated;
+}
+
+export interface AnswerTurnOptions {
+  /**
+   * The answer mode in effect (the admin's choice, else KB_ANSWER_MODE). Asked while the turn is recorded, so
+   * it adds no wait; generative mode only adds the passages — retrieval, the gate and refusals are the same.
+   */
+  answerMode?: () => Promise<AnswerMode>;
 }
 
 export type Outcome = AnswerOutcome | { kind: 'refusal'; refusal: Refusal };
@@ -35,7 +47,10 @@ export async function answerTurn(
   claims: JwtClaims,
   request: ReadChatRequest,
   retrieval: RetrievalOptions,
+  { answerMode }: AnswerTurnOptions = {},
 ): Promise<Outcome> {
+  // The mode never fails a question: without the settings, the answer is extractive (what every client shows).
+  const mode = answerMode?.().catch(() => 'extractive' as const) ?? Promise.resolve('extractive' as const);
   const turn = await store
     .beginTurn(claims, {
       session_id: request.session_id,
@@ -64,6 +79,7 @@ export async function answerTurn(
   }
 
   const { text, citations, related } = extractAnswer(request.query, found.chunks);
+  const passages = (await mode) === 'generative' ? passagesOf(citations, found.chunks) : undefined;
   return {
     kind: 'answer',
     session_id: turn.session_id,
@@ -75,7 +91,17 @@ export async function answerTurn(
     confidence: found.confidence,
     mode: found.mode,
     ...(request.warning ? { warning: request.warning } : {}),
+    ...(passages ? { passages } : {}),
   };
+}
+
+/** The text of each cited chunk, numbered like its citation and bounded (the generator reads the start). */
+export function passagesOf(citations: Citation[], chunks: { chunk_id: string; content: string }[]): Passage[] {
+  const text = new Map(chunks.map((c) => [c.chunk_id, c.content]));
+  return citations.flatMap((c) => {
+    const content = text.get(c.chunk_id);
+    return content === undefined ? [] : [{ n: c.n, text: content.length > PASSAGE_MAX_CHARS ? content.slice(0, PASSAGE_MAX_CHARS) : content }];
+  });
 }
 
 /** Stores the answer of a streamed or aggregated outcome; returns the assistant message id. */
@@ -134,6 +160,7 @@ function replay(turn: TurnState, answer: StoredAnswer, request: ReadChatRequest)
     mode?: RetrievalMode;
     warning?: string;
     related?: Related[];
+    generated?: Generated;
   };
   if (meta.kind === 'refusal') {
     return {
@@ -152,6 +179,7 @@ function replay(turn: TurnState, answer: StoredAnswer, request: ReadChatRequest)
     confidence: meta.confidence ?? 'low',
     mode: meta.mode ?? 'vector',
     ...(meta.warning ? { warning: meta.warning } : {}),
+    ...(meta.generated ? { generated: { text: meta.generated.text, model: meta.generated.model } } : {}),
   };
 }
 

@@ -4,17 +4,20 @@
  * `Accept: application/json`, the whole answer as one JSON body (seed 004 `/test`). Everything that can
  * fail with a clear status happens before the stream starts; after that, failures arrive as an in-band
  * `error` event.
+ *
+ * POST /api/chat/:answer_id/generated (issue 13, generative mode): the answer the visitor's model wrote from
+ * the passages of their answer `answer_id`, stored against it once (the first one stays).
  */
 import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import type { ChatAnswer } from '../../protocol/index.ts';
+import { GeneratedRequestSchema, type ChatAnswer, type Generated } from '../../protocol/index.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
 import { AppError } from '../http/errors.ts';
 import { rateLimit, type RateLimitOptions } from '../http/rate-limit.ts';
 import type { RetrievalOptions } from '../retrieval/index.ts';
-import type { ChatStore } from '../store/types.ts';
-import { answerTurn, storeAnswer } from './answer.ts';
-import { readChatRequest, type ReadChatRequest } from './request.ts';
+import { StoreError, type ChatStore } from '../store/types.ts';
+import { answerTurn, storeAnswer, type AnswerTurnOptions } from './answer.ts';
+import { parseBody, readChatRequest, readJson, type ReadChatRequest } from './request.ts';
 import { answerEvents, streamAnswer, type StreamOptions } from './stream.ts';
 
 export interface ChatRouteOptions {
@@ -25,10 +28,13 @@ export interface ChatRouteOptions {
   streaming: StreamOptions;
   /** Open streams on this instance; past `max`, new questions get 503 until one ends. */
   streams: StreamSlots;
+  answerMode?: AnswerTurnOptions['answerMode'];
 }
 
-export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming, streams }: ChatRouteOptions) {
-  const app = new Hono<{ Variables: AuthVariables & { chatRequest: ReadChatRequest } }>();
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming, streams, answerMode }: ChatRouteOptions) {
+  const app = new Hono<{ Variables: AuthVariables & { chatRequest: ReadChatRequest; generated: Generated } }>();
 
   // The body is read and validated before the rate limiter: an invalid request costs no database work and
   // writes nothing, not even a rate-limit count.
@@ -47,7 +53,7 @@ export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming
     }
     const release = wantsJson ? () => {} : once(() => streams.release());
     try {
-      const outcome = await answerTurn(store, claims, request, retrieval);
+      const outcome = await answerTurn(store, claims, request, retrieval, { answerMode });
       if (outcome.kind === 'refusal') {
         release();
         return c.json(outcome.refusal);
@@ -65,6 +71,8 @@ export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming
           confidence: outcome.confidence,
           mode: outcome.mode,
           ...(outcome.warning ? { warning: outcome.warning } : {}),
+          ...(outcome.passages ? { passages: outcome.passages } : {}),
+          ...(outcome.generated ? { generated: outcome.generated } : {}),
           event_count: answerEvents(outcome, answerId).length,
         });
       }
@@ -73,6 +81,24 @@ export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming
       release();
       throw error;
     }
+  });
+
+  app.post('/:answer_id/generated', requireAuth(auth), async (c, next) => {
+    // Validated before the rate limiter, like a question: a bad request writes nothing, not even a count.
+    if (!UUID.test(c.req.param('answer_id'))) throw new AppError(400, 'invalid_request', 'answer_id: must be a UUID');
+    c.set('generated', parseBody(GeneratedRequestSchema, await readJson(c.req.raw)));
+    await next();
+  }, rateLimit({ store, ...limits }), async function saveGenerated(c) {
+    const stored = await store.saveGenerated(c.get('claims'), c.req.param('answer_id'), c.get('generated')).catch((error: unknown) => {
+      // The only argument SQL checks beyond the schema: every [n] must be one of the answer's citations.
+      if (error instanceof StoreError && error.kind === 'invalid') {
+        throw new AppError(400, 'invalid_request', 'text: cites a source that is not one of this answer\'s citations', { cause: error });
+      }
+      // Someone else's answer, a refusal, or no such message: one answer, so ids cannot be probed.
+      if (error instanceof StoreError && error.kind === 'forbidden') throw new AppError(404, 'not_found', 'No such answer.', { cause: error });
+      throw error;
+    });
+    return c.json<Generated>(stored);
   });
 
   return app;

@@ -40,7 +40,15 @@ function answerBody(outcome: AnswerOutcome): ChatEvent[] {
       },
     },
     ...[...deltas(outcome.text)].map((text): ChatEvent => ({ event: 'answer_delta', data: { text } })),
-    { event: 'sources', data: { citations: outcome.citations, ...(outcome.related.length > 0 ? { related: outcome.related } : {}) } },
+    {
+      event: 'sources',
+      data: {
+        citations: outcome.citations,
+        ...(outcome.related.length > 0 ? { related: outcome.related } : {}),
+        ...(outcome.passages ? { passages: outcome.passages } : {}),
+        ...(outcome.generated ? { generated: outcome.generated } : {}),
+      },
+    },
   ];
 }
 

@@ -48,6 +48,11 @@ export interface Config {
   /** KB_ANSWER_MODE: how answers are written unless an admin chose otherwise (`/api/admin/settings`). */
   answerMode: AnswerMode;
   /**
+   * KB_GENERATION_MODEL: the instruct model the widget writes answers with in generative mode, loaded from
+   * `models_url` like the embedder (transformers.js layout, ONNX q4 weights).
+   */
+  generationModel: string;
+  /**
    * KB_CAPTCHA_SITE_KEY / KB_CAPTCHA_SECRET / KB_CAPTCHA_VERIFY_URL / KB_CAPTCHA_SCRIPT_URL: Cloudflare
    * Turnstile before anonymous sign-ups (off unless the site key is set).
    */
@@ -56,6 +61,11 @@ export interface Config {
 
 export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
 export const DEFAULT_EVIDENCE_THRESHOLD = 0.35;
+/**
+ * SmolLM2-360M-Instruct: the smallest instruct model that follows "answer only from these passages" well enough
+ * to be worth its download (README "Generative mode" gives its size and why not the 135M or Qwen2.5-0.5B).
+ */
+export const DEFAULT_GENERATION_MODEL = 'HuggingFaceTB/SmolLM2-360M-Instruct';
 
 type Env = Record<string, string | undefined>;
 
@@ -92,6 +102,7 @@ export function readConfig(env: Env): Config {
         }
       : null,
     answerMode: answerMode(env.KB_ANSWER_MODE),
+    generationModel: nonEmpty(env.KB_GENERATION_MODEL) ?? DEFAULT_GENERATION_MODEL,
     signupLimit: {
       limit: number(env, 'KB_SIGNUP_LIMIT', 30, 0, 1_000_000),
       windowSeconds: number(env, 'KB_SIGNUP_WINDOW', 3600, 1, 86_400),

@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import type { Related, SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
+import type { Generated, Related, SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import type { ChatStore, MessageRow } from '../store/types.ts';
@@ -43,7 +43,7 @@ export function historyRoute({ store, auth }: { store: ChatStore; auth: TokenVer
 }
 
 function toStoredMessage(row: MessageRow): StoredMessage {
-  const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[]; related?: Related[] };
+  const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[]; related?: Related[]; generated?: Generated };
   return {
     id: row.id,
     role: row.role,
@@ -51,6 +51,7 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     citations: row.citations,
     ...(Array.isArray(meta.related) && meta.related.length > 0 ? { related: meta.related } : {}),
     ...(meta.kind === 'refusal' ? { refusal: { reason: meta.reason ?? 'no_evidence', suggestions: meta.suggestions ?? [] } } : {}),
+    ...(meta.generated ? { generated: { text: meta.generated.text, model: meta.generated.model } } : {}),
     created_at: row.created_at,
   };
 }

@@ -30,6 +30,9 @@ export function fromStoreError(error: unknown): AppError {
       // so that session ids cannot be probed.
       case 'forbidden':
         return new AppError(404, 'not_found', 'No such chat session.', { cause: error });
+      // A SQL function refused an argument that got past the API's validation (the route says which, when it can).
+      case 'invalid':
+        return new AppError(400, 'invalid_request', 'The request is not valid.', { cause: error });
       case 'unavailable':
         return new AppError(503, 'unavailable', 'The knowledge base is unavailable. Please try again shortly.', {
           cause: error,

@@ -15,6 +15,7 @@ import {
   type DocumentInfo,
   type DocumentState,
   type FinishTurn,
+  type Generated,
   type IngestDocument,
   type IngestStore,
   type JwtClaims,
@@ -177,6 +178,13 @@ class Store implements PgliteStore {
   async listContentGaps(claims: JwtClaims, limit: number): Promise<ContentGap[]> {
     const { rows } = await this.asVisitor(claims, (tx) => tx.query<ContentGap>('select * from list_content_gaps($1)', [limit]));
     return rows.map((r) => ({ ...r, first_asked_at: iso(r.first_asked_at), last_asked_at: iso(r.last_asked_at) }));
+  }
+
+  async saveGenerated(claims: JwtClaims, messageId: string, generated: Generated): Promise<Generated> {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<{ generated: Generated }>('select chat_save_generated($1, $2, $3) as generated', [messageId, generated.text, generated.model]),
+    );
+    return { text: rows[0]!.generated.text, model: rows[0]!.generated.model };
   }
 
   async getSettings(): Promise<StoredSettings> {
@@ -351,5 +359,6 @@ function toStoreError(error: unknown): StoreError {
   // token for a user that does not exist).
   if (code === '23505') return new StoreError('conflict', message, { cause: error });
   if (code === '42501' || code === '23503') return new StoreError('forbidden', message, { cause: error });
+  if (code === '22023') return new StoreError('invalid', message, { cause: error });
   return new StoreError('unavailable', message, { cause: error });
 }

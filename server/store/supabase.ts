@@ -17,6 +17,7 @@ import {
   type DocumentInfo,
   type DocumentState,
   type FinishTurn,
+  type Generated,
   type IngestDocument,
   type IngestStore,
   type JwtClaims,
@@ -57,6 +58,8 @@ export const RETRIED: Record<string, boolean> = {
   // Keyed by the message id (migration 20261124002000): a question is counted once however often it is sent.
   record_content_gap: true,
   list_content_gaps: true,
+  // The first written answer stays: a second attempt returns it.
+  chat_save_generated: true,
   kb_get_settings: true,
   // Sets the same value however often.
   kb_set_settings: true,
@@ -235,6 +238,16 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
       await asVisitor<null>(claims, 'record_content_gap', { p_question: question, p_reason: reason, p_message_id: messageId });
     },
 
+    async saveGenerated(claims, messageId, generated): Promise<Generated> {
+      const row = await asVisitor<Generated | null>(claims, 'chat_save_generated', {
+        p_message_id: messageId,
+        p_text: generated.text,
+        p_model: generated.model,
+      });
+      if (!row || typeof row.text !== 'string') throw new StoreError('unavailable', 'chat_save_generated returned no answer');
+      return { text: row.text, model: row.model };
+    },
+
     async getSettings(): Promise<StoredSettings> {
       const row = single('kb_get_settings', await rpc<StoredSettings[]>('kb_get_settings'));
       return { answer_mode: row.answer_mode, updated_at: iso(row.updated_at) };
@@ -334,13 +347,15 @@ async function call<T>(fn: string, attempt: (signal: AbortSignal) => RpcResult<T
 /**
  * PostgREST reports the Postgres SQLSTATE as `code`: 23505 unique_violation (a reused message id);
  * 42501 insufficient_privilege / row-level security (somebody else's session); 23503 foreign key (a
- * token for a user that no longer exists). Anything else — PGRST* (PostgREST itself: bad JWT, unknown
+ * token for a user that no longer exists); 22023 invalid_parameter_value (a function refused an argument the
+ * API should have caught first). Anything else — PGRST* (PostgREST itself: bad JWT, unknown
  * function), network failures (supabase-js reports those with an empty code) — is `unavailable`.
  */
 export function toStoreError(fn: string, error: { code?: string; message: string }): StoreError {
   const message = `${fn}: ${error.message}`;
   if (error.code === '23505') return new StoreError('conflict', message, { cause: error });
   if (error.code === '42501' || error.code === '23503') return new StoreError('forbidden', message, { cause: error });
+  if (error.code === '22023') return new StoreError('invalid', message, { cause: error });
   return new StoreError('unavailable', message, { cause: error });
 }
 

@@ -4,9 +4,9 @@
  * Methods that take `claims` run as that visitor, exactly as PostgREST would: role `authenticated` and
  * `request.jwt.claims` set, so row-level security applies.
  */
-import type { AnswerMode, Citation } from '../../protocol/index.ts';
+import type { AnswerMode, Citation, Generated } from '../../protocol/index.ts';
 
-export type { AnswerMode };
+export type { AnswerMode, Generated };
 
 /**
  * The bearer token the claims were verified from. A store that forwards the visitor to the database as
@@ -180,6 +180,12 @@ export interface ChatStore {
   recordContentGap(claims: JwtClaims, question: string, reason: string, messageId: string): Promise<void>;
   /** Admins only (app_metadata.role = 'admin'); others get a `forbidden` StoreError. */
   listContentGaps(claims: JwtClaims, limit: number): Promise<ContentGap[]>;
+  /**
+   * Stores the answer the visitor's model wrote against their extractive answer `messageId`
+   * (`chat_save_generated`): the first one stays and is returned. Someone else's message or a refusal is a
+   * `forbidden` StoreError; a `[n]` that is not one of the answer's citations an `invalid` one.
+   */
+  saveGenerated(claims: JwtClaims, messageId: string, generated: Generated): Promise<Generated>;
   /** The runtime settings (`kb_get_settings`); readable without a user. */
   getSettings(): Promise<StoredSettings>;
   /** Admins only (`kb_set_settings`); others get a `forbidden` StoreError. Null clears the admin's choice. */
@@ -276,11 +282,12 @@ export interface StoredChunk {
 /**
  * A database failure the API can explain: `conflict` (a unique key, e.g. a reused message id),
  * `forbidden` (row-level security refused the write, e.g. somebody else's session id),
+ * `invalid` (a SQL function refused an argument: 22023 invalid_parameter_value),
  * `unavailable` (the database could not be reached or failed).
  */
 export class StoreError extends Error {
   constructor(
-    readonly kind: 'conflict' | 'forbidden' | 'unavailable',
+    readonly kind: 'conflict' | 'forbidden' | 'invalid' | 'unavailable',
     message: string,
     options?: { cause?: unknown },
   ) {

@@ -18,6 +18,7 @@ import {
   AnonymousAuthSchema,
   ChatAnswerSchema,
   ChunkSchema,
+  GeneratedSchema,
   ClientConfigSchema,
   EMBEDDING_DIMENSIONS,
   ERROR_CODES,
@@ -167,6 +168,12 @@ export function requestArbitrary(tokens: FuzzTarget['tokens']): fc.Arbitrary<Fuz
     { weight: 2, arbitrary: pathPart.map((id) => ({ method: 'GET', path: `/api/sessions/${id}` })) },
     { weight: 2, arbitrary: pathPart.map((id) => ({ method: 'GET', path: `/api/chunks/${id}` })) },
     { weight: 1, arbitrary: headerText.map((l) => ({ method: 'GET', path: `/api/admin/gaps?limit=${encodeURIComponent(l)}` })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(pathPart, fc.oneof(anyJson, fc.record({ text: fc.oneof(edgeString, anyJson), model: fc.oneof(edgeString, anyJson) }, { requiredKeys: [] })))
+        .map(([id, b]) => ({ method: 'POST', path: `/api/chat/${id}/generated`, body: JSON.stringify(b) })),
+    },
     { weight: 1, arbitrary: anyJson.map((b) => ({ method: 'POST', path: '/api/auth/anonymous', body: JSON.stringify(b) })) },
     {
       weight: 1,
@@ -258,6 +265,7 @@ function successProblem(req: FuzzRequest, res: Response, text: string): string |
     if (path === '/api/auth/anonymous' || path === '/api/auth/refresh') return must(AnonymousAuthSchema, json());
     if (path === '/api/config') return must(ClientConfigSchema, json());
     if (path === '/api/health') return (json() as { status?: string }).status === 'ok' ? null : 'health not ok';
+    if (/^\/api\/chat\/[^/]+\/generated$/.test(path)) return must(GeneratedSchema, json());
     if (path === '/api/admin/gaps') return Array.isArray((json() as { gaps?: unknown }).gaps) ? null : 'no gaps list';
     if (req.method === 'OPTIONS') return null;
     return `unexpected success ${res.status}`;

@@ -29,6 +29,7 @@ const OPEN_TO_USERS = [
   ...OPEN_TO_ANON,
   'chat_begin_turn',
   'chat_finish_turn',
+  'chat_save_generated',
   'get_chat_messages',
   'get_chat_session',
   'get_chunk',
@@ -59,7 +60,7 @@ let token: string;
 let mallory: JwtClaims;
 let alice: JwtClaims;
 /** Alice's data, which Mallory must neither read nor change. */
-const world = { session: '', question: '', enabledChunk: '', disabledChunk: '', chunks: 0 };
+const world = { session: '', question: '', answer: '', enabledChunk: '', disabledChunk: '', chunks: 0 };
 
 const owner = async <T>(sql: string, params: unknown[] = []) => (await pg.db.query<T>(sql, params)).rows;
 
@@ -101,6 +102,16 @@ beforeAll(async () => {
   world.enabledChunk = (await owner<{ id: string }>(`select id from kb_chunks where document_id = $1 limit 1`, [docId]))[0]!.id;
   world.disabledChunk = (await owner<{ id: string }>(`select id from kb_chunks where document_id = $1`, [hiddenId]))[0]!.id;
   world.chunks = 211;
+  // An answered question of Alice's, in its own session: its written version is hers alone to store.
+  const answered = await pg.beginTurn(alice, { message_id: crypto.randomUUID(), content: 'How long do refunds take?', title: 'Refunds' });
+  const [asked] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [answered.session_id]);
+  world.answer = await pg.finishTurn(alice, {
+    session_id: answered.session_id,
+    reply_to: asked!.id,
+    content: 'Refunds are issued within 1 days. [1]',
+    citations: [{ n: 1, chunk_id: world.enabledChunk, document_id: docId, title: 'Billing', page: null, section: null, url: null, similarity: 0.9 }],
+    meta: { kind: 'answer' },
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -273,6 +284,35 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
     expect((await finish({})).status).toBe(200);
     // Alice's question still has no answer, and hers can be stored.
     expect(await owner(`select 1 from chat_messages where reply_to = $1`, [world.question])).toEqual([]);
+  },
+  async chat_save_generated(path) {
+    const generated = async (id: string) => (await owner<{ g: unknown }>(`select meta -> 'generated' as g from chat_messages where id = $1`, [id]))[0]?.g ?? null;
+    // Writing "her" answer over Alice's.
+    expectRefused(
+      await path.rpc('chat_save_generated', { p_message_id: world.answer, p_text: 'Refunds are never issued [1].', p_model: 'evil' }, 'mallory'),
+      'mallory',
+      /is not an answer of this user/,
+    );
+    expect(await generated(world.answer)).toBeNull();
+    // Her own answer: bounded, and only its own citations.
+    const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'mine?', p_title: 'mine' }, 'mallory');
+    const [q] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [own.body[0].session_id]);
+    const finished = await path.rpc('chat_finish_turn', {
+      p_session_id: own.body[0].session_id,
+      p_reply_to: q!.id,
+      p_content: 'ok [1]',
+      p_citations: [{ n: 1, chunk_id: world.enabledChunk }],
+      p_meta: { kind: 'answer' },
+    }, 'mallory');
+    const mine = finished.body as string;
+    expectInvalid(await path.rpc('chat_save_generated', { p_message_id: mine, p_text: 'See [1] and [9].', p_model: 'm' }, 'mallory'));
+    expectInvalid(await path.rpc('chat_save_generated', { p_message_id: mine, p_text: 'x'.repeat(8001), p_model: 'm' }, 'mallory'));
+    expectInvalid(await path.rpc('chat_save_generated', { p_message_id: mine, p_text: 'ok', p_model: 'm'.repeat(201) }, 'mallory'));
+    expect(await generated(mine)).toBeNull();
+    expect((await path.rpc('chat_save_generated', { p_message_id: mine, p_text: 'Written [1].', p_model: 'm' }, 'mallory')).status).toBe(200);
+    // The first stays: a second call cannot rewrite it.
+    await path.rpc('chat_save_generated', { p_message_id: mine, p_text: 'Rewritten [1].', p_model: 'm' }, 'mallory');
+    expect(await generated(mine)).toMatchObject({ text: 'Written [1].', model: 'm' });
   },
   async list_chat_sessions(path) {
     const { status, body } = await path.rpc('list_chat_sessions', { p_limit: 1_000_000 }, 'mallory');

@@ -38,6 +38,8 @@ const CALLERS: Record<string, string[]> = {
   chat_begin_turn: ['authenticated', 'service_role'],
   chat_existing_turn: ['service_role'],
   chat_finish_turn: ['authenticated', 'service_role'],
+  // Generative mode: a visitor stores the written version of their own answer (checked inside).
+  chat_save_generated: ['authenticated', 'service_role'],
   list_chat_sessions: ['authenticated', 'service_role'],
   get_chat_session: ['authenticated', 'service_role'],
   get_chat_messages: ['authenticated', 'service_role'],
@@ -140,6 +142,7 @@ describe('supabase/migrations on a new database', () => {
       // Chat writes check the caller themselves: visitors hold no INSERT/UPDATE/DELETE on the chat tables.
       'chat_begin_turn',
       'chat_finish_turn',
+      'chat_save_generated',
       'get_chunk',
       'kb_defer_embedding_index',
       'kb_get_settings',

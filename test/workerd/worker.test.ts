@@ -97,6 +97,39 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
     expect(await mode()).toBe('extractive');
   });
 
+  it('in generative mode sends the cited passages and stores the written answer as the visitor', async () => {
+    await seedKb();
+    await pg.db.query(`update kb_settings set answer_mode = 'generative'`);
+    try {
+      const alice = await signIn();
+      const events = await readChatEvents(await chat(alice.access_token, question(withSimilarity(0, 0.8))));
+      const sources = events.find((e) => e.event.event === 'sources')!.event;
+      const end = events.at(-1)!.event;
+      if (sources.event !== 'sources' || end.event !== 'answer_end') throw new Error('not an answer');
+      expect(sources.data.passages).toEqual([{ n: 1, text: expect.stringContaining('Refunds are issued within 14 days of a charge.') }]);
+
+      const save = (token: string, text: string) =>
+        worker(`/api/chat/${end.data.message_id}/generated`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+          body: JSON.stringify({ text, model: 'test-double/lm' }),
+        });
+      const mallory = await signIn();
+      expect((await save(mallory.access_token, 'Refunds are never issued [1].')).status).toBe(404);
+      expect((await save(alice.access_token, 'Refunds come within 14 days [2].')).status).toBe(400);
+      const saved = await save(alice.access_token, 'Refunds come within 14 days of a charge [1].');
+      expect(saved.status).toBe(200);
+      const { rows } = await pg.db.query(`select meta -> 'generated' ->> 'text' as text from chat_messages where id = $1`, [end.data.message_id]);
+      expect(rows).toEqual([{ text: 'Refunds come within 14 days of a charge [1].' }]);
+      expect(supabase.log).toContainEqual(
+        expect.objectContaining({ path: '/rest/v1/rpc/chat_save_generated', status: 200, role: 'authenticated', sub: alice.user_id }),
+      );
+      expectNoServiceRole();
+    } finally {
+      await pg.db.query(`update kb_settings set answer_mode = null`);
+    }
+  });
+
   it('reports knowledge-base statistics through kb_stats as anon', async () => {
     await seedKb();
     const res = await worker('/api/health');
