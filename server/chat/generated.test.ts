@@ -109,7 +109,11 @@ describe('POST /api/chat/:answer_id/generated', () => {
     const res = await saveGenerated(token, answerId, { text: `Refunds take 14 days [1] [${invented}].`, model: 'm' });
     expect(res.status).toBe(400);
     expect(((await res.json()) as ErrorBody).error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^text: /) });
+    for (const text of [`A list [1, ${invented}].`, `Zero-padded [0${invented}].`]) {
+      expect((await saveGenerated(token, answerId, { text, model: 'm' })).status, text).toBe(400);
+    }
     expect(await storedGenerated(answerId)).toBeNull();
+    expect((await saveGenerated(token, answerId, { text: 'Listed [01, 1].', model: 'm' })).status).toBe(200);
   });
 
   it("is 404 for another visitor's answer, a refusal or an unknown id — the same answer for each", async () => {

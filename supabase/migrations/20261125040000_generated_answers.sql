@@ -35,9 +35,13 @@ begin
   if v_meta ? 'generated' then
     return v_meta -> 'generated';
   end if;
-  for v_marker in select regexp_matches(p_text, '\[(\d{1,4})\]', 'g') loop
-    if not exists (
-      select 1 from jsonb_array_elements(coalesce(v_citations, '[]'::jsonb)) c where (c ->> 'n') = v_marker[1]
+  -- Every number of every marker, `[2]` as well as a list such as `[1, 2]`.
+  for v_marker in select regexp_matches(p_text, '\[\s*(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\s*\]', 'g') loop
+    if exists (
+      select 1 from regexp_split_to_table(v_marker[1], '\s*[,;]\s*') n
+      where not exists (
+        select 1 from jsonb_array_elements(coalesce(v_citations, '[]'::jsonb)) c where (c ->> 'n')::text = ltrim(n, '0')
+      )
     ) then
       raise exception 'text cites [%], which is not a source of this answer', v_marker[1] using errcode = 'invalid_parameter_value';
     end if;
