@@ -12,8 +12,10 @@ const SCRIPT_URL = import.meta.url;
 // cached for a year); the unhashed names where the source runs unbundled (the widget tests).
 declare const __KB_UI_FILE__: string | undefined;
 declare const __KB_EMBEDDER_FILE__: string | undefined;
+declare const __KB_GENERATOR_FILE__: string | undefined;
 const UI_FILE = typeof __KB_UI_FILE__ === 'string' ? __KB_UI_FILE__ : 'kb-chat-ui.js';
 const EMBEDDER_FILE = typeof __KB_EMBEDDER_FILE__ === 'string' ? __KB_EMBEDDER_FILE__ : 'kb-chat-embedder.js';
+const GENERATOR_FILE = typeof __KB_GENERATOR_FILE__ === 'string' ? __KB_GENERATOR_FILE__ : 'kb-chat-generator.js';
 
 const ICON =
   '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true"><path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z"/></svg>';
@@ -95,6 +97,10 @@ export default class KbChat extends HTMLElement {
   uiUrl: string | URL = new URL(`./${UI_FILE}`, SCRIPT_URL);
   /** URL of the embedder worker script. Default: `kb-chat-embedder.<hash>.js` next to this script. */
   embedderUrl: string | URL = new URL(`./${EMBEDDER_FILE}`, SCRIPT_URL);
+  /** URL of the generator worker script (generative mode only). Default: `kb-chat-generator.<hash>.js` next to this script. */
+  generatorUrl: string | URL = new URL(`./${GENERATOR_FILE}`, SCRIPT_URL);
+  /** Milliseconds a written answer (generative mode) may take, model loading included, before the quoted one stays. */
+  generatorTimeout = 60_000;
   /** Milliseconds after which a model still loading counts as slow (the status line says so; it keeps loading). */
   embedderTimeout = 15_000;
 

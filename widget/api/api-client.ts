@@ -16,7 +16,7 @@ import {
   type Chunk,
   type ClientConfig,
 } from '../../protocol/api.ts';
-import { RefusalSchema, type Refusal } from '../../protocol/chat.ts';
+import { GeneratedSchema, generatedPath, RefusalSchema, type Generated, type GeneratedRequest, type Refusal } from '../../protocol/chat.ts';
 import { ErrorBodySchema } from '../../protocol/errors.ts';
 import { SessionDetailSchema, SessionListSchema, type SessionDetail, type SessionSummary } from '../../protocol/history.ts';
 
@@ -206,15 +206,23 @@ export class ApiClient {
   }
 
   /** GET with the token; one re-sign-in on 401. */
-  private async authed(path: string): Promise<unknown> {
+  /**
+   * Generative mode: store the answer the visitor's model wrote against their answer `answerId`. Idempotent
+   * (the first one stays, and is what this resolves with), so a lost response can be sent again.
+   */
+  async saveGenerated(answerId: string, generated: GeneratedRequest): Promise<Generated> {
+    return v.parse(GeneratedSchema, await this.authed(generatedPath(answerId), 'POST', JSON.stringify(generated)));
+  }
+
+  private async authed(path: string, method = 'GET', body?: string): Promise<unknown> {
     let token = await this.token();
     try {
-      return await this.getJson(path, token);
+      return await this.getJson(path, token, method, body);
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 401 && this.canRenewToken)) throw error;
       this.invalidateToken(token);
       token = await this.token();
-      return this.getJson(path, token);
+      return this.getJson(path, token, method, body);
     }
   }
 

@@ -5,7 +5,7 @@
  * replays the stored answer instead of answering twice (with `Last-Event-ID` when we have one, to resume).
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { parseChatEvent, type ChatRequest, type Citation, type Related } from '../../protocol/chat.ts';
+import { parseChatEvent, type ChatRequest, type Citation, type Passage, type Related } from '../../protocol/chat.ts';
 import type { SessionDetail } from '../../protocol/history.ts';
 import { ApiError, Refused, type ApiClient } from '../api/api-client.ts';
 import { StreamError, StreamInterrupted } from './chat-errors.ts';
@@ -15,9 +15,26 @@ export interface UserTurn {
   id: string;
   text: string;
 }
+/**
+ * Generative mode (issue 13): the answer the visitor's model writes from the cited passages, beside the
+ * quoted one. `failed` (an error, a timeout, "I cannot answer") leaves the quoted answer alone on screen.
+ */
+export interface WrittenAnswer {
+  status: 'writing' | 'done' | 'failed';
+  markdown: string;
+  model?: string;
+}
+
 export interface AnswerTurn {
   kind: 'answer';
   id: string;
+  /** The stored assistant message's id (`answer_end`, or the history's), once there is one. */
+  answerId?: string;
+  /** Generative mode: the cited passages' text, which the generator writes from. */
+  passages?: Passage[];
+  written?: WrittenAnswer;
+  /** Which of the two answers is on screen; the written one when there is one, unless the visitor chose. */
+  view?: 'written' | 'quoted';
   markdown: string;
   /** The sources the answer quotes, numbered like its `[n]` markers. */
   citations: Citation[];
@@ -152,7 +169,16 @@ export class ChatController implements ReactiveController {
     this.turns = detail.messages.map((m): Turn => {
       if (m.role === 'user') return { kind: 'user', id: m.id, text: m.content };
       if (m.refusal) return { kind: 'refusal', id: m.id, message: m.content, suggestions: m.refusal.suggestions };
-      return { kind: 'answer', id: m.id, markdown: m.content, citations: m.citations ?? [], related: m.related ?? [], status: 'done' };
+      return {
+        kind: 'answer',
+        id: m.id,
+        answerId: m.id,
+        markdown: m.content,
+        citations: m.citations ?? [],
+        related: m.related ?? [],
+        status: 'done',
+        ...(m.generated ? { written: { status: 'done', markdown: m.generated.text, model: m.generated.model }, view: 'written' } : {}),
+      };
     });
     this.setSession(detail.session.id);
     this.host.requestUpdate();
@@ -242,12 +268,20 @@ export class ChatController implements ReactiveController {
           case 'answer_delta':
             this.update(answer, { status: 'streaming', markdown: answer.markdown + event.data.text });
             break;
-          case 'sources':
-            this.update(answer, { citations: event.data.citations, related: event.data.related ?? [] });
+          case 'sources': {
+            const { citations, related, passages, generated } = event.data;
+            this.update(answer, {
+              citations,
+              related: related ?? [],
+              passages,
+              // A replay of an answer whose written version is stored: shown as it was, not written again.
+              ...(generated ? { written: { status: 'done', markdown: generated.text, model: generated.model }, view: 'written' as const } : {}),
+            });
             break;
+          }
           case 'answer_end':
             ended = true;
-            this.update(answer, { status: 'done' });
+            this.update(answer, { status: 'done', answerId: event.data.message_id });
             this.events.answer(answer, this.sessionId);
             break;
           case 'error':
@@ -260,6 +294,12 @@ export class ChatController implements ReactiveController {
       throw new StreamInterrupted(error);
     }
     if (!ended && !signal.aborted) throw new StreamInterrupted();
+  }
+
+  /** Change an answer from outside the stream (its written version, the view the visitor chose). */
+  patch(answerId: string, patch: Partial<Pick<AnswerTurn, 'written' | 'view'>>): void {
+    const answer = this.turns.find((t): t is AnswerTurn => t.kind === 'answer' && t.id === answerId);
+    if (answer) this.update(answer, patch);
   }
 
   private setSession(id: string | undefined): void {

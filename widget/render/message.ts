@@ -13,6 +13,8 @@ export interface MessageView {
   copied: (turn: AnswerTurn) => boolean;
   copy: (turn: AnswerTurn) => void;
   retry: (turn: AnswerTurn) => void;
+  /** Generative mode: show the written or the quoted answer. */
+  showView: (turn: AnswerTurn, view: 'written' | 'quoted') => void;
   suggest: (text: string) => void;
 }
 
@@ -28,9 +30,14 @@ function renderAnswer(turn: AnswerTurn, view: MessageView): TemplateResult {
   const failed = turn.status === 'error' || turn.status === 'cancelled';
   // Only the quoted sources count; related ones are offered, not counted.
   const n = turn.citations.length;
+  const written = turn.written && turn.written.status !== 'failed' ? turn.written : undefined;
+  const showWritten = written !== undefined && turn.view !== 'quoted';
   return html`
-    <div class="message message--assistant" part="message assistant-message" data-status=${turn.status}>
+    <div class="message message--assistant" part="message assistant-message" data-status=${turn.status} data-view=${showWritten ? 'written' : 'quoted'}>
+      ${written && turn.status === 'done' ? renderViews(turn, showWritten, view) : nothing}
       ${turn.markdown ? view.answerBody(turn) : nothing}
+      ${showWritten && written.status === 'writing' ? html`<p class="message__note" part="note writing-note">${typing(s)} ${s.writing}</p>` : nothing}
+      ${showWritten && written.status === 'done' ? html`<p class="message__note" part="note written-note">${s.writtenNote}</p>` : nothing}
       ${turn.modelLoading && turn.status !== 'error'
         ? html`<p class="message__note" part="note loading-note">${s.answeredWhileLoading}</p>`
         : nothing}
@@ -59,6 +66,16 @@ function renderAnswer(turn: AnswerTurn, view: MessageView): TemplateResult {
         : nothing}
     </div>
   `;
+}
+
+/** "Written | Quoted": two views of one answer, the choice pressed. */
+function renderViews(turn: AnswerTurn, showWritten: boolean, view: MessageView): TemplateResult {
+  const s = view.strings;
+  const option = (which: 'written' | 'quoted', label: string, pressed: boolean) =>
+    html`<button type="button" class="views__option" part="view-option" data-view=${which} aria-pressed=${pressed ? 'true' : 'false'} @click=${() => view.showView(turn, which)}>${label}</button>`;
+  return html`<div class="views" part="views" role="group" aria-label=${s.answerViews}>
+    ${option('written', s.writtenView, showWritten)}${option('quoted', s.quotedView, !showWritten)}
+  </div>`;
 }
 
 function renderRefusal(turn: RefusalTurn, view: MessageView): TemplateResult {

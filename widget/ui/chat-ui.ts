@@ -12,6 +12,8 @@ import type { Citation } from '../../protocol/chat.ts';
 import { ChatController, type AnswerTurn } from '../controllers/chat-controller.ts';
 import { errorCode, userMessageFor } from '../controllers/chat-errors.ts';
 import { EmbedderController } from '../controllers/embedder-controller.ts';
+import { GeneratorController } from '../controllers/generator-controller.ts';
+import { isCannotAnswer, streamableText, validateCitations } from '../generator/output.ts';
 import { HistoryController } from '../controllers/history-controller.ts';
 import { ConnectivityController } from '../controllers/connectivity-controller.ts';
 import { DEFAULT_STRINGS, format, type KbChatStrings } from '../i18n.ts';
@@ -26,6 +28,11 @@ import { ICONS, iconButton } from './icon-button.ts';
 
 const FOCUSABLE = 'button:not([disabled]), textarea:not([disabled]), a[href], [tabindex]:not([tabindex="-1"])';
 
+/** `[1, 2]` → `[1] [2]`: the form the citation badges (render/citations.ts) and the server's check read. */
+function singleMarkers(text: string): string {
+  return text.replace(/\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})+)\]/g, (_, list: string) => list.split(/\s*[,;]\s*/).map((n) => `[${n}]`).join(' '));
+}
+
 export function mountChatUi(host: KbChat, root: ShadowRoot): ChatUi {
   return new ChatUi(host, root);
 }
@@ -33,6 +40,7 @@ export function mountChatUi(host: KbChat, root: ShadowRoot): ChatUi {
 export class ChatUi implements ReactiveControllerHost {
   readonly chat: ChatController;
   readonly embedder: EmbedderController;
+  readonly generator: GeneratorController;
   readonly history: HistoryController;
   readonly connectivity: ConnectivityController;
   view: 'chat' | 'sessions' = 'chat';
@@ -63,6 +71,7 @@ export class ChatUi implements ReactiveControllerHost {
         const text = plainAnswer(turn.markdown);
         this.announce(format(this.strings.answerAnnouncement, { text }));
         this.emit('kb-answer', { messageId: turn.request?.message_id ?? turn.id, sessionId, text, citations: turn.citations });
+        void this.write(turn);
       },
       refusal: (turn) => {
         this.announce(turn.message);
@@ -77,6 +86,12 @@ export class ChatUi implements ReactiveControllerHost {
       workerUrl: () => host.embedderUrl,
       timeoutMs: () => host.embedderTimeout,
       modelsUrl: () => host.modelBaseUrl,
+    });
+    this.generator = new GeneratorController(this, {
+      api: () => this.api(),
+      workerUrl: () => host.generatorUrl,
+      modelsUrl: () => host.modelBaseUrl,
+      timeoutMs: () => host.generatorTimeout,
     });
     this.history = new HistoryController(this, () => this.api());
     this.connectivity = new ConnectivityController(this);
@@ -123,6 +138,11 @@ export class ChatUi implements ReactiveControllerHost {
   /** The panel was opened (or the widget is inline): load the model, restore the session, focus the input. */
   opened(): void {
     this.embedder.start();
+    // Generative mode only: the writing model is large, so it loads when the panel opens, never on intent.
+    this.api()
+      .config()
+      .then((config) => this.generator.start(config))
+      .catch(() => {}); // no config: the embedder reports the problem; answers stay quoted
     if (!this.restored) {
       this.restored = true;
       const current = this.history.current;
@@ -248,12 +268,61 @@ export class ChatUi implements ReactiveControllerHost {
     // Restoring replaces the conversation (and cancels an unfinished answer): never do that to a question
     // the visitor sent while the history was on its way.
     if (unlessAsked && this.chat.turns.length > 0) return;
+    this.writing?.abort();
     this.chat.restore(detail);
     this.view = 'chat';
     this.requestUpdate();
   }
 
+  /** The written answer being generated: one at a time, a newer answer (or chat) stops it. */
+  private writing?: AbortController;
+
+  /**
+   * Generative mode: the on-device model writes a fuller answer from the answer's cited passages, streamed
+   * into the message. What it writes may cite only the answer's sources (an invented `[n]` is dropped) and
+   * is rendered through the same sanitizing Markdown pipeline as every answer. On any failure, timeout or
+   * "I cannot answer", the quoted (extractive) answer stays; a written one is stored against the answer.
+   */
+  private async write(turn: AnswerTurn): Promise<void> {
+    const { answerId, request, passages } = turn;
+    if (!answerId || !request || !passages?.length || turn.written) return;
+    if (this.generator.status !== 'loading' && this.generator.status !== 'ready') return;
+    this.writing?.abort();
+    const abort = (this.writing = new AbortController());
+    const allowed = new Set(turn.citations.map((c) => c.n));
+    const tidy = (text: string) => singleMarkers(validateCitations(text, allowed));
+    const byN = new Map(turn.citations.map((c) => [c.n, c]));
+    let raw = '';
+    this.chat.patch(turn.id, { written: { status: 'writing', markdown: '' } });
+    try {
+      const result = await this.generator.write(
+        request.message,
+        passages.map((p) => ({ n: p.n, title: byN.get(p.n)?.title ?? '', section: byN.get(p.n)?.section ?? null, text: p.text })),
+        (delta) => {
+          raw += delta;
+          this.chat.patch(turn.id, { written: { status: 'writing', markdown: tidy(streamableText(raw)) } });
+        },
+        abort.signal,
+      );
+      const text = tidy(result.text).trim();
+      if (abort.signal.aborted || result.stopped === 'cancelled') throw new Error('stopped');
+      if (isCannotAnswer(text)) throw new Error('the model could not answer from the passages');
+      const model = this.generator.model ?? 'unknown';
+      this.chat.patch(turn.id, { written: { status: 'done', markdown: text, model } });
+      // Stored so history and replays show it; if that fails the visitor still has it on screen.
+      await this.api()
+        .saveGenerated(answerId, { text, model })
+        .catch((error: unknown) => console.warn('[kb-chat] the written answer was not stored:', error));
+    } catch (error) {
+      console.warn('[kb-chat] no written answer; the quoted one stays:', error instanceof Error ? error.message : error);
+      this.chat.patch(turn.id, { written: { status: 'failed', markdown: '' } });
+    } finally {
+      if (this.writing === abort) this.writing = undefined;
+    }
+  }
+
   private newChat(): void {
+    this.writing?.abort();
     this.chat.newChat();
     this.view = 'chat';
     this.requestUpdate();
@@ -297,7 +366,7 @@ export class ChatUi implements ReactiveControllerHost {
   }
 
   private async copy(turn: AnswerTurn): Promise<void> {
-    await this.copyText(plainAnswer(turn.markdown));
+    await this.copyText(plainAnswer(this.shownMarkdown(turn)));
     this.copiedId = turn.id;
     this.requestUpdate();
     setTimeout(() => {
@@ -306,11 +375,18 @@ export class ChatUi implements ReactiveControllerHost {
     }, 2000);
   }
 
+  /** The answer on screen: the written one in generative mode (unless the visitor chose Quoted), else the quoted one. */
+  private shownMarkdown(turn: AnswerTurn): string {
+    const written = turn.written;
+    return written && written.status !== 'failed' && turn.view !== 'quoted' && written.markdown ? written.markdown : turn.markdown;
+  }
+
   private answerBody(turn: AnswerTurn): Node {
-    const key = `${turn.markdown}\u0000${turn.citations.length}`;
+    const markdown = this.shownMarkdown(turn);
+    const key = `${markdown}\u0000${turn.citations.length}`;
     const cached = this.bodies.get(turn.id);
     if (cached?.key === key) return cached.node;
-    const node = answerElement(turn.markdown, turn.citations, `kb-cite-${turn.id}`, this.strings);
+    const node = answerElement(markdown, turn.citations, `kb-cite-${turn.id}`, this.strings);
     this.bodies.set(turn.id, { key, node });
     return node;
   }
@@ -373,6 +449,7 @@ export class ChatUi implements ReactiveControllerHost {
       copied: (turn) => this.copiedId === turn.id,
       copy: (turn) => void this.copy(turn),
       retry: (turn) => void this.chat.retry(turn.id),
+      showView: (turn, which) => this.chat.patch(turn.id, { view: which }),
       suggest: (text) => this.send(text),
     };
   }
@@ -382,8 +459,13 @@ export class ChatUi implements ReactiveControllerHost {
     const retry = html`<button type="button" class="pill-button" part="retry-button" @click=${() => this.embedder.retry()}>${s.retry}</button>`;
     switch (status) {
       case 'idle':
-      case 'ready':
-        return nothing;
+      case 'ready': {
+        // Generative mode: the writing model's first download (answers are quoted until it is ready).
+        const writer = this.generator;
+        return writer.status === 'loading' && writer.progress !== undefined && writer.progress < 100
+          ? html`<span>${format(s.writerLoading, { percent: writer.progress })}</span>`
+          : nothing;
+      }
       case 'loading':
         return html`<span>${this.embedder.slow ? s.slowLoading : progress === undefined ? s.loading : format(s.loadingProgress, { percent: progress })}</span>${progress === undefined
             ? nothing
