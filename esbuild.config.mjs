@@ -3,6 +3,7 @@
  *   kb-chat.js                   the loader: defines <kb-chat> and paints the bubble          budget ≤ 4 KB gz
  *   kb-chat-ui.<hash>.js         the chat UI, imported by the loader on intent (hover/focus)  budget ≤ 40 KB gz
  *   kb-chat-embedder.<hash>.js   the Web Worker with transformers.js
+ *   kb-chat-generator.<hash>.js  the Web Worker writing generative answers (issue 13; loaded only in that mode)
  *   ort/<version>/ort-wasm-simd-threaded.wasm   the ONNX Runtime binary the embedder was built against
  * and, for each, `.br` and `.gz` (compressed once here, at the best levels, instead of on every request).
  * The loader keeps its name (it is what sites paste; served short-lived with an ETag); everything it loads
@@ -48,6 +49,7 @@ const ENTRIES = [
   { entry: 'widget/kb-chat.ts', file: 'kb-chat.js' },
   { entry: 'widget/ui/chat-ui.ts', file: 'kb-chat-ui.js' },
   { entry: 'widget/embedder/embedder.worker.ts', file: 'kb-chat-embedder.js' },
+  { entry: 'widget/generator/generator.worker.ts', file: 'kb-chat-generator.js' },
 ];
 
 
@@ -102,8 +104,8 @@ async function hashed(dir, file) {
 export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   const ort = await ortRuntime();
   const out = (file) => join(outdir, file);
-  // The UI and the embedder first: their hashed names are compiled into the loader.
-  const [ui, embedder] = await Promise.all(
+  // The UI and the workers first: their hashed names are compiled into the loader (the generator's is in the manifest).
+  const [ui, embedder, generator] = await Promise.all(
     ENTRIES.slice(1).map(({ entry, file }) =>
       build({
         ...common,
@@ -116,7 +118,7 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   );
   // Earlier builds' hashed files would pile up (and be served forever): only this build's stay.
   for (const name of await readdir(outdir).catch(() => [])) {
-    if (/^kb-chat-(ui|embedder)\.[0-9a-f]{10}\.js/.test(name)) await rm(join(outdir, name));
+    if (/^kb-chat-(ui|embedder|generator)\.[0-9a-f]{10}\.js/.test(name)) await rm(join(outdir, name));
   }
   // Other ORT versions' wasm goes; this version's stays (same version, same file: compressed once, ≈ 3 s saved).
   for (const version of await readdir(out('ort')).catch(() => [])) {
@@ -126,6 +128,7 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
     loader: 'kb-chat.js',
     ui: await hashed(outdir, 'kb-chat-ui.js'),
     embedder: await hashed(outdir, 'kb-chat-embedder.js'),
+    generator: await hashed(outdir, 'kb-chat-generator.js'),
     ort_version: ort.version,
     ort_wasm: `ort/${ort.version}/${ORT_WASM_FILE}`,
   };
@@ -135,7 +138,7 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
     outfile: out('kb-chat.js'),
     define: { __KB_UI_FILE__: JSON.stringify(manifest.ui), __KB_EMBEDDER_FILE__: JSON.stringify(manifest.embedder) },
   });
-  const results = [loader, ui, embedder];
+  const results = [loader, ui, embedder, generator];
 
   // The loader is only the bubble: no Lit, no sanitizer. transformers.js and ONNX Runtime belong in the worker only.
   const leaks = (i, pattern) => Object.keys(results[i].metafile.inputs).filter((path) => pattern.test(path));
@@ -151,7 +154,7 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   await writeFile(out('sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
   await writeFile(out('manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   if (compress) {
-    const files = [manifest.loader, manifest.ui, manifest.embedder, 'kb-chat-ui.js', 'kb-chat-embedder.js'];
+    const files = [manifest.loader, manifest.ui, manifest.embedder, manifest.generator, 'kb-chat-ui.js', 'kb-chat-embedder.js', 'kb-chat-generator.js'];
     const wasmDone = await Promise.all(['', '.br', '.gz'].map((ext) => stat(out(manifest.ort_wasm + ext)).then(() => true, () => false)));
     if (!wasmDone.every(Boolean)) {
       await mkdir(dirname(out(manifest.ort_wasm)), { recursive: true });

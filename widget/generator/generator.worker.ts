@@ -1,0 +1,219 @@
+/**
+ * The generator Web Worker (issue 13): writes a fuller answer from the cited passages with a small instruct
+ * model (default `HuggingFaceTB/SmolLM2-360M-Instruct`), streaming its text as it is generated. It is loaded
+ * only when an admin has switched the generative mode on, as its own bundle (kb-chat-generator.<hash>.js), so
+ * neither the chat UI nor the embedder pays for it.
+ *
+ * It only generates: the widget validates the `[n]` markers (output.ts), renders through its sanitising
+ * Markdown renderer, and shows the extractive answer on any error, timeout or "I cannot answer".
+ *
+ * WebGPU: not used. esbuild.config.mjs aliases transformers.js' `onnxruntime-web/webgpu` import to the CPU
+ * build `onnxruntime-web/wasm` for every worker, because the WebGPU build needs the 26.9 MB asyncify/JSEP wasm
+ * and Cloudflare Workers serve no asset over 25 MiB. The bundled ONNX Runtime therefore has no WebGPU execution
+ * provider, and this worker runs on wasm (single-threaded: threads need cross-origin isolation, which a widget
+ * cannot demand of its host page). Using WebGPU would take a second ORT build for this worker with its wasm
+ * hosted where 27 MB assets are allowed; `ready` reports the device, so the widget can tell.
+ */
+import {
+  env,
+  InterruptableStoppingCriteria,
+  pipeline,
+  TextStreamer,
+  type TextGenerationPipeline,
+} from '@huggingface/transformers';
+import type { GeneratorGenerate, GeneratorInit, GeneratorRequest, GeneratorResponse } from './messages.ts';
+import { buildPrompt, type ChatMessage } from './prompt.ts';
+
+/** The ONNX Runtime binary matching the CPU build bundled into this worker (as in the embedder). */
+export const ORT_WASM_FILE = 'ort-wasm-simd-threaded.wasm';
+declare const __ORT_VERSION__: string;
+export const ORT_VERSION = __ORT_VERSION__;
+
+/**
+ * `q8` = `onnx/model_quantized.onnx`: the int8 file transformers.js publishes for SmolLM2 and the one the wasm
+ * backend runs best; the embedder asks for the same dtype.
+ */
+export const DTYPE = 'q8';
+export const DEFAULT_MAX_NEW_TOKENS = 256;
+
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+let generator: Promise<TextGenerationPipeline> | undefined;
+/** One generation at a time (one model, one core): requests queue behind this. */
+let queue: Promise<void> = Promise.resolve();
+/** Generations queued or running, by id: cancel interrupts the running one and skips a queued one. */
+const active = new Map<number, InterruptableStoppingCriteria>();
+
+function post(message: GeneratorResponse): void {
+  scope.postMessage(message);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A macrotask turn. ONNX Runtime's wasm backend runs a step synchronously inside a promise, so a generation
+ * loop never gives the event loop a turn: a `cancel` message would only be read after the last token. One
+ * turn per step lets it in (a MessageChannel message: unlike setTimeout, never clamped to 4 ms).
+ */
+const channel = new MessageChannel();
+const waiting: (() => void)[] = [];
+channel.port1.onmessage = () => waiting.shift()?.();
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    channel.port2.postMessage(null);
+  });
+}
+
+function load({ model, modelsUrl, wasmUrl }: GeneratorInit): Promise<TextGenerationPipeline> {
+  // As the embedder (embedder.worker.ts): everything from the API's origin, no model hub, no CDN.
+  const models = new URL(modelsUrl);
+  if (models.origin === scope.location.origin) {
+    env.allowRemoteModels = false;
+    env.allowLocalModels = true;
+    env.localModelPath = models.pathname;
+  } else {
+    env.allowLocalModels = false;
+    env.allowRemoteModels = true;
+    env.remoteHost = models.href;
+    env.remotePathTemplate = '{model}/';
+  }
+  const wasm = env.backends.onnx.wasm;
+  if (wasm) {
+    wasm.wasmPaths = { wasm: new URL(`${ORT_VERSION}/${ORT_WASM_FILE}`, wasmUrl).href };
+    wasm.numThreads = 1;
+  }
+  env.useBrowserCache = typeof caches !== 'undefined';
+  const files = new Map<string, { loaded: number; total: number }>();
+  return pipeline('text-generation', model, {
+    dtype: DTYPE,
+    device: 'wasm',
+    progress_callback: (info: { status: string; file?: string; loaded?: number; total?: number }) => {
+      if (info.status !== 'progress' || !info.file || !info.total) return;
+      files.set(info.file, { loaded: info.loaded ?? 0, total: info.total });
+      let loaded = 0;
+      let total = 0;
+      for (const file of files.values()) {
+        loaded += file.loaded;
+        total += file.total;
+      }
+      post({ type: 'progress', loaded, total });
+    },
+  }).then((pipe) => {
+    yieldEachStep(pipe as TextGenerationPipeline);
+    return pipe as TextGenerationPipeline;
+  });
+}
+
+/** Lets the event loop in before each model step (see nextTask). */
+function yieldEachStep(pipe: TextGenerationPipeline): void {
+  const model = pipe.model as unknown as { forward: (inputs: unknown) => Promise<unknown> };
+  const forward = model.forward.bind(model);
+  model.forward = async (inputs) => {
+    await nextTask();
+    return forward(inputs);
+  };
+}
+
+/**
+ * How many special tokens (`<|im_start|>`, …) the tokenizer finds in the prompt. prompt.ts neutralises them in
+ * passages and question; this checks it for the model actually loaded, whose special tokens may differ.
+ */
+function countSpecialTokens(pipe: TextGenerationPipeline, messages: ChatMessage[]): number {
+  const tokenizer = pipe.tokenizer;
+  const special = new Set<number>(tokenizer.all_special_ids as number[]);
+  const text = tokenizer.apply_chat_template(messages, { tokenize: false, add_generation_prompt: true }) as string;
+  return tokenizer.encode(text, { add_special_tokens: false }).filter((id) => special.has(id)).length;
+}
+
+async function generate(pipe: TextGenerationPipeline, request: GeneratorGenerate, stopper: InterruptableStoppingCriteria): Promise<void> {
+  const { id } = request;
+  const started = performance.now();
+  const { messages } = buildPrompt(request.question, request.passages);
+  if (!messages[1]!.content.includes('<passage')) throw new Error('no passage to answer from');
+  const expected = countSpecialTokens(pipe, messages.map((m) => ({ ...m, content: '' })));
+  if (countSpecialTokens(pipe, messages) !== expected) throw new Error('the prompt holds special tokens the chat template did not write');
+
+  const eos = new Set<number>([pipe.model.generation_config?.eos_token_id ?? pipe.tokenizer.eos_token_id].flat().filter((t): t is number => typeof t === 'number'));
+  let text = '';
+  let tokens = 0;
+  let sawEos = false;
+  let firstAt = 0;
+  let lastAt = 0;
+  const streamer = new TextStreamer(pipe.tokenizer, {
+    skip_prompt: true,
+    skip_special_tokens: true,
+    callback_function: (delta: string) => {
+      if (!delta) return;
+      text += delta;
+      post({ type: 'token', id, text: delta });
+    },
+    token_callback_function: (ids: bigint[]) => {
+      for (const token of ids) {
+        if (eos.has(Number(token))) {
+          sawEos = true;
+          continue;
+        }
+        tokens++;
+        lastAt = performance.now();
+        firstAt ||= lastAt;
+      }
+    },
+  });
+  if (!stopper.interrupted) {
+    await pipe(messages, {
+      max_new_tokens: request.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS,
+      // Greedy: the most likely continuation of the passages, and the same answer to the same question.
+      do_sample: false,
+      streamer,
+      stopping_criteria: [stopper],
+    } as Record<string, unknown>);
+  }
+  post({
+    type: 'done',
+    id,
+    text,
+    tokens,
+    firstTokenMs: firstAt ? Math.round(firstAt - started) : 0,
+    tokensPerSecond: tokens > 1 && lastAt > firstAt ? Math.round(((tokens - 1) / (lastAt - firstAt)) * 1000 * 10) / 10 : 0,
+    stopped: stopper.interrupted ? 'cancelled' : sawEos ? 'eos' : 'length',
+  });
+}
+
+scope.addEventListener('message', async (event: MessageEvent<GeneratorRequest>) => {
+  const request = event.data;
+  switch (request.type) {
+    case 'init':
+      try {
+        generator ??= load(request);
+        const pipe = await generator;
+        // Warm-up: the first run compiles kernels and sizes buffers; doing it now keeps the first answer fast.
+        await pipe([{ role: 'user', content: 'Hi' }], { max_new_tokens: 1, do_sample: false } as Record<string, unknown>);
+        post({ type: 'ready', device: 'wasm' });
+      } catch (error) {
+        generator = undefined;
+        post({ type: 'init-error', message: errorMessage(error) });
+      }
+      break;
+    case 'generate': {
+      const { id } = request;
+      const stopper = new InterruptableStoppingCriteria();
+      active.set(id, stopper);
+      queue = queue.then(async () => {
+        try {
+          if (!generator) throw new Error('generator not initialised');
+          await generate(await generator, request, stopper);
+        } catch (error) {
+          post({ type: 'generate-error', id, message: errorMessage(error) });
+        } finally {
+          active.delete(id);
+        }
+      });
+      break;
+    }
+    case 'cancel':
+      active.get(request.id)?.interrupt();
+      break;
+  }
+});
