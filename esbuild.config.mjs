@@ -104,7 +104,7 @@ async function hashed(dir, file) {
 export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   const ort = await ortRuntime();
   const out = (file) => join(outdir, file);
-  // The UI and the workers first: their hashed names are compiled into the loader (the generator's is in the manifest).
+  // The UI and the workers first: their hashed names are compiled into the loader.
   const [ui, embedder, generator] = await Promise.all(
     ENTRIES.slice(1).map(({ entry, file }) =>
       build({
@@ -136,7 +136,11 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
     ...common,
     entryPoints: [ENTRIES[0].entry],
     outfile: out('kb-chat.js'),
-    define: { __KB_UI_FILE__: JSON.stringify(manifest.ui), __KB_EMBEDDER_FILE__: JSON.stringify(manifest.embedder) },
+    define: {
+      __KB_UI_FILE__: JSON.stringify(manifest.ui),
+      __KB_EMBEDDER_FILE__: JSON.stringify(manifest.embedder),
+      __KB_GENERATOR_FILE__: JSON.stringify(manifest.generator),
+    },
   });
   const results = [loader, ui, embedder, generator];
 
