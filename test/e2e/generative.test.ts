@@ -15,6 +15,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { sign } from 'hono/jwt';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +117,11 @@ const written = (page: Page) =>
     { timeout: 30_000, polling: 50 },
   ).then((handle) => handle.jsonValue() as Promise<string>);
 
+async function expectAxeClean(page: Page, state: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), state).toEqual([]);
+}
+
 const isGenerationFile = (path: string) => path.includes('kb-chat-generator') || path.includes(LM);
 
 describe('generative mode', () => {
@@ -143,11 +149,13 @@ describe('generative mode', () => {
     expect(await answer.locator('[part="citation"]').first().innerText()).toBe('1');
     expect(await answer.locator('[part~="written-note"]').isVisible()).toBe(true);
     await page.screenshot({ path: 'test-results/e2e-generative-written.png' });
+    await expectAxeClean(page, 'written view');
 
     await answer.locator('[part="view-option"][data-view="quoted"]').click();
     expect(await answer.getAttribute('data-view')).toBe('quoted');
     const quotedText = await answer.locator('.markdown').first().innerText();
     expect(await answer.locator('[part="view-option"][data-view="quoted"]').getAttribute('aria-pressed')).toBe('true');
+    await expectAxeClean(page, 'quoted view');
     await answer.locator('[part="view-option"][data-view="written"]').click();
     expect(await answer.locator('.markdown').first().innerText()).toBe(writtenText);
     // The double copies passage [1]'s opening: the written answer is that text and its one citation.
