@@ -27,6 +27,7 @@ const USAGE = [
   '       npm run bench -- load [--help]    200 visitors on one server, then a 5-minute soak (scripts/bench/load.ts)',
   '       npm run bench -- fuzz [--help]    the API fuzz properties, long (scripts/bench/fuzz.ts)',
   '       npm run bench -- first-visit [--help]  first and later visits, throttled (scripts/bench/first-visit.ts)',
+  '       npm run bench -- generation [--help]   generative mode in Chromium: first token, tokens/s (scripts/bench/generation.ts)',
 ].join('\n');
 
 // Scenarios beside the scale bench, on the same harness (KB builder, server child, client, statistics).
@@ -34,6 +35,7 @@ const SCENARIOS: Record<string, () => Promise<{ main(args: string[]): Promise<vo
   load: () => import('./bench/load.ts'),
   fuzz: () => import('./bench/fuzz.ts'),
   'first-visit': () => import('./bench/first-visit.ts'),
+  generation: () => import('./bench/generation.ts'),
 };
 const scenario = SCENARIOS[process.argv[2] ?? ''];
 if (scenario) {

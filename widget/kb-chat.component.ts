@@ -44,6 +44,7 @@ const ICON =
  * @fires {CustomEvent<void>} kb-close - The panel was closed.
  * @fires {CustomEvent<KbQuestionDetail>} kb-question - A question was sent.
  * @fires {CustomEvent<KbAnswerDetail>} kb-answer - An answer was completed.
+ * @fires {CustomEvent<KbAnswerWrittenDetail>} kb-answer-written - Generative mode: the on-device model wrote a fuller answer from the cited passages (it passed validation and is shown).
  * @fires {CustomEvent<KbRefusalDetail>} kb-refusal - The knowledge base had no evidence; the assistant declined.
  * @fires {CustomEvent<KbErrorDetail>} kb-error - A question failed (network, rate limit, auth …).
  *
@@ -57,6 +58,7 @@ const ICON =
  * @csspart code-block - A fenced code block in an answer (never wrapped, scrolls sideways); its Copy button is `code-copy-button`.
  * @csspart table-scroll - The keyboard-scrollable container around a table in an answer.
  * @csspart related - The collapsed "Related" list after the sources: sources the answer does not quote, neither numbered nor counted; each item is `related-item`, its link `related-link`.
+ * @csspart views - Generative mode: the "Written / Quoted" switch of an answer; each option is `view-option` (`aria-pressed`); the notes are `writing-note` and `written-note`.
  * @csspart answer-footer - "Grounded in N sources" (the quoted sources only) and the `copy-button`.
  * @csspart suggestions - The suggestions of a refusal; each is `suggestion`.
  * @csspart typing-indicator - Shown while an answer is on its way.
@@ -261,6 +263,19 @@ export interface KbAnswerDetail {
   text: string;
   citations: Citation[];
 }
+export interface KbAnswerWrittenDetail {
+  /** The question's id (as in `kb-answer`). */
+  messageId: string;
+  /** The stored answer's id, which the written version is saved against. */
+  answerId: string;
+  /** The written answer (Markdown, `[n]` markers validated against the answer's citations). */
+  text: string;
+  model: string;
+  tokens: number;
+  /** From the request to the first generated token, prompt processing included. */
+  firstTokenMs: number;
+  tokensPerSecond: number;
+}
 export interface KbRefusalDetail {
   message: string;
   suggestions: string[];
@@ -279,6 +294,7 @@ declare global {
     'kb-close': CustomEvent<void>;
     'kb-question': CustomEvent<KbQuestionDetail>;
     'kb-answer': CustomEvent<KbAnswerDetail>;
+    'kb-answer-written': CustomEvent<KbAnswerWrittenDetail>;
     'kb-refusal': CustomEvent<KbRefusalDetail>;
     'kb-error': CustomEvent<KbErrorDetail>;
   }

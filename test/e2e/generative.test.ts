@@ -142,9 +142,13 @@ describe('generative mode', () => {
     await page.waitForFunction(() => (document.querySelector('kb-chat') as unknown as { ui: { generator: { status: string } } }).ui.generator.status === 'ready', null, { timeout: 30_000 });
     expect(requests.filter(isGenerationFile).some((p) => p.endsWith('.onnx'))).toBe(true);
 
+    await page.evaluate(() => document.addEventListener('kb-answer-written', (e) => ((window as unknown as { __written: unknown }).__written = (e as CustomEvent).detail)));
     const answer = await ask('How do I add the chat widget to my website?');
     expect(await written(page)).toBe('done');
     expect(await answer.getAttribute('data-view')).toBe('written');
+    const event = await page.evaluate(() => (window as unknown as { __written: Record<string, unknown> }).__written);
+    expect(event).toMatchObject({ model: LM, text: expect.stringMatching(/\[1\]$/), tokens: expect.any(Number), firstTokenMs: expect.any(Number) });
+    expect(event.tokens as number).toBeGreaterThan(1);
     const writtenText = await answer.locator('.markdown').first().innerText();
     expect(await answer.locator('[part="citation"]').first().innerText()).toBe('1');
     expect(await answer.locator('[part~="written-note"]').isVisible()).toBe(true);

@@ -309,6 +309,8 @@ export class ChatUi implements ReactiveControllerHost {
       if (isCannotAnswer(text)) throw new Error('the model could not answer from the passages');
       const model = this.generator.model ?? 'unknown';
       this.chat.patch(turn.id, { written: { status: 'done', markdown: text, model } });
+      const { tokens, firstTokenMs, tokensPerSecond } = result;
+      this.emit('kb-answer-written', { messageId: request.message_id, answerId, text, model, tokens, firstTokenMs, tokensPerSecond });
       // Stored so history and replays show it; if that fails the visitor still has it on screen.
       await this.api()
         .saveGenerated(answerId, { text, model })
