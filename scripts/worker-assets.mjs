@@ -25,6 +25,8 @@ export const ASSET_HEADERS = [
   '  Cache-Control: public, max-age=31536000, immutable',
   '/kb-chat-embedder.*',
   '  Cache-Control: public, max-age=31536000, immutable',
+  '/kb-chat-generator.*',
+  '  Cache-Control: public, max-age=31536000, immutable',
   '/ort/*',
   '  Cache-Control: public, max-age=31536000, immutable',
   '/models/v-*',
