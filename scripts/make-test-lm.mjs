@@ -15,8 +15,11 @@
  * SmolLM2's real tokenizer is not available offline. This is a byte-level BPE in the real HF tokenizer.json
  * format with SmolLM2's pre-tokenizer (individual digits, then GPT-2's ByteLevel regex), ByteLevel decoder,
  * and SmolLM2's first three ids: 0 `<|endoftext|>`, 1 `<|im_start|>`, 2 `<|im_end|>` (special). Its merges are
- * learned here from demo/kb/*.md plus the prompt's own scaffolding, so documentation text becomes realistic
- * multi-byte tokens; being byte-level, any text (case, punctuation, Markdown, code, emoji) round-trips exactly.
+ * learned here from demo/kb/*.md plus the prompt's own scaffolding (every pair seen twice or more: ≈ 860
+ * merges, 1,121 tokens), so text becomes multi-byte tokens — 3.7 characters a token on demo/kb (in-sample),
+ * 2.0 on this repository's README, against ≈ 4 for SmolLM2's 49,152-token vocabulary: the double streams more,
+ * smaller pieces than the real model. Being byte-level, any text (case, punctuation, Markdown, code, emoji)
+ * round-trips exactly.
  * Why not a word-level or character-level vocabulary: a byte-level BPE is what SmolLM2 uses, so streaming
  * deltas that end mid-character or mid-word, and special tokens split out of plain text, behave as with the
  * real model.

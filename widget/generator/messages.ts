@@ -21,6 +21,12 @@ export interface GeneratorPassage {
   section: string | null;
   text: string;
 }
+/**
+ * Write an answer to `question` from `passages` (the cited passages, numbered as in the extractive answer).
+ * The prompt keeps passages while they fit its bounds (prompt.ts, DEFAULT_LIMITS): the `[n]` the answer may use
+ * are `buildPrompt(question, passages).cited` — pure and cheap, so the widget can compute the same set for
+ * `validateCitations` (output.ts).
+ */
 export interface GeneratorGenerate {
   type: 'generate';
   id: number;
