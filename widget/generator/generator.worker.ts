@@ -130,8 +130,8 @@ function countSpecialTokens(pipe: TextGenerationPipeline, messages: ChatMessage[
 async function generate(pipe: TextGenerationPipeline, request: GeneratorGenerate, stopper: InterruptableStoppingCriteria): Promise<void> {
   const { id } = request;
   const started = performance.now();
-  const { messages } = buildPrompt(request.question, request.passages);
-  if (!messages[1]!.content.includes('<passage')) throw new Error('no passage to answer from');
+  const { messages, cited } = buildPrompt(request.question, request.passages);
+  if (cited.size === 0) throw new Error('no passage to answer from');
   const expected = countSpecialTokens(pipe, messages.map((m) => ({ ...m, content: '' })));
   if (countSpecialTokens(pipe, messages) !== expected) throw new Error('the prompt holds special tokens the chat template did not write');
 

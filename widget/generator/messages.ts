@@ -52,8 +52,8 @@ export type GeneratorResponse =
   | { type: 'token'; id: number; text: string }
   /**
    * The generation ended. `text`: everything streamed, raw (not yet validated). `tokens`: tokens generated
-   * (without the end-of-sequence token). `firstTokenMs`: from the request to the first generated token (prompt
-   * processing included). `tokensPerSecond`: decoding speed after the first token (0 when fewer than 2 tokens).
+   * (without the end-of-sequence token). `firstTokenMs`: from the start of this generation (a request waits
+   * while another runs) to the first generated token, prompt processing included. `tokensPerSecond`: decoding speed after the first token (0 when fewer than 2 tokens).
    */
   | {
       type: 'done';
