@@ -8,6 +8,7 @@
 import { expect } from '@open-wc/testing';
 import type { GeneratorPassage, GeneratorRequest, GeneratorResponse } from './messages.ts';
 import { validateCitations } from './output.ts';
+import { fakeLog, resetFake } from '../test/fake-log.ts';
 
 const WORKER_URL = new URL('../../test-results/widget-dist/kb-chat-generator.js', import.meta.url);
 const MODEL = 'test-double/smollm2-copy';
@@ -62,6 +63,7 @@ describe('generator worker', () => {
   let worker: Worker;
 
   before(async () => {
+    await resetFake();
     worker = new Worker(WORKER_URL, { type: 'module' });
     const messages = await collect(worker, init(), (m) => m.type === 'ready' || m.type === 'init-error');
     expect(messages.at(-1), JSON.stringify(messages.at(-1))).to.deep.equal({ type: 'ready', device: 'wasm' });
@@ -70,6 +72,16 @@ describe('generator worker', () => {
   });
 
   after(() => worker.terminate());
+
+  it('asks only for the q8 model file and the plain CPU ONNX Runtime wasm, from this origin', async () => {
+    // (Either may come from the HTTP cache or the Cache API when another test file loaded it first: then it is
+    // not in the fake API's log, so this checks what was asked for, not that everything was.)
+    const assets = (await fakeLog()).assets;
+    const onnx = assets.filter((path) => path.startsWith('/models/') && path.endsWith('.onnx'));
+    expect(onnx.every((path) => path === `/models/${MODEL}/onnx/model_quantized.onnx`), onnx.join()).to.equal(true);
+    const ort = assets.filter((path) => path.startsWith('/ort/'));
+    expect(ort.every((path) => /^\/ort\/\d+\.\d+\.\d+[\w.-]*\/ort-wasm-simd-threaded\.wasm$/.test(path)), ort.join()).to.equal(true);
+  });
 
   it('streams the answer as token deltas, then done with its text, token count and timings', async () => {
     const { done, deltas } = await generate(worker, 1, [REFUNDS, WARRANTY]);
