@@ -11,8 +11,12 @@
  * build `onnxruntime-web/wasm` for every worker, because the WebGPU build needs the 26.9 MB asyncify/JSEP wasm
  * and Cloudflare Workers serve no asset over 25 MiB. The bundled ONNX Runtime therefore has no WebGPU execution
  * provider, and this worker runs on wasm (single-threaded: threads need cross-origin isolation, which a widget
- * cannot demand of its host page). Using WebGPU would take a second ORT build for this worker with its wasm
- * hosted where 27 MB assets are allowed; `ready` reports the device, so the widget can tell.
+ * cannot demand of its host page). `ready` reports the device, so the widget can tell.
+ * A lead, not shipped: onnxruntime-web also has a JSPI build (`onnxruntime-web/jspi`, WebGPU + CPU, a 16.8 MB
+ * wasm, under the limit). Aliased to it, this worker built and ran the test double in Chromium 156 on the CPU
+ * (about 8× slower a token than the plain build), and failed on WebGPU here only for want of a GPU adapter;
+ * browsers without JSPI cannot run that build at all. So it would be a second, WebGPU-only bundle, chosen when
+ * `navigator.gpu.requestAdapter()` answers — untested on a real GPU.
  */
 import {
   env,
