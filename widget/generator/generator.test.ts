@@ -157,6 +157,17 @@ describe('generator worker', () => {
   });
 });
 
+describe('generator bundle', () => {
+  it('is its own content-hashed entry in the build manifest and sizes', async () => {
+    const manifest = (await (await fetch('/test-results/widget-dist/manifest.json')).json()) as { generator: string };
+    expect(manifest.generator).to.match(/^kb-chat-generator\.[0-9a-f]{10}\.js$/);
+    expect((await fetch(`/test-results/widget-dist/${manifest.generator}`)).ok).to.equal(true);
+    const sizes = (await (await fetch('/test-results/widget-dist/sizes.json')).json()) as { file: string; gzip: number }[];
+    const generator = sizes.find((s) => s.file.endsWith('/kb-chat-generator.js'));
+    expect(generator?.gzip).to.be.greaterThan(50_000); // transformers.js + ONNX Runtime are in it, not in the UI
+  });
+});
+
 describe('generator worker without a model', () => {
   it('reports init-error for a missing model, and generate-error before init', async () => {
     const worker = new Worker(WORKER_URL, { type: 'module' });
