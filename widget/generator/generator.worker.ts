@@ -25,7 +25,7 @@ import {
   TextStreamer,
   type TextGenerationPipeline,
 } from '@huggingface/transformers';
-import type { GeneratorGenerate, GeneratorInit, GeneratorRequest, GeneratorResponse } from './messages.ts';
+import { DEFAULT_MAX_NEW_TOKENS, type GeneratorGenerate, type GeneratorInit, type GeneratorRequest, type GeneratorResponse } from './messages.ts';
 import { buildPrompt, type ChatMessage } from './prompt.ts';
 
 /** The ONNX Runtime binary matching the CPU build bundled into this worker (as in the embedder). */
@@ -38,7 +38,6 @@ export const ORT_VERSION = __ORT_VERSION__;
  * backend runs best; the embedder asks for the same dtype.
  */
 export const DTYPE = 'q8';
-export const DEFAULT_MAX_NEW_TOKENS = 256;
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 let generator: Promise<TextGenerationPipeline> | undefined;

@@ -5,6 +5,9 @@
  * any failure, timeout or "I cannot answer".
  */
 
+/** Tokens a generation may write when the request does not say (about 150–200 words for SmolLM2). */
+export const DEFAULT_MAX_NEW_TOKENS = 256;
+
 export interface GeneratorInit {
   type: 'init';
   /** transformers.js model id, e.g. `HuggingFaceTB/SmolLM2-360M-Instruct` (its `onnx/model_quantized.onnx`). */
@@ -32,7 +35,7 @@ export interface GeneratorGenerate {
   id: number;
   question: string;
   passages: GeneratorPassage[];
-  /** Default DEFAULT_MAX_NEW_TOKENS (generator.worker.ts). */
+  /** Default DEFAULT_MAX_NEW_TOKENS. */
   maxNewTokens?: number;
 }
 /** Stops generation `id`; the worker answers with its `done` (stopped: 'cancelled'). Unknown ids are ignored. */
