@@ -11,8 +11,12 @@
  * build `onnxruntime-web/wasm` for every worker, because the WebGPU build needs the 26.9 MB asyncify/JSEP wasm
  * and Cloudflare Workers serve no asset over 25 MiB. The bundled ONNX Runtime therefore has no WebGPU execution
  * provider, and this worker runs on wasm (single-threaded: threads need cross-origin isolation, which a widget
- * cannot demand of its host page). Using WebGPU would take a second ORT build for this worker with its wasm
- * hosted where 27 MB assets are allowed; `ready` reports the device, so the widget can tell.
+ * cannot demand of its host page). `ready` reports the device, so the widget can tell.
+ * A lead, not shipped: onnxruntime-web also has a JSPI build (`onnxruntime-web/jspi`, WebGPU + CPU, a 16.8 MB
+ * wasm, under the limit). Aliased to it, this worker built and ran the test double in Chromium 156 on the CPU
+ * (about 8× slower a token than the plain build), and failed on WebGPU here only for want of a GPU adapter;
+ * browsers without JSPI cannot run that build at all. So it would be a second, WebGPU-only bundle, chosen when
+ * `navigator.gpu.requestAdapter()` answers — untested on a real GPU.
  */
 import {
   env,
@@ -21,7 +25,7 @@ import {
   TextStreamer,
   type TextGenerationPipeline,
 } from '@huggingface/transformers';
-import type { GeneratorGenerate, GeneratorInit, GeneratorRequest, GeneratorResponse } from './messages.ts';
+import { DEFAULT_MAX_NEW_TOKENS, type GeneratorGenerate, type GeneratorInit, type GeneratorRequest, type GeneratorResponse } from './messages.ts';
 import { buildPrompt, type ChatMessage } from './prompt.ts';
 
 /** The ONNX Runtime binary matching the CPU build bundled into this worker (as in the embedder). */
@@ -34,7 +38,6 @@ export const ORT_VERSION = __ORT_VERSION__;
  * backend runs best; the embedder asks for the same dtype.
  */
 export const DTYPE = 'q8';
-export const DEFAULT_MAX_NEW_TOKENS = 256;
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 let generator: Promise<TextGenerationPipeline> | undefined;
@@ -130,8 +133,8 @@ function countSpecialTokens(pipe: TextGenerationPipeline, messages: ChatMessage[
 async function generate(pipe: TextGenerationPipeline, request: GeneratorGenerate, stopper: InterruptableStoppingCriteria): Promise<void> {
   const { id } = request;
   const started = performance.now();
-  const { messages } = buildPrompt(request.question, request.passages);
-  if (!messages[1]!.content.includes('<passage')) throw new Error('no passage to answer from');
+  const { messages, cited } = buildPrompt(request.question, request.passages);
+  if (cited.size === 0) throw new Error('no passage to answer from');
   const expected = countSpecialTokens(pipe, messages.map((m) => ({ ...m, content: '' })));
   if (countSpecialTokens(pipe, messages) !== expected) throw new Error('the prompt holds special tokens the chat template did not write');
 

@@ -5,6 +5,9 @@
  * any failure, timeout or "I cannot answer".
  */
 
+/** Tokens a generation may write when the request does not say (about 150–200 words for SmolLM2). */
+export const DEFAULT_MAX_NEW_TOKENS = 256;
+
 export interface GeneratorInit {
   type: 'init';
   /** transformers.js model id, e.g. `HuggingFaceTB/SmolLM2-360M-Instruct` (its `onnx/model_quantized.onnx`). */
@@ -21,12 +24,18 @@ export interface GeneratorPassage {
   section: string | null;
   text: string;
 }
+/**
+ * Write an answer to `question` from `passages` (the cited passages, numbered as in the extractive answer).
+ * The prompt keeps passages while they fit its bounds (prompt.ts, DEFAULT_LIMITS): the `[n]` the answer may use
+ * are `buildPrompt(question, passages).cited` — pure and cheap, so the widget can compute the same set for
+ * `validateCitations` (output.ts).
+ */
 export interface GeneratorGenerate {
   type: 'generate';
   id: number;
   question: string;
   passages: GeneratorPassage[];
-  /** Default DEFAULT_MAX_NEW_TOKENS (generator.worker.ts). */
+  /** Default DEFAULT_MAX_NEW_TOKENS. */
   maxNewTokens?: number;
 }
 /** Stops generation `id`; the worker answers with its `done` (stopped: 'cancelled'). Unknown ids are ignored. */
@@ -46,8 +55,8 @@ export type GeneratorResponse =
   | { type: 'token'; id: number; text: string }
   /**
    * The generation ended. `text`: everything streamed, raw (not yet validated). `tokens`: tokens generated
-   * (without the end-of-sequence token). `firstTokenMs`: from the request to the first generated token (prompt
-   * processing included). `tokensPerSecond`: decoding speed after the first token (0 when fewer than 2 tokens).
+   * (without the end-of-sequence token). `firstTokenMs`: from the start of this generation (a request waits
+   * while another runs) to the first generated token, prompt processing included. `tokensPerSecond`: decoding speed after the first token (0 when fewer than 2 tokens).
    */
   | {
       type: 'done';

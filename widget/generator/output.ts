@@ -19,17 +19,33 @@ const MARKER = /(\s?)\[\s*(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\s*\]/g;
  * validateCitations('Refunds take 30 days [1][9]. Or [9, 2].', new Set([1, 2])); // 'Refunds take 30 days [1]. Or [2].'
  */
 export function validateCitations(text: string, allowed: ReadonlySet<number>): string {
-  return text.replace(MARKER, (_marker, space: string, list: string) => {
-    const numbers = [...new Set(list.split(/\s*[,;]\s*/).map(Number))].filter((n) => allowed.has(n));
-    return numbers.length ? `${space}[${numbers.join(', ')}]` : '';
-  });
+  return outsideCode(text, (prose) =>
+    prose.replace(MARKER, (_marker, space: string, list: string) => {
+      const numbers = [...new Set(list.split(/\s*[,;]\s*/).map(Number))].filter((n) => allowed.has(n));
+      return numbers.length ? `${space}[${numbers.join(', ')}]` : '';
+    }),
+  );
 }
 
-/** The distinct numbers the text's markers cite, in the order they first appear. */
+/** The distinct numbers the text's markers cite (outside code), in the order they first appear. */
 export function citationsIn(text: string): number[] {
   const seen = new Set<number>();
-  for (const match of text.matchAll(MARKER)) for (const n of match[2]!.split(/\s*[,;]\s*/)) seen.add(Number(n));
+  outsideCode(text, (prose) => {
+    for (const match of prose.matchAll(MARKER)) for (const n of match[2]!.split(/\s*[,;]\s*/)) seen.add(Number(n));
+    return prose;
+  });
   return [...seen];
+}
+
+/** Fenced blocks (also one still open at the end of a stream) and inline code spans: `items[1]` is not a citation. */
+const CODE = /(```[\s\S]*?(?:```|$)|`[^`\n]*`)/;
+
+/** `edit` applied to the text between code blocks and spans; code is kept as written. */
+function outsideCode(text: string, edit: (prose: string) => string): string {
+  return text
+    .split(CODE)
+    .map((part, i) => (i % 2 ? part : edit(part)))
+    .join('');
 }
 
 /**

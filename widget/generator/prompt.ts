@@ -81,7 +81,6 @@ function neutralizeDelimiters(text: string): string {
 function cleanText(text: string): string {
   return text
     .replace(/\r\n?/g, '\n')
-    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
