@@ -187,8 +187,8 @@ export async function buildTestLm() {
       pad_token: '<|im_end|>',
       unk_token: '<|endoftext|>',
     }),
-    // What the worker asks for (dtype q8). The graph has no weights to quantize: the same bytes at any dtype.
-    'onnx/model_quantized.onnx': modelBytes,
+    // What the worker asks for (dtype q4). The graph has no weights to quantize: the same bytes at any dtype.
+    'onnx/model_q4.onnx': modelBytes,
   };
 }
 

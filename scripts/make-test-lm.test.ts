@@ -20,7 +20,7 @@ let generator: TextGenerationPipeline;
 beforeAll(async () => {
   env.allowRemoteModels = false;
   env.localModelPath = `${MODELS}/`;
-  generator = (await pipeline('text-generation', MODEL_NAME as string, { dtype: 'q8' })) as TextGenerationPipeline;
+  generator = (await pipeline('text-generation', MODEL_NAME as string, { dtype: 'q4' })) as TextGenerationPipeline;
 });
 
 /** Generates greedily from a prompt.ts prompt; returns the text, the streamed pieces and the generated ids. */

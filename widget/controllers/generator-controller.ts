@@ -24,6 +24,8 @@ export interface GeneratorControllerOptions {
 
 export interface Written {
   text: string;
+  /** The passages the model was shown: the only `[n]` its text may cite. */
+  cited: number[];
   stopped: 'eos' | 'length' | 'cancelled';
   tokens: number;
   firstTokenMs: number;
@@ -131,8 +133,8 @@ export class GeneratorController implements ReactiveController {
             case 'done': {
               const pending = this.pending.get(message.id);
               this.pending.delete(message.id);
-              const { text, stopped, tokens, firstTokenMs, tokensPerSecond } = message;
-              return pending?.resolve({ text, stopped, tokens, firstTokenMs, tokensPerSecond });
+              const { text, cited, stopped, tokens, firstTokenMs, tokensPerSecond } = message;
+              return pending?.resolve({ text, cited, stopped, tokens, firstTokenMs, tokensPerSecond });
             }
             case 'generate-error': {
               const pending = this.pending.get(message.id);

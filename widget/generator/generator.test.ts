@@ -73,12 +73,12 @@ describe('generator worker', () => {
 
   after(() => worker.terminate());
 
-  it('asks only for the q8 model file and the plain CPU ONNX Runtime wasm, from this origin', async () => {
+  it('asks only for the q4 model file and the plain CPU ONNX Runtime wasm, from this origin', async () => {
     // (Either may come from the HTTP cache or the Cache API when another test file loaded it first: then it is
     // not in the fake API's log, so this checks what was asked for, not that everything was.)
     const assets = (await fakeLog()).assets;
     const onnx = assets.filter((path) => path.startsWith('/models/') && path.endsWith('.onnx'));
-    expect(onnx.every((path) => path === `/models/${MODEL}/onnx/model_quantized.onnx`), onnx.join()).to.equal(true);
+    expect(onnx.every((path) => path === `/models/${MODEL}/onnx/model_q4.onnx`), onnx.join()).to.equal(true);
     const ort = assets.filter((path) => path.startsWith('/ort/'));
     expect(ort.every((path) => /^\/ort\/\d+\.\d+\.\d+[\w.-]*\/ort-wasm-simd-threaded\.wasm$/.test(path)), ort.join()).to.equal(true);
   });

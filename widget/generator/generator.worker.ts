@@ -34,10 +34,11 @@ declare const __ORT_VERSION__: string;
 export const ORT_VERSION = __ORT_VERSION__;
 
 /**
- * `q8` = `onnx/model_quantized.onnx`: the int8 file transformers.js publishes for SmolLM2 and the one the wasm
- * backend runs best; the embedder asks for the same dtype.
+ * `q4` = `onnx/model_q4.onnx`: 4-bit weights (MatMulNBits, which the wasm backend runs). The SmolLM2 repos
+ * publish model.onnx, model_fp16, model_q4 and model_q4f16 (the Hugging Face file lists; no int8
+ * `model_quantized.onnx` as the embedder has), and q4f16 needs fp16 compute that the CPU backend lacks.
  */
-export const DTYPE = 'q8';
+export const DTYPE = 'q4';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 let generator: Promise<TextGenerationPipeline> | undefined;
@@ -177,6 +178,7 @@ async function generate(pipe: TextGenerationPipeline, request: GeneratorGenerate
     type: 'done',
     id,
     text,
+    cited: [...cited],
     tokens,
     firstTokenMs: firstAt ? Math.round(firstAt - started) : 0,
     tokensPerSecond: tokens > 1 && lastAt > firstAt ? Math.round(((tokens - 1) / (lastAt - firstAt)) * 1000 * 10) / 10 : 0,

@@ -10,7 +10,7 @@ export const DEFAULT_MAX_NEW_TOKENS = 256;
 
 export interface GeneratorInit {
   type: 'init';
-  /** transformers.js model id, e.g. `HuggingFaceTB/SmolLM2-360M-Instruct` (its `onnx/model_quantized.onnx`). */
+  /** transformers.js model id, e.g. `HuggingFaceTB/SmolLM2-360M-Instruct` (its `onnx/model_q4.onnx`). */
   model: string;
   /** Absolute URL of the folder holding `<model id>/config.json` etc. */
   modelsUrl: string;
@@ -62,6 +62,8 @@ export type GeneratorResponse =
       type: 'done';
       id: number;
       text: string;
+      /** The passages the prompt included (the size bounds may leave some out): the only `[n]` the text may cite. */
+      cited: number[];
       tokens: number;
       firstTokenMs: number;
       tokensPerSecond: number;

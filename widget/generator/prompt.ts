@@ -34,7 +34,8 @@ export const DEFAULT_LIMITS: PromptLimits = { passageChars: 1200, totalChars: 36
 /** A passage is only worth including with at least this many characters of its text. */
 const MIN_PASSAGE_CHARS = 80;
 
-export const SYSTEM_INSTRUCTION = [
+// Pure, so bundles that import only CANNOT_ANSWER (the chat UI, through output.ts) leave it out.
+export const SYSTEM_INSTRUCTION = /* @__PURE__ */ [
   "You answer questions about a product's documentation, using only the numbered passages in the user's message.",
   'Rules:',
   '- State only what the passages say. Do not use outside knowledge and do not guess.',

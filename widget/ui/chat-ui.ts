@@ -304,7 +304,9 @@ export class ChatUi implements ReactiveControllerHost {
         },
         abort.signal,
       );
-      const text = tidy(result.text).trim();
+      // Final check against what the model was shown (the prompt's bounds may have left a passage out).
+      const shown = new Set(result.cited.filter((n) => allowed.has(n)));
+      const text = singleMarkers(validateCitations(result.text, shown)).trim();
       if (abort.signal.aborted || result.stopped === 'cancelled') throw new Error('stopped');
       if (isCannotAnswer(text)) throw new Error('the model could not answer from the passages');
       const model = this.generator.model ?? 'unknown';
