@@ -129,6 +129,15 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     const admin = await verifyAccessToken(token, SECRET);
     expect((await chat.listContentGaps(admin, 10)).map((g) => [g.question, g.asked])).toEqual([['Do you ship to Mars?', 1]]);
   },
+  saveGenerated: async () => {
+    const messageId = crypto.randomUUID();
+    const { session_id } = await chat.beginTurn(world.alice, { message_id: messageId, content: 'Refund window?', title: 'Refunds' });
+    const citation = { n: 1, chunk_id: world.chunkIds[0]!, document_id: world.documentId, title: 'Billing', page: null, section: null, url: null, similarity: 0.9 };
+    const answerId = await chat.finishTurn(world.alice, { session_id, reply_to: messageId, content: 'Within 14 days. [1]', citations: [citation], meta: { kind: 'answer' } });
+    expect(await chat.saveGenerated(world.alice, answerId, { text: 'Refunds take 14 days [1].', model: 'm' })).toEqual({ text: 'Refunds take 14 days [1].', model: 'm' });
+    // The first stays (an invented source, a 400 from PostgREST, is the Worker test's: test/workerd/worker.test.ts).
+    expect(await chat.saveGenerated(world.alice, answerId, { text: 'Other [1].', model: 'm' })).toEqual({ text: 'Refunds take 14 days [1].', model: 'm' });
+  },
   getSettings: async () => {
     expect((await chat.getSettings()).answer_mode).toBe(null);
   },
