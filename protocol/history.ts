@@ -1,6 +1,7 @@
 /** Chat history endpoints (seed 000 US4): the visitor's own sessions, newest first, and their messages. */
 import * as v from 'valibot';
 import { CitationSchema, RelatedSchema } from './chat.ts';
+import { FeedbackRatingSchema } from './feedback.ts';
 
 export const SessionSummarySchema = v.object({
   id: v.string(),
@@ -24,6 +25,8 @@ export const StoredMessageSchema = v.object({
   related: v.optional(v.array(RelatedSchema)),
   /** Set when the assistant message is a refusal. */
   refusal: v.optional(v.object({ reason: v.string(), suggestions: v.array(v.string()) })),
+  /** Assistant messages the visitor rated: their rating (1 or -1), as `POST /api/feedback` stored it. */
+  feedback: v.optional(FeedbackRatingSchema),
   created_at: v.string(),
 });
 export type StoredMessage = v.InferOutput<typeof StoredMessageSchema>;
