@@ -61,6 +61,13 @@ export const DEFAULT_STRINGS = {
   waitingRetry: 'Many people are asking right now. Trying again in {seconds} s…',
   incomplete: 'The answer could not be completed.',
   generic: 'Something went wrong. Please try again.',
+  feedbackPrompt: 'Was this helpful?',
+  helpful: 'Helpful',
+  notHelpful: 'Not helpful',
+  feedbackCommentLabel: 'What was wrong? (optional)',
+  feedbackSkip: 'Skip',
+  feedbackThanks: 'Thanks for your feedback.',
+  feedbackError: 'Your feedback could not be sent.',
 };
 
 export type KbChatStrings = typeof DEFAULT_STRINGS;

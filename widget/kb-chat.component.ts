@@ -44,6 +44,7 @@ const ICON =
  * @fires {CustomEvent<KbAnswerDetail>} kb-answer - An answer was completed.
  * @fires {CustomEvent<KbRefusalDetail>} kb-refusal - The knowledge base had no evidence; the assistant declined.
  * @fires {CustomEvent<KbErrorDetail>} kb-error - A question failed (network, rate limit, auth …).
+ * @fires {CustomEvent<KbFeedbackDetail>} kb-feedback - The visitor rated an answer or a refusal (👍 / 👎, a comment on 👎) and the server stored it; a change of mind fires again.
  *
  * @csspart bubble - The round button that opens and closes the panel.
  * @csspart panel - The chat panel.
@@ -57,6 +58,7 @@ const ICON =
  * @csspart related - The collapsed "Related" list after the sources: sources the answer does not quote, neither numbered nor counted; each item is `related-item`, its link `related-link`.
  * @csspart answer-footer - "Grounded in N sources" (the quoted sources only) and the `copy-button`.
  * @csspart suggestions - The suggestions of a refusal; each is `suggestion`.
+ * @csspart feedback - 👍 / 👎 under an answer or a refusal: two `feedback-button`s (`feedback-up`, `feedback-down`, `aria-pressed` on the chosen one), `feedback-retry` after a failure, and after 👎 the `feedback-form` with its `feedback-input`.
  * @csspart typing-indicator - Shown while an answer is on its way.
  * @csspart error - An error under a (possibly partial) answer, with its `retry-button`.
  * @csspart status - The status line (model loading, with its `loading-note`; keyword mode; a slow connection). An answer given while the model loads carries a `loading-note` too.
@@ -250,7 +252,10 @@ export interface KbQuestionDetail {
   keyword: boolean;
 }
 export interface KbAnswerDetail {
+  /** The question's id. */
   messageId: string;
+  /** The stored answer's id: what `kb-feedback` names as `message_id`. */
+  answerId?: string;
   sessionId?: string;
   text: string;
   citations: Citation[];
@@ -258,6 +263,16 @@ export interface KbAnswerDetail {
 export interface KbRefusalDetail {
   message: string;
   suggestions: string[];
+  /** The stored refusal's id (absent from older servers). */
+  answerId?: string;
+}
+/** Exactly the body of the `POST /api/feedback` the server stored (snake_case, as on the wire). */
+export interface KbFeedbackDetail {
+  /** The rated answer or refusal (`KbAnswerDetail.answerId`, `KbRefusalDetail.answerId`). */
+  message_id: string;
+  /** 1 (👍) or -1 (👎). */
+  rating: 1 | -1;
+  comment?: string;
 }
 export interface KbErrorDetail {
   code: string;
@@ -275,5 +290,6 @@ declare global {
     'kb-answer': CustomEvent<KbAnswerDetail>;
     'kb-refusal': CustomEvent<KbRefusalDetail>;
     'kb-error': CustomEvent<KbErrorDetail>;
+    'kb-feedback': CustomEvent<KbFeedbackDetail>;
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { parseChatEvent, type ChatRequest, type Citation, type Related } from '../../protocol/chat.ts';
+import type { FeedbackRating } from '../../protocol/feedback.ts';
 import type { SessionDetail } from '../../protocol/history.ts';
 import { ApiError, Refused, type ApiClient } from '../api/api-client.ts';
 import { StreamError, StreamInterrupted } from './chat-errors.ts';
@@ -15,7 +16,14 @@ export interface UserTurn {
   id: string;
   text: string;
 }
-export interface AnswerTurn {
+/** What an answer or a refusal needs to be rated (`POST /api/feedback`). */
+interface Ratable {
+  /** The stored assistant message (answer_end's, the refusal's, the history's id); unset until it is stored. */
+  answerId?: string;
+  /** The visitor's earlier rating, from history. */
+  feedback?: FeedbackRating;
+}
+export interface AnswerTurn extends Ratable {
   kind: 'answer';
   id: string;
   markdown: string;
@@ -38,7 +46,7 @@ export interface AnswerTurn {
   /** Asked while the model was still loading: answered from keyword search, and the answer says so. */
   modelLoading?: boolean;
 }
-export interface RefusalTurn {
+export interface RefusalTurn extends Ratable {
   kind: 'refusal';
   id: string;
   message: string;
@@ -151,8 +159,9 @@ export class ChatController implements ReactiveController {
     this.cancel();
     this.turns = detail.messages.map((m): Turn => {
       if (m.role === 'user') return { kind: 'user', id: m.id, text: m.content };
-      if (m.refusal) return { kind: 'refusal', id: m.id, message: m.content, suggestions: m.refusal.suggestions };
-      return { kind: 'answer', id: m.id, markdown: m.content, citations: m.citations ?? [], related: m.related ?? [], status: 'done' };
+      const rated = { answerId: m.id, feedback: m.feedback };
+      if (m.refusal) return { kind: 'refusal', id: m.id, message: m.content, suggestions: m.refusal.suggestions, ...rated };
+      return { kind: 'answer', id: m.id, markdown: m.content, citations: m.citations ?? [], related: m.related ?? [], status: 'done', ...rated };
     });
     this.setSession(detail.session.id);
     this.host.requestUpdate();
@@ -172,8 +181,8 @@ export class ChatController implements ReactiveController {
     if (this.abort === abort) this.abort = undefined;
     if (error instanceof Refused) {
       // The refusal replaces the (empty) pending answer.
-      const { message, suggestions } = error.refusal;
-      const refusal: RefusalTurn = { kind: 'refusal', id: answer.id, message, suggestions };
+      const { message, suggestions, message_id: answerId } = error.refusal;
+      const refusal: RefusalTurn = { kind: 'refusal', id: answer.id, message, suggestions, answerId };
       this.turns = this.turns.map((turn) => (turn.id === answer.id ? refusal : turn));
       this.host.requestUpdate();
       this.events.refusal(refusal);
@@ -247,7 +256,7 @@ export class ChatController implements ReactiveController {
             break;
           case 'answer_end':
             ended = true;
-            this.update(answer, { status: 'done' });
+            this.update(answer, { status: 'done', answerId: event.data.message_id });
             this.events.answer(answer, this.sessionId);
             break;
           case 'error':

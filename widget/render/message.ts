@@ -14,6 +14,8 @@ export interface MessageView {
   copy: (turn: AnswerTurn) => void;
   retry: (turn: AnswerTurn) => void;
   suggest: (text: string) => void;
+  /** 👍 / 👎 (render/feedback.ts) once the answer or refusal is stored; nothing before. */
+  feedback: (turn: AnswerTurn | RefusalTurn) => TemplateResult | typeof nothing;
 }
 
 function typing(s: KbChatStrings): TemplateResult {
@@ -55,7 +57,8 @@ function renderAnswer(turn: AnswerTurn, view: MessageView): TemplateResult {
             <button type="button" class="link-button" part="copy-button" @click=${() => view.copy(turn)}>
               ${view.copied(turn) ? s.copied : s.copy}
             </button>
-          </div>`
+          </div>
+          ${view.feedback(turn)}`
         : nothing}
     </div>
   `;
@@ -75,6 +78,7 @@ function renderRefusal(turn: RefusalTurn, view: MessageView): TemplateResult {
             )}
           </ul>`
         : nothing}
+      ${view.feedback(turn)}
     </div>
   `;
 }
