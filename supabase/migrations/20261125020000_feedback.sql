@@ -25,7 +25,8 @@ set search_path = public, extensions, pg_temp
 as $$
 declare
   v_user uuid := auth.uid();
-  v_comment text := nullif(btrim(p_comment), '');
+  -- Whitespace of any kind (as the API's trim), not only spaces (btrim's default).
+  v_comment text := nullif(regexp_replace(p_comment, '^\s+|\s+$', '', 'g'), '');
 begin
   if v_user is null then
     raise exception 'chat_set_feedback needs a signed-in user' using errcode = 'insufficient_privilege';
