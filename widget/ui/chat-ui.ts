@@ -386,7 +386,7 @@ export class ChatUi implements ReactiveControllerHost {
   private feedbackFor({ answerId: id, feedback: initial }: AnswerTurn | RefusalTurn): TemplateResult | typeof nothing {
     if (!id) return nothing;
     const focus = (selector: string) =>
-      void this.updateComplete.then(() => this.root.querySelector<HTMLElement>(`[data-answer="${id}"] ${selector}`)?.focus());
+      void this.updateComplete.then(() => this.root.querySelector<HTMLElement>(`[data-answer="${CSS.escape(id)}"] ${selector}`)?.focus());
     const closed = () => focus('[part~="feedback-down"]');
     const feedback = this.feedback;
     return html`<div data-answer=${id}>${renderFeedback({
