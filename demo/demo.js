@@ -3,7 +3,7 @@ const chat = document.querySelector('kb-chat');
 const ARABIC = {
   heading: 'اسأل وثائق kb-chat', greeting: 'مرحبا! اسألني عن kb-chat.', placeholder: 'اكتب سؤالك…', send: 'أرسل',
   openChat: 'افتح الدردشة', closeChat: 'أغلق الدردشة', history: 'السجل', newChat: 'محادثة جديدة', sources: 'المصادر',
-  copy: 'نسخ', retry: 'أعد المحاولة', inputLabel: 'سؤالك',
+  copy: 'نسخ', retry: 'أعد المحاولة', inputLabel: 'سؤالك', helpful: 'مفيد', notHelpful: 'غير مفيد',
 };
 const english = { heading: chat.getAttribute('heading'), greeting: chat.getAttribute('greeting') };
 
@@ -24,7 +24,7 @@ for (const input of document.querySelectorAll('.controls input')) {
 }
 
 const log = document.getElementById('events');
-for (const type of ['kb-open', 'kb-close', 'kb-question', 'kb-answer', 'kb-refusal', 'kb-error']) {
+for (const type of ['kb-open', 'kb-close', 'kb-question', 'kb-answer', 'kb-refusal', 'kb-feedback', 'kb-error']) {
   chat.addEventListener(type, (event) => {
     const item = document.createElement('li');
     const detail = event.detail ? JSON.stringify(event.detail, (key, value) => (key === 'citations' ? `${value.length} citations` : value)) : '';

@@ -12,6 +12,7 @@ export const API_PATHS = {
   gaps: '/api/admin/gaps',
   settings: '/api/admin/settings',
   chunks: '/api/chunks',
+  feedback: '/api/feedback',
 } as const;
 
 /** `GET /api/chunks/:id`: the full text of a cited passage. */

@@ -149,6 +149,8 @@ export const RefusalSchema = v.object({
   reason: v.picklist(['no_evidence', 'empty_kb']),
   message: v.string(),
   suggestions: v.array(v.string()),
+  /** The stored refusal (an assistant message), so it can be rated (`POST /api/feedback`). Optional: older servers omit it. */
+  message_id: v.optional(Uuid),
 });
 export type Refusal = v.InferOutput<typeof RefusalSchema>;
 

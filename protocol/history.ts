@@ -1,6 +1,7 @@
 /** Chat history endpoints (seed 000 US4): the visitor's own sessions, newest first, and their messages. */
 import * as v from 'valibot';
 import { CitationSchema, GeneratedSchema, RelatedSchema } from './chat.ts';
+import { FeedbackRatingSchema } from './feedback.ts';
 
 export const SessionSummarySchema = v.object({
   id: v.string(),
@@ -26,6 +27,8 @@ export const StoredMessageSchema = v.object({
   refusal: v.optional(v.object({ reason: v.string(), suggestions: v.array(v.string()) })),
   /** Generative mode: the answer the visitor's model wrote from the cited passages (`content` stays the quoted one). */
   generated: v.optional(GeneratedSchema),
+  /** Assistant messages the visitor rated: their rating (1 or -1), as `POST /api/feedback` stored it. */
+  feedback: v.optional(FeedbackRatingSchema),
   created_at: v.string(),
 });
 export type StoredMessage = v.InferOutput<typeof StoredMessageSchema>;

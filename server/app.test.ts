@@ -212,6 +212,7 @@ describe('POST /api/chat: refusals', () => {
       message:
         "I don't have enough information to answer that question. You might try contacting support or rephrasing your question.",
       suggestions: ['Contact support', 'Rephrase your question'],
+      message_id: expect.stringMatching(/^[0-9a-f-]{36}$/), // the stored refusal, which can be rated
     });
     const at = await chat(token, question(withSimilarity(0, 0.35)));
     expect(at.headers.get('content-type')).toMatch(/^text\/event-stream/);

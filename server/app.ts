@@ -15,6 +15,7 @@ import { chatRoute, DEFAULT_MAX_STREAMS, StreamSlots } from './chat/route.ts';
 import type { StreamOptions } from './chat/stream.ts';
 import { DEFAULT_GENERATION_MODEL, type Config } from './config/index.ts';
 import { chunksRoute } from './chunks/route.ts';
+import { feedbackRoute } from './feedback/route.ts';
 import { historyRoute } from './history/route.ts';
 import { searchRoute } from './search/route.ts';
 import { admission, AdmissionQueue, type AdmissionOptions } from './http/admission.ts';
@@ -197,6 +198,7 @@ export function createApp(deps: AppDeps) {
   app.route(API_PATHS.search, searchRoute({ store, auth, rateLimit }));
   app.route(API_PATHS.sessions, historyRoute({ store, auth }));
   app.route(API_PATHS.chunks, chunksRoute({ store, auth }));
+  app.route(API_PATHS.feedback, feedbackRoute({ store, auth, rateLimit }));
   app.route('/api/admin', adminRoute({ store, auth, serverAnswerMode }));
 
   app.notFound((c) =>

@@ -68,6 +68,13 @@ export const DEFAULT_STRINGS = {
   writtenNote: 'Written by an AI model in your browser from the sources below. Check them for details.',
   writerLoading: 'Loading the writing model… {percent}%',
   generic: 'Something went wrong. Please try again.',
+  feedbackPrompt: 'Was this helpful?',
+  helpful: 'Helpful',
+  notHelpful: 'Not helpful',
+  feedbackCommentLabel: 'What was wrong? (optional)',
+  feedbackSkip: 'Skip',
+  feedbackThanks: 'Thanks for your feedback.',
+  feedbackError: 'Your feedback could not be sent.',
 };
 
 export type KbChatStrings = typeof DEFAULT_STRINGS;

@@ -47,6 +47,7 @@ const ICON =
  * @fires {CustomEvent<KbAnswerWrittenDetail>} kb-answer-written - Generative mode: the on-device model wrote a fuller answer from the cited passages (it passed validation and is shown).
  * @fires {CustomEvent<KbRefusalDetail>} kb-refusal - The knowledge base had no evidence; the assistant declined.
  * @fires {CustomEvent<KbErrorDetail>} kb-error - A question failed (network, rate limit, auth …).
+ * @fires {CustomEvent<KbFeedbackDetail>} kb-feedback - The visitor rated an answer or a refusal (👍 / 👎, a comment on 👎) and the server stored it; a change of mind fires again.
  *
  * @csspart bubble - The round button that opens and closes the panel.
  * @csspart panel - The chat panel.
@@ -61,6 +62,7 @@ const ICON =
  * @csspart views - Generative mode: the "Written / Quoted" switch of an answer; each option is `view-option` (`aria-pressed`); the notes are `writing-note` and `written-note`.
  * @csspart answer-footer - "Grounded in N sources" (the quoted sources only) and the `copy-button`.
  * @csspart suggestions - The suggestions of a refusal; each is `suggestion`.
+ * @csspart feedback - 👍 / 👎 under an answer or a refusal: two `feedback-button`s (`feedback-up`, `feedback-down`, `aria-pressed` on the chosen one), `feedback-retry` after a failure, and after 👎 the `feedback-form` with its `feedback-input`.
  * @csspart typing-indicator - Shown while an answer is on its way.
  * @csspart error - An error under a (possibly partial) answer, with its `retry-button`.
  * @csspart status - The status line (model loading, with its `loading-note`; keyword mode; a slow connection). An answer given while the model loads carries a `loading-note` too.
@@ -258,7 +260,10 @@ export interface KbQuestionDetail {
   keyword: boolean;
 }
 export interface KbAnswerDetail {
+  /** The question's id. */
   messageId: string;
+  /** The stored answer's id: what `kb-feedback` names as `message_id`. */
+  answerId?: string;
   sessionId?: string;
   text: string;
   citations: Citation[];
@@ -279,6 +284,16 @@ export interface KbAnswerWrittenDetail {
 export interface KbRefusalDetail {
   message: string;
   suggestions: string[];
+  /** The stored refusal's id (absent from older servers). */
+  answerId?: string;
+}
+/** Exactly the body of the `POST /api/feedback` the server stored (snake_case, as on the wire). */
+export interface KbFeedbackDetail {
+  /** The rated answer or refusal (`KbAnswerDetail.answerId`, `KbRefusalDetail.answerId`). */
+  message_id: string;
+  /** 1 (👍) or -1 (👎). */
+  rating: 1 | -1;
+  comment?: string;
 }
 export interface KbErrorDetail {
   code: string;
@@ -297,5 +312,6 @@ declare global {
     'kb-answer-written': CustomEvent<KbAnswerWrittenDetail>;
     'kb-refusal': CustomEvent<KbRefusalDetail>;
     'kb-error': CustomEvent<KbErrorDetail>;
+    'kb-feedback': CustomEvent<KbFeedbackDetail>;
   }
 }

@@ -129,7 +129,8 @@ async function refuse(
   request: ReadChatRequest,
   refusal: Refusal,
 ): Promise<Outcome> {
-  await store
+  // Stored before it is returned: its id comes back with it, so the visitor can rate the refusal at once.
+  const messageId = await store
     .finishTurn(claims, {
       session_id: turn.session_id,
       reply_to: request.message_id,
@@ -139,7 +140,7 @@ async function refuse(
     })
     .catch(rethrow);
   await recordGap(store, claims, request, refusal.reason);
-  return { kind: 'refusal', refusal };
+  return { kind: 'refusal', refusal: { ...refusal, message_id: messageId } };
 }
 
 /**
@@ -165,7 +166,13 @@ function replay(turn: TurnState, answer: StoredAnswer, request: ReadChatRequest)
   if (meta.kind === 'refusal') {
     return {
       kind: 'refusal',
-      refusal: { type: 'refusal', reason: meta.reason ?? 'no_evidence', message: answer.content, suggestions: meta.suggestions ?? [] },
+      refusal: {
+        type: 'refusal',
+        reason: meta.reason ?? 'no_evidence',
+        message: answer.content,
+        suggestions: meta.suggestions ?? [],
+        message_id: answer.id,
+      },
     };
   }
   return {

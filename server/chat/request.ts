@@ -17,8 +17,13 @@ const TEMPLATE_TOKENS = /<\|[^|<>\s]{1,40}\|>|\[\/?INST\]|<<\/?SYS>>|<\/?s>|<\/?
 /** all-MiniLM-L6-v2 reads at most 256 word pieces, two of them [CLS] and [SEP]. */
 export const MODEL_MAX_WORD_PIECES = 256;
 
+/** Text Postgres can store and a reader can see: lone surrogates replaced, control characters removed. */
+export function cleanText(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD').replace(CONTROL, '');
+}
+
 export function cleanMessage(message: string): string {
-  return message.replace(LONE_SURROGATE, '\uFFFD').replace(CONTROL, '').replace(TEMPLATE_TOKENS, ' ').replace(/[ \t]{2,}/g, ' ');
+  return cleanText(message).replace(TEMPLATE_TOKENS, ' ').replace(/[ \t]{2,}/g, ' ');
 }
 
 /**

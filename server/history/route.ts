@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import type { Generated, Related, SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
+import type { FeedbackRating, Generated, Related, SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import type { ChatStore, MessageRow } from '../store/types.ts';
@@ -35,14 +35,15 @@ export function historyRoute({ store, auth }: { store: ChatStore; auth: TokenVer
     const claims = c.get('claims');
     const session = await store.getSession(claims, id).catch(rethrow);
     if (!session) throw new AppError(404, 'not_found', 'No such chat session.');
-    const messages = await store.getMessages(claims, id).catch(rethrow);
-    return c.json<SessionDetail>({ session, messages: messages.map(toStoredMessage) });
+    const [messages, feedback] = await Promise.all([store.getMessages(claims, id), store.getFeedback(claims, id)]).catch(rethrow);
+    const ratings = new Map(feedback.map((f) => [f.message_id, f.rating]));
+    return c.json<SessionDetail>({ session, messages: messages.map((m) => toStoredMessage(m, ratings.get(m.id))) });
   });
 
   return app;
 }
 
-function toStoredMessage(row: MessageRow): StoredMessage {
+function toStoredMessage(row: MessageRow, rating: FeedbackRating | undefined): StoredMessage {
   const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[]; related?: Related[]; generated?: Generated };
   return {
     id: row.id,
@@ -52,6 +53,7 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     ...(Array.isArray(meta.related) && meta.related.length > 0 ? { related: meta.related } : {}),
     ...(meta.kind === 'refusal' ? { refusal: { reason: meta.reason ?? 'no_evidence', suggestions: meta.suggestions ?? [] } } : {}),
     ...(meta.generated ? { generated: { text: meta.generated.text, model: meta.generated.model } } : {}),
+    ...(rating === undefined ? {} : { feedback: rating }),
     created_at: row.created_at,
   };
 }

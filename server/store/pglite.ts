@@ -25,6 +25,7 @@ import {
   type SearchChunksParams,
   type AnswerMode,
   type ContentGap,
+  type FeedbackRow,
   type StoredSettings,
   type MessageRow,
   type RateLimitState,
@@ -162,6 +163,21 @@ class Store implements PgliteStore {
       tx.query<MessageRow>('select id, role, content, citations, meta, created_at from get_chat_messages($1)', [sessionId]),
     );
     return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
+  }
+
+  async setFeedback(claims: JwtClaims, feedback: Pick<FeedbackRow, 'message_id' | 'rating' | 'comment'>): Promise<FeedbackRow> {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<FeedbackRow>('select * from chat_set_feedback($1, $2, $3)', [feedback.message_id, feedback.rating, feedback.comment]),
+    );
+    const row = rows[0]!;
+    return { ...row, updated_at: iso(row.updated_at) };
+  }
+
+  async getFeedback(claims: JwtClaims, sessionId: string): Promise<Pick<FeedbackRow, 'message_id' | 'rating'>[]> {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<Pick<FeedbackRow, 'message_id' | 'rating'>>('select message_id, rating from get_chat_feedback($1)', [sessionId]),
+    );
+    return rows;
   }
 
   async getChunk(claims: JwtClaims, chunkId: string): Promise<ChunkMatch | null> {

@@ -111,6 +111,19 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     const { sessionId, messageId, answerId } = await aliceTurn();
     expect((await chat.getMessages(world.alice, sessionId)).map((m) => [m.id, m.role])).toEqual([[messageId, 'user'], [answerId, 'assistant']]);
   },
+  setFeedback: async () => {
+    const { answerId } = await aliceTurn();
+    expect(await chat.setFeedback(world.alice, { message_id: answerId, rating: 1, comment: null })).toMatchObject({ message_id: answerId, rating: 1, comment: null });
+    // A change of mind replaces it (a refused call is the workerd tests' and the attacker suite's).
+    expect(await chat.setFeedback(world.alice, { message_id: answerId, rating: -1, comment: 'Too vague.' })).toMatchObject({ rating: -1, comment: 'Too vague.' });
+    const { rows } = await pg.db.query('select message_id, rating, comment from chat_feedback');
+    expect(rows).toEqual([{ message_id: answerId, rating: -1, comment: 'Too vague.' }]);
+  },
+  getFeedback: async () => {
+    const { answerId, sessionId } = await aliceTurn();
+    await pg.db.query('insert into chat_feedback (message_id, user_id, rating) values ($1, $2, -1)', [answerId, world.alice.sub]);
+    expect(await chat.getFeedback(world.alice, sessionId)).toEqual([{ message_id: answerId, rating: -1 }]);
+  },
   getChunk: async () => {
     expect(await chat.getChunk(world.alice, world.chunkIds[1]!)).toMatchObject({ content: 'Invoices are emailed monthly.', document_title: 'Billing' });
   },

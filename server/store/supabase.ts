@@ -25,6 +25,7 @@ import {
   type SearchChunkRow,
   type SearchChunksParams,
   type ContentGap,
+  type FeedbackRow,
   type StoredSettings,
   type MessageRow,
   type RateLimitState,
@@ -55,6 +56,9 @@ export const RETRIED: Record<string, boolean> = {
   get_chat_session: true,
   get_chat_messages: true,
   get_chunk: true,
+  // Keyed by the message id: a second call stores the same rating again (the end state of a change of mind).
+  chat_set_feedback: true,
+  get_chat_feedback: true,
   // Keyed by the message id (migration 20261124002000): a question is counted once however often it is sent.
   record_content_gap: true,
   list_content_gaps: true,
@@ -227,6 +231,21 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
         meta,
         created_at: iso(created_at),
       }));
+    },
+
+    async setFeedback(claims, feedback): Promise<FeedbackRow> {
+      const rows = await asVisitor<FeedbackRow[]>(claims, 'chat_set_feedback', {
+        p_message_id: feedback.message_id,
+        p_rating: feedback.rating,
+        p_comment: feedback.comment,
+      });
+      const row = single('chat_set_feedback', rows);
+      return { message_id: row.message_id, rating: row.rating, comment: row.comment, updated_at: iso(row.updated_at) };
+    },
+
+    async getFeedback(claims, sessionId): Promise<Pick<FeedbackRow, 'message_id' | 'rating'>[]> {
+      const rows = (await asVisitor<Pick<FeedbackRow, 'message_id' | 'rating'>[]>(claims, 'get_chat_feedback', { p_session_id: sessionId })) ?? [];
+      return rows.map(({ message_id, rating }) => ({ message_id, rating }));
     },
 
     async getChunk(claims, chunkId): Promise<ChunkMatch | null> {

@@ -4,7 +4,7 @@
  * Methods that take `claims` run as that visitor, exactly as PostgREST would: role `authenticated` and
  * `request.jwt.claims` set, so row-level security applies.
  */
-import type { AnswerMode, Citation, Generated } from '../../protocol/index.ts';
+import type { AnswerMode, Citation, FeedbackRating, Generated } from '../../protocol/index.ts';
 
 export type { AnswerMode, Generated };
 
@@ -152,6 +152,14 @@ export interface ContentGap {
   last_asked_at: string;
 }
 
+/** One row of `chat_set_feedback`: the rating as stored now. */
+export interface FeedbackRow {
+  message_id: string;
+  rating: FeedbackRating;
+  comment: string | null;
+  updated_at: string;
+}
+
 export interface ChatStore {
   kbStats(): Promise<KbStats>;
   /** At least one ready, enabled document (`kb_has_documents`): cheap, unlike kbStats' counts. */
@@ -174,6 +182,13 @@ export interface ChatStore {
   getSession(claims: JwtClaims, sessionId: string): Promise<SessionRow | null>;
   /** Oldest first; empty when the session does not exist or is not the visitor's. */
   getMessages(claims: JwtClaims, sessionId: string): Promise<MessageRow[]>;
+  /**
+   * Rates one of the visitor's assistant messages (`chat_set_feedback`), replacing an earlier rating; a
+   * message that is not theirs (or does not exist) is a `forbidden` StoreError.
+   */
+  setFeedback(claims: JwtClaims, feedback: { message_id: string; rating: FeedbackRating; comment: string | null }): Promise<FeedbackRow>;
+  /** The visitor's own ratings of a session's answers (`get_chat_feedback`); empty for anyone else's session. */
+  getFeedback(claims: JwtClaims, sessionId: string): Promise<{ message_id: string; rating: FeedbackRating }[]>;
   /** A chunk of a ready, enabled document; null otherwise. */
   getChunk(claims: JwtClaims, chunkId: string): Promise<ChunkMatch | null>;
   /** Counts a refused question once per message id (`record_content_gap`: idempotent). */

@@ -10,7 +10,7 @@
  * - a 4xx is `{error:{code,message}}` with a known code, and a 400 names the field (`field: reason`);
  * - a 2xx is valid by the wire contract (SSE events, refusal, answer, search results, history, …);
  * - a 4xx writes nothing: sessions, messages, content gaps, users and documents are as before, and the
- *   rate-limit counter too (except a 409, which was counted before the conflict showed).
+ *   rate-limit counter too (except a 409, or a feedback 404, counted before the database could tell).
  */
 import fc from 'fast-check';
 import * as v from 'valibot';
@@ -22,6 +22,7 @@ import {
   ClientConfigSchema,
   EMBEDDING_DIMENSIONS,
   ERROR_CODES,
+  FeedbackResponseSchema,
   parseChatEvent,
   RefusalSchema,
   SearchResponseSchema,
@@ -95,6 +96,16 @@ const chatBody = fc.record(
   { requiredKeys: ['message', 'message_id'] },
 );
 
+/** A feedback body (issue 14): ids of nobody's answer (404) or not ids, ratings and comments valid or not. */
+const feedbackBody = fc.record(
+  {
+    message_id: fc.oneof({ weight: 4, arbitrary: messageIds }, { weight: 1, arbitrary: anyJson }),
+    rating: fc.oneof(fc.constantFrom(1, -1, 0, 2, '1', 'up'), anyJson),
+    comment: fc.oneof({ weight: 3, arbitrary: edgeString }, { weight: 1, arbitrary: anyJson }),
+  },
+  { requiredKeys: [] },
+);
+
 const searchBody = fc.record(
   {
     query_text: fc.oneof(edgeString, anyJson),
@@ -164,6 +175,7 @@ export function requestArbitrary(tokens: FuzzTarget['tokens']): fc.Arbitrary<Fuz
   const endpoint = fc.oneof(
     { weight: 8, arbitrary: body(chatBody).map((b) => ({ method: 'POST', path: '/api/chat', body: b })) },
     { weight: 4, arbitrary: body(searchBody).map((b) => ({ method: 'POST', path: '/api/search', body: b })) },
+    { weight: 2, arbitrary: body(feedbackBody).map((b) => ({ method: 'POST', path: '/api/feedback', body: b })) },
     { weight: 2, arbitrary: fc.oneof(fc.integer({ min: -3, max: 300 }).map(String), headerText).map((l) => ({ method: 'GET', path: `/api/sessions?limit=${encodeURIComponent(l)}` })) },
     { weight: 2, arbitrary: pathPart.map((id) => ({ method: 'GET', path: `/api/sessions/${id}` })) },
     { weight: 2, arbitrary: pathPart.map((id) => ({ method: 'GET', path: `/api/chunks/${id}` })) },
@@ -199,7 +211,7 @@ function withoutBodyHeaders(headers: Record<string, string>): Record<string, str
   return rest;
 }
 
-const COUNTED = ['chat_sessions', 'chat_messages', 'content_gaps', 'auth.users', 'kb_documents', 'rate_limits'] as const;
+const COUNTED = ['chat_sessions', 'chat_messages', 'chat_feedback', 'content_gaps', 'auth.users', 'kb_documents', 'rate_limits'] as const;
 
 async function rowCounts(store: PgliteStore): Promise<Record<string, number>> {
   const sql = COUNTED.map((t) => `(select count(*)::int from ${t}) as "${t}"`).join(', ');
@@ -222,7 +234,9 @@ async function responseProblem(target: FuzzTarget, req: FuzzRequest, res: Respon
     const problem = errorBodyProblem(res.status, text);
     if (problem) return `${where}: ${problem}`;
     const after = await rowCounts(target.store);
-    const changed = COUNTED.filter((t) => after[t] !== before[t] && !(t === 'rate_limits' && res.status === 409));
+    // Counted before the database could tell: a 409 (a reused message id) and a feedback 404 (not one's answer).
+    const countedFirst = res.status === 409 || (res.status === 404 && req.path === '/api/feedback');
+    const changed = COUNTED.filter((t) => after[t] !== before[t] && !(t === 'rate_limits' && countedFirst));
     if (changed.length) return `${where}: a ${res.status} wrote rows (${changed.map((t) => `${t} ${before[t]} → ${after[t]}`).join(', ')})`;
     return null;
   }
@@ -259,6 +273,7 @@ function successProblem(req: FuzzRequest, res: Response, text: string): string |
       return must(body.type === 'refusal' ? RefusalSchema : ChatAnswerSchema, body);
     }
     if (path === '/api/search') return must(SearchResponseSchema, json());
+    if (path === '/api/feedback') return must(FeedbackResponseSchema, json());
     if (path === '/api/sessions') return must(SessionListSchema, json());
     if (path.startsWith('/api/sessions/')) return must(SessionDetailSchema, json());
     if (path.startsWith('/api/chunks/')) return must(ChunkSchema, json());

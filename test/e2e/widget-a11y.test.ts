@@ -1,7 +1,7 @@
 /**
  * The widget on the demo page with the real server, in Chromium: axe (@axe-core/playwright) reports 0
- * violations in the closed, open while the model loads, open, answering, answered, blocks (code, list, table, related), refusal, error and
- * history states; each state is also saved as a screenshot (for the README with KB_SCREENSHOTS=1: docs/screenshots/).
+ * violations in the closed, open while the model loads, open, answering, answered, blocks (code, list, table, related), refusal,
+ * feedback (the comment form open, then sent), error and history states; each state is also saved as a screenshot (for the README with KB_SCREENSHOTS=1: docs/screenshots/).
  */
 import AxeBuilder from '@axe-core/playwright';
 import { join } from 'node:path';
@@ -172,6 +172,25 @@ describe('widget accessibility (axe) and screenshots', () => {
     await page.locator('kb-chat [part~="refusal"]').last().waitFor({ timeout: 20_000 });
     await axe('refusal');
     await shot('refusal');
+  });
+
+  it('feedback (issue 14): 👎 on the refusal with its comment form open, then sent to the real server', async () => {
+    const refusal = page.locator('kb-chat [part~="refusal"]').last();
+    const rated = page.waitForResponse((r) => r.url().endsWith('/api/feedback') && r.request().method() === 'POST');
+    await refusal.locator('[part~="feedback-down"]').click();
+    expect((await rated).status()).toBe(200);
+    await refusal.locator('[part="feedback-input"]').waitFor();
+    await axe('feedback-comment');
+    await shot('feedback');
+    const commented = page.waitForResponse((r) => r.url().endsWith('/api/feedback'));
+    await refusal.locator('[part="feedback-input"]').fill('I meant the football widget.');
+    await refusal.locator('[part="feedback-input"]').press('Enter');
+    const response = await commented;
+    expect(response.status()).toBe(200);
+    expect(await response.json()).toMatchObject({ rating: -1, comment: 'I meant the football widget.' });
+    expect(await refusal.locator('[part~="feedback-down"]').getAttribute('aria-pressed')).toBe('true');
+    await refusal.getByText('Thanks for your feedback.').waitFor();
+    await axe('feedback-sent');
   });
 
   it('error (connection lost)', async () => {

@@ -30,6 +30,8 @@ const OPEN_TO_USERS = [
   'chat_begin_turn',
   'chat_finish_turn',
   'chat_save_generated',
+  'chat_set_feedback',
+  'get_chat_feedback',
   'get_chat_messages',
   'get_chat_session',
   'get_chunk',
@@ -60,7 +62,7 @@ let token: string;
 let mallory: JwtClaims;
 let alice: JwtClaims;
 /** Alice's data, which Mallory must neither read nor change. */
-const world = { session: '', question: '', answer: '', enabledChunk: '', disabledChunk: '', chunks: 0 };
+const world = { session: '', question: '', answer: '', citedAnswer: '', enabledChunk: '', disabledChunk: '', chunks: 0 };
 
 const owner = async <T>(sql: string, params: unknown[] = []) => (await pg.db.query<T>(sql, params)).rows;
 
@@ -99,14 +101,20 @@ beforeAll(async () => {
   const turn = await pg.beginTurn(alice, { message_id: crypto.randomUUID(), content: 'How do refunds work?', title: 'Refunds' });
   world.session = turn.session_id;
   world.question = (await owner<{ id: string }>(`select id from chat_messages where session_id = $1`, [turn.session_id]))[0]!.id;
+  // An answered question of Alice's, its answer rated by her (issue 14): Mallory may neither read nor change
+  // that rating. (world.question stays unanswered: chat_finish_turn's check needs its free answer slot.)
+  const answered = crypto.randomUUID();
+  await pg.beginTurn(alice, { session_id: turn.session_id, message_id: answered, content: 'And invoices?', title: 'Invoices' });
+  world.answer = await pg.finishTurn(alice, { session_id: turn.session_id, reply_to: answered, content: 'Monthly.', citations: [], meta: {} });
+  await pg.setFeedback(alice, { message_id: world.answer, rating: 1, comment: 'Alice’s private comment' });
   world.enabledChunk = (await owner<{ id: string }>(`select id from kb_chunks where document_id = $1 limit 1`, [docId]))[0]!.id;
   world.disabledChunk = (await owner<{ id: string }>(`select id from kb_chunks where document_id = $1`, [hiddenId]))[0]!.id;
   world.chunks = 211;
-  // An answered question of Alice's, in its own session: its written version is hers alone to store.
-  const answered = await pg.beginTurn(alice, { message_id: crypto.randomUUID(), content: 'How long do refunds take?', title: 'Refunds' });
-  const [asked] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [answered.session_id]);
-  world.answer = await pg.finishTurn(alice, {
-    session_id: answered.session_id,
+  // An answered question of Alice's with a citation, in its own session: its written version is hers alone to store.
+  const cited = await pg.beginTurn(alice, { message_id: crypto.randomUUID(), content: 'How long do refunds take?', title: 'Refunds' });
+  const [asked] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [cited.session_id]);
+  world.citedAnswer = await pg.finishTurn(alice, {
+    session_id: cited.session_id,
     reply_to: asked!.id,
     content: 'Refunds are issued within 1 days. [1]',
     citations: [{ n: 1, chunk_id: world.enabledChunk, document_id: docId, title: 'Billing', page: null, section: null, url: null, similarity: 0.9 }],
@@ -198,8 +206,9 @@ function expectInvalid(attempt: Attempt) {
 }
 
 const aliceRows = async () =>
-  owner<{ n: number }>(
-    `select (select count(*) from chat_sessions where user_id = $1)::int + (select count(*) from chat_messages m join chat_sessions s on s.id = m.session_id where s.user_id = $1)::int as n`,
+  owner<{ n: number; feedback: unknown }>(
+    `select (select count(*) from chat_sessions where user_id = $1)::int + (select count(*) from chat_messages m join chat_sessions s on s.id = m.session_id where s.user_id = $1)::int as n,
+       (select json_agg(json_build_object('rating', f.rating, 'comment', f.comment, 'updated_at', f.updated_at)) from chat_feedback f where f.user_id = $1) as feedback`,
     [alice.sub],
   );
 
@@ -289,11 +298,11 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
     const generated = async (id: string) => (await owner<{ g: unknown }>(`select meta -> 'generated' as g from chat_messages where id = $1`, [id]))[0]?.g ?? null;
     // Writing "her" answer over Alice's.
     expectRefused(
-      await path.rpc('chat_save_generated', { p_message_id: world.answer, p_text: 'Refunds are never issued [1].', p_model: 'evil' }, 'mallory'),
+      await path.rpc('chat_save_generated', { p_message_id: world.citedAnswer, p_text: 'Refunds are never issued [1].', p_model: 'evil' }, 'mallory'),
       'mallory',
       /is not an answer of this user/,
     );
-    expect(await generated(world.answer)).toBeNull();
+    expect(await generated(world.citedAnswer)).toBeNull();
     // Her own answer: bounded, and only its own citations.
     const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'mine?', p_title: 'mine' }, 'mallory');
     const [q] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [own.body[0].session_id]);
@@ -313,6 +322,34 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
     // The first stays: a second call cannot rewrite it.
     await path.rpc('chat_save_generated', { p_message_id: mine, p_text: 'Rewritten [1].', p_model: 'm' }, 'mallory');
     expect(await generated(mine)).toMatchObject({ text: 'Written [1].', model: 'm' });
+  },
+  async chat_set_feedback(path) {
+    const before = await aliceRows();
+    // Rating (or re-rating) Alice's answer, her question, or an id that does not exist: one refusal for all,
+    // so ids cannot be probed.
+    for (const id of [world.answer, world.question, crypto.randomUUID()]) {
+      expectRefused(await path.rpc('chat_set_feedback', { p_message_id: id, p_rating: -1, p_comment: 'spam' }, 'mallory'), 'mallory', /is not an answer of this user/);
+    }
+    expect(await aliceRows()).toEqual(before);
+    // Her own answer: bounded rating and comment, one row however often she calls.
+    const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'rate me', p_title: 'rate' }, 'mallory');
+    const mySession = own.body[0].session_id as string;
+    const [myQuestion] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [mySession]);
+    const answer = await path.rpc('chat_finish_turn', { p_session_id: mySession, p_reply_to: myQuestion!.id, p_content: 'ok', p_citations: [], p_meta: {} }, 'mallory');
+    const myAnswer = answer.body as string;
+    const rate = (extra: Record<string, unknown>) =>
+      path.rpc('chat_set_feedback', { p_message_id: myAnswer, p_rating: 1, p_comment: null, ...extra }, 'mallory');
+    expectInvalid(await rate({ p_rating: 5 }));
+    expectInvalid(await rate({ p_rating: null }));
+    expectInvalid(await rate({ p_comment: 'x'.repeat(1001) }));
+    expectInvalid(await rate({ p_comment: `  ${'x'.repeat(1001)}  ` }));
+    for (let i = 0; i < 3; i++) expect((await rate({ p_rating: -1, p_comment: `\n  take ${i}\t ` })).status).toBe(200);
+    expect(await owner(`select rating, comment from chat_feedback where message_id = $1`, [myAnswer])).toEqual([{ rating: -1, comment: 'take 2' }]);
+    expect((await rate({ p_comment: ' \n\t ' })).status).toBe(200); // a blank comment is no comment
+    expect(await owner(`select rating, comment from chat_feedback where message_id = $1`, [myAnswer])).toEqual([{ rating: 1, comment: null }]);
+  },
+  async get_chat_feedback(path) {
+    expect(await path.rpc('get_chat_feedback', { p_session_id: world.session }, 'mallory')).toEqual({ status: 200, body: [] });
   },
   async list_chat_sessions(path) {
     const { status, body } = await path.rpc('list_chat_sessions', { p_limit: 1_000_000 }, 'mallory');
@@ -391,6 +428,7 @@ describe.each([
        from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind = 'r' order by c.relname`,
     );
     expect(tables.length).toBeGreaterThanOrEqual(11);
+    expect(tables.map((t) => t.name)).toContain('chat_feedback'); // visitors' ratings: neither readable nor writable
     const before = await aliceRows();
     for (const { name, column } of tables) {
       for (const who of ['anon', 'mallory'] as const) {

@@ -46,6 +46,9 @@ const CALLERS: Record<string, string[]> = {
   rate_limit_hit: ['authenticated', 'service_role'],
   record_content_gap: ['authenticated', 'service_role'],
   list_content_gaps: ['authenticated', 'service_role'],
+  // Visitor feedback (issue 14): a visitor rates their own answers and reads their own ratings (checked inside).
+  chat_set_feedback: ['authenticated', 'service_role'],
+  get_chat_feedback: ['authenticated', 'service_role'],
   // The answer mode is public (/api/config); only an admin may change it (checked inside).
   kb_get_settings: ['anon', 'authenticated', 'service_role'],
   kb_set_settings: ['authenticated', 'service_role'],
@@ -87,6 +90,7 @@ describe('supabase/migrations on a new database', () => {
     );
     expect(tables).toEqual(
       [
+        'chat_feedback',
         'chat_messages',
         'chat_sessions',
         'content_gap_messages',
@@ -143,6 +147,8 @@ describe('supabase/migrations on a new database', () => {
       'chat_begin_turn',
       'chat_finish_turn',
       'chat_save_generated',
+      'chat_set_feedback',
+      'get_chat_feedback',
       'get_chunk',
       'kb_defer_embedding_index',
       'kb_get_settings',

@@ -17,6 +17,7 @@ import {
   type ClientConfig,
 } from '../../protocol/api.ts';
 import { GeneratedSchema, generatedPath, RefusalSchema, type Generated, type GeneratedRequest, type Refusal } from '../../protocol/chat.ts';
+import { FeedbackResponseSchema, type FeedbackRequest, type FeedbackResponse } from '../../protocol/feedback.ts';
 import { ErrorBodySchema } from '../../protocol/errors.ts';
 import { SessionDetailSchema, SessionListSchema, type SessionDetail, type SessionSummary } from '../../protocol/history.ts';
 
@@ -166,6 +167,11 @@ export class ApiClient {
     return v.parse(ChunkSchema, await this.authed(`${API_PATHS.chunks}/${encodeURIComponent(id)}`));
   }
 
+  /** `POST /api/feedback`: rate an answer or a refusal (a second rating replaces the first). */
+  async feedback(body: FeedbackRequest): Promise<FeedbackResponse> {
+    return v.parse(FeedbackResponseSchema, await this.authed(API_PATHS.feedback, 'POST', JSON.stringify(body)));
+  }
+
   /**
    * `POST /api/chat` and read its SSE stream with @microsoft/fetch-event-source, each message to `onmessage`.
    * Resolves when the server closes the stream or `signal` aborts; rejects with the first error, after which
@@ -205,7 +211,6 @@ export class ApiClient {
     });
   }
 
-  /** GET with the token; one re-sign-in on 401. */
   /**
    * Generative mode: store the answer the visitor's model wrote against their answer `answerId`. Idempotent
    * (the first one stays, and is what this resolves with), so a lost response can be sent again.
@@ -214,7 +219,8 @@ export class ApiClient {
     return v.parse(GeneratedSchema, await this.authed(generatedPath(answerId), 'POST', JSON.stringify(generated)));
   }
 
-  private async authed(path: string, method = 'GET', body?: string): Promise<unknown> {
+  /** A request with the token (GET unless told); one re-sign-in on 401. */
+  private async authed(path: string, method?: string, body?: string): Promise<unknown> {
     let token = await this.token();
     try {
       return await this.getJson(path, token, method, body);

@@ -6,6 +6,7 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { parseChatEvent, type ChatRequest, type Citation, type Passage, type Related } from '../../protocol/chat.ts';
+import type { FeedbackRating } from '../../protocol/feedback.ts';
 import type { SessionDetail } from '../../protocol/history.ts';
 import { ApiError, Refused, type ApiClient } from '../api/api-client.ts';
 import { StreamError, StreamInterrupted } from './chat-errors.ts';
@@ -25,11 +26,16 @@ export interface WrittenAnswer {
   model?: string;
 }
 
-export interface AnswerTurn {
+/** What an answer or a refusal needs to be rated (`POST /api/feedback`). */
+interface Ratable {
+  /** The stored assistant message (answer_end's, the refusal's, the history's id); unset until it is stored. */
+  answerId?: string;
+  /** The visitor's earlier rating, from history. */
+  feedback?: FeedbackRating;
+}
+export interface AnswerTurn extends Ratable {
   kind: 'answer';
   id: string;
-  /** The stored assistant message's id (`answer_end`, or the history's), once there is one. */
-  answerId?: string;
   /** Generative mode: the cited passages' text, which the generator writes from. */
   passages?: Passage[];
   written?: WrittenAnswer;
@@ -55,7 +61,7 @@ export interface AnswerTurn {
   /** Asked while the model was still loading: answered from keyword search, and the answer says so. */
   modelLoading?: boolean;
 }
-export interface RefusalTurn {
+export interface RefusalTurn extends Ratable {
   kind: 'refusal';
   id: string;
   message: string;
@@ -168,15 +174,16 @@ export class ChatController implements ReactiveController {
     this.cancel();
     this.turns = detail.messages.map((m): Turn => {
       if (m.role === 'user') return { kind: 'user', id: m.id, text: m.content };
-      if (m.refusal) return { kind: 'refusal', id: m.id, message: m.content, suggestions: m.refusal.suggestions };
+      const rated = { answerId: m.id, feedback: m.feedback };
+      if (m.refusal) return { kind: 'refusal', id: m.id, message: m.content, suggestions: m.refusal.suggestions, ...rated };
       return {
         kind: 'answer',
         id: m.id,
-        answerId: m.id,
         markdown: m.content,
         citations: m.citations ?? [],
         related: m.related ?? [],
         status: 'done',
+        ...rated,
         ...(m.generated ? { written: { status: 'done', markdown: m.generated.text, model: m.generated.model }, view: 'written' } : {}),
       };
     });
@@ -198,8 +205,8 @@ export class ChatController implements ReactiveController {
     if (this.abort === abort) this.abort = undefined;
     if (error instanceof Refused) {
       // The refusal replaces the (empty) pending answer.
-      const { message, suggestions } = error.refusal;
-      const refusal: RefusalTurn = { kind: 'refusal', id: answer.id, message, suggestions };
+      const { message, suggestions, message_id: answerId } = error.refusal;
+      const refusal: RefusalTurn = { kind: 'refusal', id: answer.id, message, suggestions, answerId };
       this.turns = this.turns.map((turn) => (turn.id === answer.id ? refusal : turn));
       this.host.requestUpdate();
       this.events.refusal(refusal);

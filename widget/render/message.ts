@@ -16,6 +16,8 @@ export interface MessageView {
   /** Generative mode: show the written or the quoted answer. */
   showView: (turn: AnswerTurn, view: 'written' | 'quoted') => void;
   suggest: (text: string) => void;
+  /** 👍 / 👎 (render/feedback.ts) once the answer or refusal is stored; nothing before. */
+  feedback: (turn: AnswerTurn | RefusalTurn) => TemplateResult | typeof nothing;
 }
 
 function typing(s: KbChatStrings): TemplateResult {
@@ -62,7 +64,8 @@ function renderAnswer(turn: AnswerTurn, view: MessageView): TemplateResult {
             <button type="button" class="link-button" part="copy-button" @click=${() => view.copy(turn)}>
               ${view.copied(turn) ? s.copied : s.copy}
             </button>
-          </div>`
+          </div>
+          ${view.feedback(turn)}`
         : nothing}
     </div>
   `;
@@ -92,6 +95,7 @@ function renderRefusal(turn: RefusalTurn, view: MessageView): TemplateResult {
             )}
           </ul>`
         : nothing}
+      ${view.feedback(turn)}
     </div>
   `;
 }

@@ -17,7 +17,9 @@
  * answered 503 + Retry-After: 1 (the next one normally), "busy always" → every POST of it is; else a normal
  * answer. While `POST /__fake/refuse {on: true}` is in force, every chat request has its connection destroyed
  * before any response (the server is unreachable; browsers may retry such a request once on their own).
- * Sessions (`/api/sessions`) and chunk texts (`/api/chunks/:id`) are kept in memory per fake.
+ * Sessions (`/api/sessions`) and chunk texts (`/api/chunks/:id`) are kept in memory per fake. `POST /api/feedback`
+ * rates an assistant message of the caller's (404 otherwise), shown again in history; `POST /__fake/feedback-fail
+ * {times}` answers the next `times` of them 503.
  */
 
 import { readFileSync } from 'node:fs';
@@ -76,7 +78,7 @@ export function createFakeApi({ delayMs = 150 } = {}) {
   const tokens = new Map();
   const refreshTokens = new Map();
   /** What the fake saw, for assertions: chat request bodies + auth, asset paths, CSP violation reports. */
-  const log = { chat: [], assets: [], csp: [], auth: 0, refresh: 0, captcha: [] };
+  const log = { chat: [], assets: [], csp: [], auth: 0, refresh: 0, captcha: [], feedback: [] };
   /** Sessions by id: { id, title, created_at, updated_at, owner, messages: StoredMessage[] }. */
   let sessions = new Map();
   /** message_id → the stored answer's events, for idempotent replay. */
@@ -91,6 +93,8 @@ export function createFakeApi({ delayMs = 150 } = {}) {
   let captcha = false;
   /** Set by /__fake/hold-assets: asset requests wait for its release. */
   let held = null;
+  /** POST /__fake/feedback-fail: how many feedback requests are still to fail (503). */
+  let feedbackFailures = 0;
   /** Payload batches for the XSS tests (POST /__fake/xss). */
   let xss = [];
   const chunks = new Map(Object.entries(CHUNKS));
@@ -132,7 +136,8 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     return { deltas: [markdown.slice(0, markdown.length >> 1), markdown.slice(markdown.length >> 1)], citations, related };
   }
 
-  function remember(token, body, sessionId, text, citations, refusal, related) {
+  /** Stores the turn; returns the assistant message's id (what answer_end and a refusal carry). */
+  function remember(token, body, sessionId, text, citations, refusal, related, answerId = crypto.randomUUID()) {
     const now = new Date().toISOString();
     let session = sessions.get(sessionId);
     if (!session) {
@@ -143,7 +148,7 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     session.messages.push(
       { id: body.message_id, role: 'user', content: body.message, citations: null, created_at: now },
       {
-        id: crypto.randomUUID(),
+        id: answerId,
         role: 'assistant',
         content: text,
         citations: refusal ? null : citations,
@@ -152,6 +157,7 @@ export function createFakeApi({ delayMs = 150 } = {}) {
         created_at: now,
       },
     );
+    return answerId;
   }
 
   function json(ctx, status, body) {
@@ -201,8 +207,8 @@ export function createFakeApi({ delayMs = 150 } = {}) {
         message: "I couldn't find this in our documentation.",
         suggestions: ['How do refunds work?', 'What does the warranty cover?'],
       };
-      remember(token, body, sessionId, refusal.message, null, { reason: refusal.reason, suggestions: refusal.suggestions });
-      return json(ctx, 200, refusal);
+      const answerId = remember(token, body, sessionId, refusal.message, null, { reason: refusal.reason, suggestions: refusal.suggestions });
+      return json(ctx, 200, { ...refusal, message_id: answerId });
     }
     const attempt = (attempts.get(body.message_id) ?? 0) + 1;
     attempts.set(body.message_id, attempt);
@@ -250,14 +256,15 @@ export function createFakeApi({ delayMs = 150 } = {}) {
         ? [{ ...CITATIONS[0], title: '<img src=x onerror="window.__kbXss=4">', url: 'javascript:window.__kbXss=5' }]
         : (message.includes('many') ? MANY : CITATIONS).map((c) => ({ ...c, ...(EXCERPTS[c.chunk_id] ? { excerpt: EXCERPTS[c.chunk_id] } : {}) }));
     const related = scenario ? scenario.related : blocks ? RELATED : undefined;
+    const answerId = crypto.randomUUID();
     const events = [
       ['answer_start', { session_id: sessionId, message_id: body.message_id, mode, confidence: 'high' }],
       ...deltas.map((text) => ['answer_delta', { text }]),
       ['sources', related ? { citations, related } : { citations }],
-      ['answer_end', { message_id: crypto.randomUUID() }],
+      ['answer_end', { message_id: answerId }],
     ];
     answers.set(body.message_id, { events });
-    remember(token, body, sessionId, deltas.join(''), citations, undefined, related);
+    remember(token, body, sessionId, deltas.join(''), citations, undefined, related, answerId);
     const pause = message.includes('slow') ? 1500 : scenario ? 0 : delayMs;
     for (const [id, [event, data]] of events.entries()) {
       if (id > 0) await sleep(pause);
@@ -287,6 +294,33 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     if (!session) return json(ctx, 404, { error: { code: 'not_found', message: 'no such session' } });
     const { id, title, created_at, updated_at, messages } = session;
     return json(ctx, 200, { session: { id, title, created_at, updated_at }, messages });
+  }
+
+  /** POST /api/feedback, validated as the real server validates it; only the caller's own assistant messages. */
+  async function feedback(ctx) {
+    const body = await readJson(ctx.req);
+    const token = authorized(ctx);
+    log.feedback.push({ body, status: token ? null : 401 });
+    if (!token) return json(ctx, 401, { error: { code: 'unauthorized', message: 'bad token' } });
+    const comment = body?.comment;
+    const valid =
+      body && UUID.test(body.message_id) && (body.rating === 1 || body.rating === -1) &&
+      (comment === undefined || (typeof comment === 'string' && comment.trim().length >= 1 && comment.trim().length <= 1000));
+    if (!valid) return json(ctx, 400, { error: { code: 'invalid_request', message: 'invalid body' } });
+    if (feedbackFailures > 0) {
+      feedbackFailures--;
+      return json(ctx, 503, { error: { code: 'unavailable', message: 'try later' } });
+    }
+    const message = [...sessions.values()]
+      .filter((session) => session.owner === token)
+      .flatMap((session) => session.messages)
+      .find((m) => m.id === body.message_id && m.role === 'assistant');
+    if (!message) return json(ctx, 404, { error: { code: 'not_found', message: 'No such answer.' } });
+    message.feedback = body.rating;
+    const stored = { message_id: message.id, rating: body.rating, comment: comment?.trim() ?? null, updated_at: new Date().toISOString() };
+    log.feedback.at(-1).status = 200;
+    log.feedback.at(-1).stored = stored;
+    return json(ctx, 200, stored);
   }
 
   async function fakeApi(ctx, next) {
@@ -335,6 +369,11 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       });
     }
     if (path === '/api/chat' && ctx.method === 'POST') return chat(ctx);
+    if (path === '/api/feedback' && ctx.method === 'POST') return feedback(ctx);
+    if (path === '/__fake/feedback-fail' && ctx.method === 'POST') {
+      feedbackFailures = (await readJson(ctx.req))?.times ?? 0;
+      return json(ctx, 200, {});
+    }
     if (path.startsWith('/api/sessions') && ctx.method === 'GET') return history(ctx, path);
     if (path.startsWith('/api/chunks/') && ctx.method === 'GET') {
       if (!authorized(ctx)) return json(ctx, 401, { error: { code: 'unauthorized', message: 'bad token' } });
@@ -376,6 +415,8 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       log.auth = 0;
       log.refresh = 0;
       log.captcha = [];
+      log.feedback = [];
+      feedbackFailures = 0;
       captcha = false;
       tokenLifetime = 3600;
       sessions = new Map();

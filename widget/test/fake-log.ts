@@ -7,6 +7,8 @@ export interface FakeLog {
   auth: number;
   refresh: number;
   captcha: (string | null)[];
+  /** POST /api/feedback bodies, with the status answered and what was stored. */
+  feedback: { body: { message_id: string; rating: number; comment?: string }; status: number | null; stored?: { comment: string | null } }[];
 }
 
 export async function fakeLog(): Promise<FakeLog> {

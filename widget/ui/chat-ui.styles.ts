@@ -100,6 +100,15 @@ export default `
 .related__list { margin: 4px 0; padding-inline-start: 20px; }
 .related__item { margin: 2px 0; }
 .answer-footer { display: flex; justify-content: space-between; gap: 8px; margin-top: 6px; color: var(--kb-muted); font-size: 12px; }
+.feedback__bar { display: flex; align-items: center; gap: 2px; margin-top: 4px; color: var(--kb-muted); font-size: 12px; }
+.feedback__button { border: 1px solid transparent; border-radius: 6px; background: transparent; color: inherit; width: 28px; height: 28px; }
+.feedback__button:hover, .feedback__button[aria-pressed='true'] { border-color: currentColor; color: var(--kb-foreground); }
+.feedback__button[aria-pressed='true'] svg { fill: currentColor; fill-opacity: 0.25; }
+.feedback__button[part~='feedback-down'] svg { transform: scaleY(-1); }
+.feedback__button::after { top: auto; bottom: calc(100% + 4px); inset-inline: 0 auto; }
+.feedback__status { margin-inline-start: 6px; }
+.feedback__form { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 4px; font-size: 13px; }
+.feedback__form input { flex: 1; min-width: 10em; font: inherit; padding: 4px 6px; border: 1px solid var(--kb-border); border-radius: 6px; background: var(--kb-background); color: var(--kb-foreground); }
 .suggestions { list-style: none; margin: 8px 0 0; padding: 0; display: flex; flex-wrap: wrap; gap: 6px; }
 .suggestion { padding: 2px 10px; border: 1px solid var(--kb-border); border-radius: 999px; background: var(--kb-background); color: var(--kb-foreground); font-size: 13px; }
 .typing { display: inline-flex; gap: 3px; padding: 4px 0; }

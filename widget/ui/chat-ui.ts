@@ -9,7 +9,8 @@ import type KbChat from '../kb-chat.component.ts';
 import { adoptStyles } from '../adopt-styles.ts';
 import { ApiClient } from '../api/api-client.ts';
 import type { Citation } from '../../protocol/chat.ts';
-import { ChatController, type AnswerTurn } from '../controllers/chat-controller.ts';
+import { ChatController, type AnswerTurn, type RefusalTurn } from '../controllers/chat-controller.ts';
+import { FeedbackController } from '../controllers/feedback-controller.ts';
 import { errorCode, userMessageFor } from '../controllers/chat-errors.ts';
 import { EmbedderController } from '../controllers/embedder-controller.ts';
 import { GeneratorController } from '../controllers/generator-controller.ts';
@@ -20,6 +21,7 @@ import { DEFAULT_STRINGS, format, type KbChatStrings } from '../i18n.ts';
 import { COPY_CODE } from '../render/blocks.ts';
 import { answerElement, plainAnswer } from '../render/citations.ts';
 import { renderMarkdownFragment } from '../render/markdown.ts';
+import { renderFeedback } from '../render/feedback.ts';
 import { renderTurn, type MessageView } from '../render/message.ts';
 import type { SourcesView } from '../render/sources.ts';
 import styles from './chat-ui.styles.ts';
@@ -43,6 +45,7 @@ export class ChatUi implements ReactiveControllerHost {
   readonly generator: GeneratorController;
   readonly history: HistoryController;
   readonly connectivity: ConnectivityController;
+  readonly feedback: FeedbackController;
   view: 'chat' | 'sessions' = 'chat';
   updateComplete: Promise<boolean> = Promise.resolve(true);
 
@@ -70,12 +73,12 @@ export class ChatUi implements ReactiveControllerHost {
       answer: (turn, sessionId) => {
         const text = plainAnswer(turn.markdown);
         this.announce(format(this.strings.answerAnnouncement, { text }));
-        this.emit('kb-answer', { messageId: turn.request?.message_id ?? turn.id, sessionId, text, citations: turn.citations });
+        this.emit('kb-answer', { messageId: turn.request?.message_id ?? turn.id, answerId: turn.answerId, sessionId, text, citations: turn.citations });
         void this.write(turn);
       },
       refusal: (turn) => {
         this.announce(turn.message);
-        this.emit('kb-refusal', { message: turn.message, suggestions: turn.suggestions });
+        this.emit('kb-refusal', { message: turn.message, suggestions: turn.suggestions, answerId: turn.answerId });
       },
       error: (turn) =>
         this.emit('kb-error', { code: errorCode(turn.error), message: userMessageFor(turn.error, turn.markdown !== '', this.strings) }),
@@ -95,6 +98,7 @@ export class ChatUi implements ReactiveControllerHost {
     });
     this.history = new HistoryController(this, () => this.api());
     this.connectivity = new ConnectivityController(this);
+    this.feedback = new FeedbackController(this, () => this.api(), (detail) => this.emit('kb-feedback', detail));
     this.container.addEventListener('keydown', (event) => this.onPanelKeydown(event));
     this.container.addEventListener('click', (event) => this.onCitationClick(event));
     this.container.addEventListener('click', (event) => void this.onCopyCode(event));
@@ -455,7 +459,28 @@ export class ChatUi implements ReactiveControllerHost {
       retry: (turn) => void this.chat.retry(turn.id),
       showView: (turn, which) => this.chat.patch(turn.id, { view: which }),
       suggest: (text) => this.send(text),
+      feedback: (turn) => this.feedbackFor(turn),
     };
+  }
+
+  /** 👍 / 👎 of a stored answer or refusal; the comment field takes focus when it opens, 👎 gets it back after. */
+  private feedbackFor({ answerId: id, feedback: initial }: AnswerTurn | RefusalTurn): TemplateResult | typeof nothing {
+    if (!id) return nothing;
+    const focus = (selector: string) =>
+      void this.updateComplete.then(() => this.root.querySelector<HTMLElement>(`[data-answer="${CSS.escape(id)}"] ${selector}`)?.focus());
+    const closed = () => focus('[part~="feedback-down"]');
+    const feedback = this.feedback;
+    return html`<div data-answer=${id}>${renderFeedback({
+      strings: this.strings,
+      state: feedback.state(id, initial),
+      rate: (rating) => {
+        feedback.rate(id, rating);
+        if (rating === -1) focus('input');
+      },
+      comment: (text) => (feedback.comment(id, text), closed()),
+      close: () => (feedback.closeComment(id), closed()),
+      retry: () => feedback.retry(id),
+    })}</div>`;
   }
 
   private renderStatus(s: KbChatStrings): TemplateResult | typeof nothing {
