@@ -3,3 +3,4 @@ export * from './errors.ts';
 export * from './api.ts';
 export * from './history.ts';
 export * from './search.ts';
+export * from './admin.ts';
