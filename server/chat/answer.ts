@@ -25,6 +25,8 @@ export interface AnswerOutcome {
   related: Related[];
   confidence: Confidence;
   mode: RetrievalMode;
+  /** The best candidate's evidence (what the gate compared); stored, for the console's median. */
+  evidence?: number;
   warning?: string;
 }
 
@@ -74,6 +76,7 @@ export async function answerTurn(
     related,
     confidence: found.confidence,
     mode: found.mode,
+    evidence: found.evidence,
     ...(request.warning ? { warning: request.warning } : {}),
   };
 }
@@ -89,6 +92,7 @@ export function storeAnswer(store: ChatStore, claims: JwtClaims, outcome: Answer
       kind: 'answer',
       confidence: outcome.confidence,
       mode: outcome.mode,
+      ...(outcome.evidence !== undefined ? { evidence: outcome.evidence } : {}),
       ...(outcome.related.length > 0 ? { related: outcome.related } : {}),
       ...(outcome.warning ? { warning: outcome.warning } : {}),
     },

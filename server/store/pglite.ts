@@ -36,11 +36,6 @@ import {
 import { iso, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
 
 export interface PgliteStore extends ChatStore, LocalAuthStore, IngestStore {
-  /**
-   * Local admin sign-in: uses up a one-time link (by its hash) and returns the local admin's user id, or
-   * null when the link was used before. The first link ever used creates that user.
-   */
-  consumeAdminLink(tokenHash: string): Promise<string | null>;
   readonly db: PGlite;
   readonly migrations: MigrationResult;
   close(): Promise<void>;
