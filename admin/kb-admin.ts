@@ -92,6 +92,11 @@ export class KbAdmin extends LitElement {
   }
 
   private route = (): void => {
+    // A sign-in link opened in a tab that already shows the console changes only the hash.
+    if (/^#(link|access_token)=/.test(location.hash)) {
+      void this.start();
+      return;
+    }
     const [path, search = ''] = location.hash.replace(/^#\/?/, '').split('?');
     const known = VIEWS.find(([name]) => name === path);
     this.view = known ? known[0] : 'overview';

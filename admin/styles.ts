@@ -3,6 +3,7 @@ import { css } from 'lit';
 
 export const consoleStyles = css`
   :host {
+    position: relative;
     --kb-admin-accent: #1f5fbf;
     --kb-admin-accent-contrast: #ffffff;
     --kb-admin-surface: #ffffff;
@@ -40,18 +41,19 @@ export const consoleStyles = css`
   label { display: inline-flex; flex-direction: column; gap: 0.15rem; font-size: 0.9rem; color: var(--kb-admin-muted); }
   .filters { display: flex; flex-wrap: wrap; gap: 0.75rem; align-items: flex-end; margin-bottom: 1rem; }
   .panel { background: var(--kb-admin-surface); border: 1px solid var(--kb-admin-border); border-radius: 8px; padding: 1rem; margin-bottom: 1rem; }
-  .table-wrap { overflow-x: auto; }
+  /* relative: the visually hidden caption is positioned inside it, not past the page's edge. */
+  .table-wrap { overflow-x: auto; position: relative; }
   table { border-collapse: collapse; width: 100%; background: var(--kb-admin-surface); }
   th, td { text-align: left; padding: 0.4rem 0.6rem; border-bottom: 1px solid var(--kb-admin-border); vertical-align: top; }
   th { font-size: 0.85rem; color: var(--kb-admin-muted); font-weight: 600; white-space: nowrap; }
   td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-  .text { white-space: pre-wrap; overflow-wrap: anywhere; }
+  .text { white-space: pre-wrap; overflow-wrap: break-word; }
   .muted { color: var(--kb-admin-muted); font-size: 0.9rem; }
   .pager { display: flex; gap: 0.5rem; align-items: center; margin-top: 0.75rem; }
   .error { color: var(--kb-admin-danger); }
   .badge { display: inline-block; border-radius: 999px; padding: 0 0.5rem; font-size: 0.8rem; border: 1px solid currentColor; }
   .badge.ok { color: var(--kb-admin-ok); }
   .badge.bad { color: var(--kb-admin-danger); }
-  code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9em; overflow-wrap: anywhere; }
+  code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9em; overflow-wrap: break-word; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

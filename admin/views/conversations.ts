@@ -55,7 +55,7 @@ export class ConversationsView extends AdminView {
     return html`<h2>Conversations</h2>
       <p class="muted">Newest first. Visitors are shown as opaque ids: the same id is the same visitor, nothing more.</p>
       <div class="filters">
-        ${select('rating', 'Rating', [['any', 'Any'], ['down', '👎 Not helpful'], ['up', '👍 Helpful'], ['none', 'Not rated']])}
+        ${select('rating', 'Rating', [['any', 'Any'], ['down', 'Not helpful (👎)'], ['up', 'Helpful (👍)'], ['none', 'Not rated']])}
         ${select('outcome', 'Outcome', [['any', 'Any'], ['answered', 'Answered'], ['refused', 'Refused']])}
         <label>From <input type="date" .value=${this.filters.from} @change=${(e: Event) => this.set('from', (e.target as HTMLInputElement).value)} /></label>
         <label>To <input type="date" .value=${this.filters.to} @change=${(e: Event) => this.set('to', (e.target as HTMLInputElement).value)} /></label>
@@ -67,7 +67,7 @@ export class ConversationsView extends AdminView {
   }
 
   private renderItem(c: AdminConversation) {
-    const rating = c.rating === 1 ? html`<span class="badge ok">👍 helpful</span>` : c.rating === -1 ? html`<span class="badge bad">👎 not helpful</span>` : html`<span class="muted">not rated</span>`;
+    const rating = c.rating === 1 ? html`<span class="badge ok">helpful</span>` : c.rating === -1 ? html`<span class="badge bad">not helpful</span>` : html`<span class="muted">not rated</span>`;
     return html`<article>
       <h3 class="text">${c.question}</h3>
       <div class="meta muted">

@@ -59,7 +59,7 @@ export class OverviewView extends AdminView {
               ${this.card('Answered', `${d.answered}${d.questions ? ` (${Math.round((100 * d.answered) / d.questions)} %)` : ''}`)}
               ${this.card('Refused', `${d.refused}${d.questions ? ` (${Math.round((100 * d.refused) / d.questions)} %)` : ''}`)}
               ${this.card('Median confidence', d.median_confidence ?? '—', d.median_evidence === null ? '' : `evidence ${formatNumber(d.median_evidence)}`)}
-              ${this.card('👍 / 👎', `${d.up} / ${d.down}`, rated ? `${Math.round((100 * d.up) / rated)} % helpful` : 'no ratings yet')}
+              ${this.card('Helpful / not helpful', `${d.up} / ${d.down}`, rated ? `${Math.round((100 * d.up) / rated)} % helpful` : 'no ratings yet')}
             </div>
             <section class="panel" aria-labelledby="per-day">
               <h3 id="per-day">Questions per day</h3>
@@ -90,7 +90,7 @@ export class OverviewView extends AdminView {
       ${days.map((day, i) => {
         const x = i * band + (band - bar) / 2;
         return svg`<g>
-          <title>${day.day}: ${day.answered} answered, ${day.refused} refused, 👍 ${day.up} 👎 ${day.down}</title>
+          <title>${day.day}: ${day.answered} answered, ${day.refused} refused, ${day.up} helpful, ${day.down} not helpful</title>
           <rect x=${x} y=${HEIGHT - y(day.answered)} width=${bar} height=${y(day.answered)} fill="#1f5fbf"></rect>
           <rect x=${x} y=${HEIGHT - y(day.answered) - y(day.refused)} width=${bar} height=${y(day.refused)} fill="#c2410c"></rect>
         </g>`;

@@ -29,6 +29,7 @@ export class TryView extends AdminView {
   @property() question = '';
   @state() private mode = '';
   @state() private result: TryResult | null = null;
+  @state() private showAll = false;
 
   override firstUpdated(): void {
     if (this.question) void this.ask();
@@ -39,7 +40,7 @@ export class TryView extends AdminView {
     if (!this.question.trim()) return;
     return this.run(
       () => this.api.request<TryResult>('POST', ADMIN_PATHS.try, { message: this.question, ...(this.mode ? { mode: this.mode } : {}) }),
-      (result) => (this.result = result),
+      (result) => ((this.result = result), (this.showAll = false)),
     );
   }
 
@@ -86,7 +87,7 @@ export class TryView extends AdminView {
           <th scope="col" class="num">Score</th><th scope="col" class="num">Evidence</th><th scope="col">Cited</th>
         </tr></thead>
         <tbody>
-          ${r.candidates.map(
+          ${(this.showAll ? r.candidates : r.candidates.slice(0, 10)).map(
             (c, i) => html`<tr class=${c.cited ? 'cited' : ''}>
               <td class="num">${i + 1}</td>
               <td><strong>${c.title}</strong>${c.section ? html` <span class="muted">› ${c.section}</span>` : nothing}<div class="excerpt text">${c.excerpt}</div></td>
@@ -101,7 +102,10 @@ export class TryView extends AdminView {
             </tr>`,
           )}
         </tbody>
-      </table></div>`;
+      </table></div>
+      ${r.candidates.length > 10 && !this.showAll
+        ? html`<p><button class="secondary" @click=${() => (this.showAll = true)}>Show all ${r.candidates.length} candidates</button></p>`
+        : nothing}`;
   }
 }
 
