@@ -31,9 +31,12 @@ export class TryView extends AdminView {
   @state() private result: TryResult | null = null;
   @state() private showAll = false;
 
-  override firstUpdated(): void {
-    if (this.question) void this.ask();
+  override updated(changed: Map<PropertyKey, unknown>): void {
+    // A new `#/try?q=…` (the gaps view's "Try it") asks at once.
+    if (changed.has('question') && this.question && !this.typing) void this.ask();
+    this.typing = false;
   }
+  private typing = false;
 
   private ask(event?: SubmitEvent) {
     event?.preventDefault();
@@ -49,7 +52,7 @@ export class TryView extends AdminView {
       <p class="muted">Runs the question exactly as the chat does — same retrieval, same evidence gate, same answer — without storing anything.</p>
       <form @submit=${this.ask}>
         <label>Question
-          <textarea name="question" .value=${this.question} @input=${(e: Event) => (this.question = (e.target as HTMLTextAreaElement).value)} maxlength="2000" required></textarea>
+          <textarea name="question" .value=${this.question} @input=${(e: Event) => ((this.typing = true), (this.question = (e.target as HTMLTextAreaElement).value))} maxlength="2000" required></textarea>
         </label>
         <label>Retrieval mode
           <select @change=${(e: Event) => (this.mode = (e.target as HTMLSelectElement).value)}>
