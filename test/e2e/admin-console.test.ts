@@ -68,6 +68,11 @@ describe('the site-owner console, end to end', () => {
     expect((await visitorAsks('can the widget   speak klingon?')).type).toBe('refusal');
     expect((await visitorAsks('How do I add the chat widget to my website?')).type).toBe('answer');
 
+    // The page: under the demo's strict CSP (Trusted Types enforced), never framed; /admin redirects.
+    const served = await fetch(`${running.baseUrl}/admin/`);
+    expect(served.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'.*require-trusted-types-for 'script'/);
+    expect((await fetch(`${running.baseUrl}/admin`, { redirect: 'manual' })).headers.get('location')).toBe('/admin/');
+
     // Without a session: the sign-in page.
     await page.goto(`${running.baseUrl}/admin/`);
     await page.locator('kb-admin .signin h2').waitFor();

@@ -9,19 +9,13 @@
  * by themselves: this test checks the escaping, not the policy (the policy is checked by admin-console.test.ts,
  * which runs under it). The API is the real one over an in-memory PGlite database.
  */
-import { serve, type ServerType } from '@hono/node-server';
-import { Hono } from 'hono';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLinkToken } from '../../server/admin/session.ts';
-import { REVALIDATE, serveFiles } from '../../server/node/static.ts';
-import { createTestApi, TEST_SECRET, type TestApi } from '../../server/testing/api.ts';
+import type { TestApi } from '../../server/testing/api.ts';
 import { basis } from '../../server/testing/vectors.ts';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium.mjs';
 import { hasSharedData, sharedData } from '../shared-data.mjs';
-import { ROOT } from './server.ts';
+import { startConsoleServer, type ConsoleServer } from './console-server.ts';
 
 const HAS_XSS = hasSharedData('xss/payloadbox-xss-payload-list-public.txt', 'xss/h5sc-vectors-public.jsonl');
 
@@ -46,10 +40,8 @@ function batches(all: string[], max: number): string[] {
   return out;
 }
 
-let api: TestApi;
-let server: ServerType;
+let server: ConsoleServer;
 let baseUrl: string;
-let browser: Browser;
 let page: Page;
 const ran: string[] = [];
 let all: string[] = [];
@@ -57,19 +49,10 @@ let all: string[] = [];
 describe.skipIf(!HAS_XSS)('the console escapes what it shows (the XSS corpus, in Chromium)', () => {
   beforeAll(async () => {
     all = payloads();
-    api = await createTestApi();
-    await seed(api, all);
-    const root = new Hono();
-    root.route('/', api.app);
-    root.use('/admin/*', serveFiles({ root: join(ROOT, 'dist/admin'), rewrite: (p) => (p === '/admin/' ? '/index.html' : p.slice('/admin'.length)), cacheControl: () => REVALIDATE }));
-    await new Promise<void>((resolve) => {
-      server = serve({ fetch: root.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
-        baseUrl = `http://127.0.0.1:${info.port}`;
-        resolve();
-      });
-    });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    server = await startConsoleServer({ csp: false });
+    baseUrl = server.baseUrl;
+    await seed(server.api, all);
+    page = await (await server.browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     page.on('dialog', (dialog) => (ran.push(`dialog: ${dialog.message()}`), void dialog.dismiss()));
     await page.addInitScript(() => {
       for (const name of ['alert', 'prompt', 'confirm', 'print'] as const) {
@@ -79,15 +62,11 @@ describe.skipIf(!HAS_XSS)('the console escapes what it shows (the XSS corpus, in
       }
       (window as unknown as { __xss: string[] }).__xss = [];
     });
-    await page.goto(`${baseUrl}/admin/#link=${await createLinkToken(TEST_SECRET)}`);
+    await page.goto(await server.signInUrl());
     await page.locator('kb-admin-gaps h2').waitFor();
   }, 180_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    server?.close();
-    await api?.close();
-  });
+  afterAll(() => server?.close());
 
   /** Nothing ran, and nothing in the console's shadow trees was made from a payload. */
   async function expectInert(where: string): Promise<void> {
