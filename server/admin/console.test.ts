@@ -4,6 +4,7 @@
  * naming the field), then what each one does.
  */
 import { sign } from 'hono/jwt';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminConversation, AdminDocument, AdminGap, AdminMe, Overview, Page, TryResult, UploadEvent } from '../../protocol/index.ts';
 import { createEmbedder } from '../ingest/embedder.ts';
@@ -73,6 +74,19 @@ describe('auth on every admin endpoint', () => {
     await expect(api.store.adminListConversations(claims, { rating: 'any', outcome: 'any', limit: 10, offset: 0 })).rejects.toMatchObject({ kind: 'forbidden' });
     await expect(api.store.adminOverview(claims, '2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z')).rejects.toMatchObject({ kind: 'forbidden' });
     await expect(api.store.adminDeleteDocument(claims, crypto.randomUUID())).rejects.toMatchObject({ kind: 'forbidden' });
+  });
+});
+
+describe('rate limit', () => {
+  it('counts each admin’s requests in its own bucket: 429 with Retry-After past the limit, the chat budget untouched', async () => {
+    const limited = api.instance({ admin: { rateLimit: { limit: 3, windowSeconds: 3600 } } });
+    const token = await tokenFor({ role: 'admin' });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await limited.request('/api/admin/me', { headers: { Authorization: `Bearer ${token}` } })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const over = await limited.request('/api/admin/gaps?status=open', { headers: { Authorization: `Bearer ${token}` } });
+    expect(over.headers.get('Retry-After')).toMatch(/^\d+$/);
+    expect((await api.chat(token, question(basis(0), 'How do refunds work?'))).status).toBe(200);
   });
 });
 
@@ -258,6 +272,31 @@ describe('uploads (Node: the ingestion pipeline)', () => {
     const tooBig = await upload('huge.md', 'x'.repeat(6 * 1024 * 1024));
     expect(tooBig.status).toBe(413);
     expect((await json<Page<AdminDocument>>(call('GET', '/documents', admin))).total).toBe(before);
+  });
+
+  it('ingests a PDF, page by page', async () => {
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    pdf.setTitle('Warranty terms');
+    pdf.addPage().drawText('Every kb-chat lamp carries a warranty of five years.', { x: 50, y: 700, size: 12, font });
+    const res = await upload('warranty.pdf', await pdf.save());
+    expect((await events(res)).at(-1)).toMatchObject({ type: 'done', added: 1 });
+    const [doc] = (await json<Page<AdminDocument>>(call('GET', '/documents?q=warranty', admin))).items;
+    expect(doc).toMatchObject({ source: 'uploads/warranty.pdf', source_type: 'pdf', status: 'ready' });
+  });
+
+  it('leaves nothing half-written when the pipeline fails on a document', async () => {
+    const real = await embedder();
+    const failing = Object.assign(Object.create(real) as typeof real, { embed: async () => { throw new Error('the model crashed'); } });
+    const broken = api.instance({ admin: { uploader: nodeUploader({ store: api.store, model: 'test-double/bert-384', embedder: async () => failing }) } });
+    const before = (await json<Page<AdminDocument>>(call('GET', '/documents', admin))).total;
+    const form = new FormData();
+    form.set('file', new File(['# Broken\n\nThis page never makes it.\n'], 'broken.md'));
+    const res = await broken.request('/api/admin/documents/upload', { method: 'POST', headers: { Authorization: `Bearer ${admin}` }, body: form });
+    const progress = await events(res);
+    expect(progress.at(-1)).toMatchObject({ type: 'done', added: 0, failed: [{ source: 'uploads/broken.md', error: expect.stringContaining('the model crashed') }] });
+    expect((await json<Page<AdminDocument>>(call('GET', '/documents', admin))).total).toBe(before);
+    expect((await api.store.db.query("select 1 from kb_documents where source = 'uploads/broken.md'")).rows).toEqual([]);
   });
 
   it('a server without an uploader (Workers) answers 501 and says to use the CLI', async () => {
