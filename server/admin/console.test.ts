@@ -279,7 +279,7 @@ describe('uploads (Node: the ingestion pipeline)', () => {
     const font = await pdf.embedFont(StandardFonts.Helvetica);
     pdf.setTitle('Warranty terms');
     pdf.addPage().drawText('Every kb-chat lamp carries a warranty of five years.', { x: 50, y: 700, size: 12, font });
-    const res = await upload('warranty.pdf', await pdf.save());
+    const res = await upload('warranty.pdf', new Uint8Array(await pdf.save()) as Uint8Array<ArrayBuffer>);
     expect((await events(res)).at(-1)).toMatchObject({ type: 'done', added: 1 });
     const [doc] = (await json<Page<AdminDocument>>(call('GET', '/documents?q=warranty', admin))).items;
     expect(doc).toMatchObject({ source: 'uploads/warranty.pdf', source_type: 'pdf', status: 'ready' });
