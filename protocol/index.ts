@@ -4,3 +4,4 @@ export * from './api.ts';
 export * from './history.ts';
 export * from './search.ts';
 export * from './feedback.ts';
+export * from './admin.ts';

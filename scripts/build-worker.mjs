@@ -70,6 +70,13 @@ async function assembleAssets() {
     await copy(from, join(PUBLIC, file));
   }
 
+  // The site-owner console (/admin/, issue 14), built by esbuild.config.mjs into dist/admin.
+  for (const file of ['index.html', 'admin.css', 'kb-admin.js', 'kb-admin.js.map']) {
+    const from = join(DIST, 'admin', file);
+    if (!(await exists(from))) fail(`${relative(ROOT, from)} is missing: run the widget build first (node esbuild.config.mjs).`);
+    await copy(from, join(PUBLIC, 'admin', file));
+  }
+
   // The ONNX Runtime wasm the embedder asks for, under its version (/ort/<version>/…).
   await copy(join(DIST, manifest.ort_wasm), join(PUBLIC, manifest.ort_wasm));
 

@@ -3,8 +3,6 @@
  * serve the demo, the widget and the API. When the embedding model cannot be loaded the server still
  * starts, and says what to set.
  */
-import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { env as transformersEnv } from '@huggingface/transformers';
 import { depsFromConfig } from '../server/app.ts';
@@ -14,7 +12,9 @@ import { ingest } from '../server/ingest/pipeline.ts';
 import { DEMO_KB_DIR } from '../server/node/paths.ts';
 import { turnstileConfig, turnstileVerifier, type CaptchaOptions } from '../server/auth/captcha.ts';
 import { MemorySignupLimiter } from '../server/auth/signup-limit.ts';
+import { localJwtSecret } from '../server/node/jwt-secret.ts';
 import { startNodeServer } from '../server/node/server.ts';
+import { nodeUploader, sharedEmbedder } from '../server/node/upload.ts';
 import { onShutdownSignals } from '../server/node/shutdown.ts';
 import { openPgliteStore, type PgliteStore } from '../server/store/pglite.ts';
 
@@ -29,6 +29,8 @@ if (repaired > 0) console.log(`Repaired an interrupted ingestion: rebuilt ${repa
 
 if ((await store.kbStats()).documents === 0) await ingestDemo(store);
 
+// The console's uploads and "try a question" embed with the ingestion model, loaded on first use.
+const embedder = sharedEmbedder(() => createEmbedder({ model: config.embedModel, modelDir: config.modelDir }));
 const { url, shutdown } = await startNodeServer({
   store,
   localAuth: store,
@@ -41,6 +43,10 @@ const { url, shutdown } = await startNodeServer({
   // PGlite answers one query at a time: two requests in the database phase keep it busy while the other
   // does its JavaScript (token check, extraction); more only interleave and make everyone later.
   admission: { concurrency: 2, maxWaitMs: config.maxWaitMs },
+  admin: {
+    uploader: nodeUploader({ store, model: config.embedModel, embedder }),
+    embedQuestion: async (text) => (await (await embedder()).embed([text]))[0]!,
+  },
   // Without KB_MODEL_DIR, browsers get the files transformers.js downloaded into its cache for ingestion.
   modelDir: config.modelDir ?? transformersEnv.cacheDir ?? join(process.cwd(), '.cache'),
   port: config.port,
@@ -90,16 +96,6 @@ async function ingestDemo(store: PgliteStore): Promise<void> {
       ].join('\n'),
     );
   }
-}
-
-/** Local mode without KB_JWT_SECRET: a random secret kept beside the data, so tokens survive restarts. */
-async function localJwtSecret(dataDir: string): Promise<string> {
-  const file = join(dataDir, 'kb-chat-jwt-secret');
-  const existing = await readFile(file, 'utf8').catch(() => '');
-  if (existing.trim()) return existing.trim();
-  const secret = randomBytes(32).toString('hex');
-  await writeFile(file, secret, { mode: 0o600 });
-  return secret;
 }
 
 /** The embedded server checks Turnstile tokens itself, so it needs the secret along with the site key. */

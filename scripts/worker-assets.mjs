@@ -6,6 +6,19 @@ export const MAX_ASSET_BYTES = 25 * 1024 * 1024;
 /** In dist/public: the versioned URLs of this build's files, read by the Worker (server/worker.ts) for /api/config. */
 export const ASSET_MANIFEST = 'kb-assets.json';
 
+/** The console page's CSP: the same as the Node server gives its pages (DEMO_PAGE_CSP). */
+export const ADMIN_PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+].join('; ');
+
 /**
  * dist/public/_headers (Cloudflare's format). The widget runs on other sites, so its script, model and wasm
  * are fetched cross-origin. The loader keeps its name (sites paste it), so browsers revalidate it on every
@@ -31,6 +44,11 @@ export const ASSET_HEADERS = [
   '  Cache-Control: public, max-age=31536000, immutable',
   '/models/v-*',
   '  Cache-Control: public, max-age=31536000, immutable',
+  // The console: its page, script and styles keep their names (revalidated); the page gets the demo's strict
+  // CSP (server/node/security-headers.ts) and may not be framed.
+  '/admin/*',
+  '  Cache-Control: public, no-cache',
+  `  Content-Security-Policy: ${ADMIN_PAGE_CSP}`,
   `/${ASSET_MANIFEST}`,
   '  Cache-Control: no-store',
   '',

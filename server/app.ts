@@ -5,8 +5,10 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { API_PATHS, type AnonymousAuth, type ClientConfig, type Health } from '../protocol/index.ts';
+import { ADMIN_PATHS, API_PATHS, UPLOAD_MAX_BYTES, type AdminSession, type AnonymousAuth, type ClientConfig, type Health } from '../protocol/index.ts';
 import { adminRoute } from './admin/route.ts';
+import type { EmbedQuestion } from './admin/try.ts';
+import type { AdminUploader } from './admin/upload.ts';
 import { issueAccessToken, REFRESH_TTL_SECONDS, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
 import { authRoute, invalidRefreshToken } from './auth/route.ts';
 import type { CaptchaOptions } from './auth/captcha.ts';
@@ -72,6 +74,17 @@ export interface AppDeps {
    * requests past it get 503 + Retry-After (see http/admission.ts). Unset: no bound (Workers + Supabase).
    */
   admission?: AdmissionOptions;
+  /** The site-owner console's runtime-specific parts (server/admin); everything else it needs is above. */
+  admin?: {
+    /** Node: embed a question on the server for "try a question". */
+    embedQuestion?: EmbedQuestion;
+    /** Node: run the ingestion pipeline on uploads. */
+    uploader?: AdminUploader;
+    /** Supabase: relay Auth's password grant (server/admin/session.ts). */
+    passwordSignIn?: (email: string, password: string) => Promise<AdminSession>;
+    /** Requests per admin per window (default 300 a minute). */
+    rateLimit?: { limit: number; windowSeconds: number };
+  };
 }
 
 /** The AppDeps fields that come straight from configuration. */
@@ -132,13 +145,13 @@ export function createApp(deps: AppDeps) {
     await next();
     c.res.headers.append('Server-Timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
   });
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: deps.maxBodyBytes ?? 64 * 1024,
-      onError: (c) => c.json(errorBody('payload_too_large', 'The request body is too large.'), 413),
-    }),
-  );
+  const tooLarge = (c: Context) => c.json(errorBody('payload_too_large', 'The request body is too large.'), 413);
+  const defaultLimit = bodyLimit({ maxSize: deps.maxBodyBytes ?? 64 * 1024, onError: tooLarge });
+  // A console upload carries a document (multipart overhead included); nothing else may.
+  const uploadLimit = bodyLimit({ maxSize: UPLOAD_MAX_BYTES + 64 * 1024, onError: tooLarge });
+  app.use('/api/*', function bodyLimits(c, next) {
+    return (c.req.path === ADMIN_PATHS.uploads ? uploadLimit : defaultLimit)(c, next);
+  });
 
   app.get(API_PATHS.health, async function health(c) {
     const kb = await store.kbStats().catch((error) => {
@@ -183,13 +196,14 @@ export function createApp(deps: AppDeps) {
     );
   }
 
+  const chatRetrieval: RetrievalOptions = { ...deps.retrieval, evidenceThreshold, ...(deps.confidence ? { confidence: deps.confidence } : {}) };
   app.route(
     API_PATHS.chat,
     chatRoute({
       store,
       auth,
       rateLimit,
-      retrieval: { ...deps.retrieval, evidenceThreshold, ...(deps.confidence ? { confidence: deps.confidence } : {}) },
+      retrieval: chatRetrieval,
       streaming,
       streams,
       answerMode: async () => (await store.getSettings()).answer_mode ?? serverAnswerMode,
@@ -199,7 +213,22 @@ export function createApp(deps: AppDeps) {
   app.route(API_PATHS.sessions, historyRoute({ store, auth }));
   app.route(API_PATHS.chunks, chunksRoute({ store, auth }));
   app.route(API_PATHS.feedback, feedbackRoute({ store, auth, rateLimit }));
-  app.route('/api/admin', adminRoute({ store, auth, serverAnswerMode }));
+  app.route(
+    '/api/admin',
+    adminRoute({
+      store,
+      auth,
+      serverAnswerMode,
+      retrieval: chatRetrieval,
+      rateLimit: deps.admin?.rateLimit,
+      embedQuestion: deps.admin?.embedQuestion,
+      uploader: deps.admin?.uploader,
+      signIn: {
+        ...(localAuth && jwtSecret ? { link: { secret: jwtSecret, consume: (hash: string) => localAuth.consumeAdminLink(hash) } } : {}),
+        ...(deps.admin?.passwordSignIn ? { password: deps.admin.passwordSignIn } : {}),
+      },
+    }),
+  );
 
   app.notFound((c) =>
     c.req.path.startsWith('/api/')

@@ -5,6 +5,7 @@
  * The service-role key is never configured here.
  */
 import { Hono, type ExecutionContext } from 'hono';
+import { supabasePasswordSignIn } from './admin/session.ts';
 import { createApp, depsFromConfig } from './app.ts';
 import { turnstileConfig, turnstileVerifier } from './auth/captcha.ts';
 import { bindingSignupLimiter, type RateLimitBinding } from './auth/signup-limit.ts';
@@ -74,6 +75,9 @@ async function workerApp(env: WorkerEnv): Promise<Hono> {
     store: createSupabaseChatStore({ url: env.SUPABASE_URL, key: env.SUPABASE_ANON_KEY, retry: retryPolicyFor(config.dbTimeoutMs) }),
     anonymousSignIn: supabaseAnonymousSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
     refreshSignIn: supabaseRefresh({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
+    // The console (/admin): admins sign in with Supabase Auth (password grant relayed; no uploads or
+    // server-side embedding here — documents are added with the CLI).
+    admin: { passwordSignIn: supabasePasswordSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }) },
     // Cloudflare's edge sets CF-Connecting-IP and overwrites whatever a client sent.
     clientIp: (c) => c.req.header('CF-Connecting-IP') ?? null,
     ...(env.SIGNUP_LIMITER ? { signupLimiter: bindingSignupLimiter(env.SIGNUP_LIMITER, 60) } : {}),

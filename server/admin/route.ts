@@ -1,21 +1,69 @@
 /**
- * The admin API. Admins only — a JWT whose `app_metadata.role` is `admin`; each SQL function checks the
- * claim itself, so the rule holds whichever API calls it.
- * - `GET /api/admin/gaps`: the questions kb-chat refused, most asked first, so site owners see what their
- *   documents lack.
- * - `GET/PUT /api/admin/settings`: what an admin changes at runtime (the answer mode), stored in the
- *   database so every server and Worker isolate reads the same.
+ * The admin API (`/api/admin/*`) behind the site-owner console. Admins only — a JWT whose
+ * `app_metadata.role` is `admin`: 401 without a token, 403 for anyone else, and each SQL function checks
+ * the claim itself, so the rule holds whichever API calls it. Every endpoint is rate limited (in the
+ * database, per admin), validated (400 naming the field) and paginated where it lists.
+ * - `GET /gaps`, `PUT /gaps`: refused questions, grouped and counted; mark one done (or open again).
+ * - `GET /conversations`: questions with their answer, citations, confidence, mode and rating.
+ * - `GET /documents`, `PUT /documents/:id`, `DELETE /documents/:id`; uploads: ./upload.ts (Node only).
+ * - `GET /overview`: questions per day, answered vs refused, median confidence, 👍/👎 (computed in SQL).
+ * - `POST /try`: the retrieval debugger (./try.ts); `GET/PUT /settings`; `GET /me`.
+ * - `POST /session`, `POST /password`: sign-in (./session.ts), the only routes without a token.
  */
 import { Hono } from 'hono';
-import { SettingsUpdateSchema, type Settings } from '../../protocol/index.ts';
+import * as v from 'valibot';
+import {
+  ConversationsQuerySchema,
+  DocumentsQuerySchema,
+  DocumentUpdateSchema,
+  GapsQuerySchema,
+  GapUpdateSchema,
+  OverviewQuerySchema,
+  SettingsUpdateSchema,
+  TryRequestSchema,
+  type AdminMe,
+  type Settings,
+} from '../../protocol/index.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
 import { parseBody, readJson } from '../chat/request.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
+import { rateLimit } from '../http/rate-limit.ts';
+import type { RetrievalOptions } from '../retrieval/index.ts';
 import { StoreError, type AnswerMode, type ChatStore, type ContentGap, type StoredSettings } from '../store/types.ts';
+import { sessionRoute, type AdminSignIn } from './session.ts';
+import { tryQuestion, type EmbedQuestion } from './try.ts';
+import { uploadRoute, type AdminUploader } from './upload.ts';
 
-export function adminRoute({ store, auth, serverAnswerMode = 'extractive' }: { store: ChatStore; auth: TokenVerification; serverAnswerMode?: AnswerMode }) {
+export interface AdminRouteOptions {
+  store: ChatStore;
+  auth: TokenVerification;
+  serverAnswerMode?: AnswerMode;
+  /** The chat endpoint's retrieval options: "try a question" decides exactly as a visitor's question is decided. */
+  retrieval?: RetrievalOptions;
+  /** Requests per admin per window; default 300 a minute (a console page makes a few calls per view). */
+  rateLimit?: { limit: number; windowSeconds: number };
+  /** Embeds a question on the server (Node: the ingestion model); without it, the console's embedding or keywords. */
+  embedQuestion?: EmbedQuestion;
+  /** Runs the ingestion pipeline on an upload (Node only); without it, uploads answer 501 (use the CLI). */
+  uploader?: AdminUploader;
+  signIn?: AdminSignIn;
+}
+
+const UUID = v.pipe(v.string(), v.uuid('must be a UUID'));
+
+export function adminRoute(options: AdminRouteOptions) {
+  const { store, auth, serverAnswerMode = 'extractive', retrieval = { evidenceThreshold: 0.35 } } = options;
   const app = new Hono<{ Variables: AuthVariables }>();
+  // Sign-in comes before the token check: it is how a token is obtained.
+  app.route('/', sessionRoute(options.signIn ?? {}));
+
   app.use('*', requireAuth(auth));
+  // The claim is checked here for a fast, cheap 403 (no database work for a visitor), and again in SQL.
+  app.use('*', async function adminsOnlyMiddleware(c, next) {
+    if (!isAdmin(c.get('claims'))) throw new AppError(403, 'forbidden', 'Only administrators can use the console.');
+    await next();
+  });
+  app.use('*', rateLimit({ store, bucket: 'admin', ...(options.rateLimit ?? { limit: 300, windowSeconds: 60 }) }));
 
   /** A store refusal for want of the admin role is a 403 here, not the 404 the visitor routes answer. */
   const adminsOnly = (what: string) => (error: unknown) => {
@@ -28,17 +76,86 @@ export function adminRoute({ store, auth, serverAnswerMode = 'extractive' }: { s
     server_answer_mode: serverAnswerMode,
     updated_at: stored.updated_at,
   });
+  const query = <S extends v.GenericSchema>(schema: S, c: { req: { query(): Record<string, string> } }) => parseBody(schema, c.req.query());
+  const id = (raw: string) => parseBody(v.object({ id: UUID }), { id: raw }).id;
+
+  app.get('/me', async function me(c) {
+    const { user_id } = await store.adminWhoami(c.get('claims')).catch(adminsOnly('use the console'));
+    return c.json<AdminMe>({
+      user_id,
+      role: 'admin',
+      capabilities: {
+        upload: !!options.uploader,
+        server_embedding: !!options.embedQuestion,
+        link_sign_in: !!options.signIn?.link,
+        password_sign_in: !!options.signIn?.password,
+      },
+    });
+  });
 
   app.get('/gaps', async function contentGaps(c) {
-    const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 100) || 100, 1), 1000);
-    const gaps = await store.listContentGaps(c.get('claims'), limit).catch(adminsOnly('see content gaps'));
-    return c.json<{ gaps: ContentGap[] }>({ gaps });
+    // The first API (before the console) answered `?limit=` with `{gaps}`; it still does, with `status` etc.
+    if (c.req.query('status') === undefined && c.req.query('offset') === undefined) {
+      const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 100) || 100, 1), 1000);
+      const gaps = await store.listContentGaps(c.get('claims'), limit).catch(adminsOnly('see content gaps'));
+      return c.json<{ gaps: ContentGap[] }>({ gaps });
+    }
+    const q = query(GapsQuerySchema, c);
+    return c.json(await store.adminListGaps(c.get('claims'), q).catch(adminsOnly('see content gaps')));
+  });
+
+  app.put('/gaps', async function markGap(c) {
+    const update = parseBody(GapUpdateSchema, await readJson(c.req.raw));
+    const found = await store.adminSetGapDone(c.get('claims'), update.question_key, update.done).catch(adminsOnly('change content gaps'));
+    if (!found) throw new AppError(404, 'not_found', 'question_key: no such content gap.');
+    return c.json({ question_key: update.question_key, done: update.done });
+  });
+
+  app.get('/conversations', async function conversations(c) {
+    const q = query(ConversationsQuerySchema, c);
+    return c.json(await store.adminListConversations(c.get('claims'), q).catch(adminsOnly('read conversations')));
+  });
+
+  app.get('/documents', async function documents(c) {
+    const q = query(DocumentsQuerySchema, c);
+    return c.json(await store.adminListDocuments(c.get('claims'), q).catch(adminsOnly('list documents')));
+  });
+
+  app.put('/documents/:id', async function enableDocument(c) {
+    const documentId = id(c.req.param('id'));
+    const { enabled } = parseBody(DocumentUpdateSchema, await readJson(c.req.raw));
+    const found = await store.adminSetDocumentEnabled(c.get('claims'), documentId, enabled).catch(adminsOnly('change documents'));
+    if (!found) throw new AppError(404, 'not_found', 'id: no such document.');
+    return c.json({ id: documentId, enabled });
+  });
+
+  app.delete('/documents/:id', async function deleteDocument(c) {
+    const documentId = id(c.req.param('id'));
+    const found = await store.adminDeleteDocument(c.get('claims'), documentId).catch(adminsOnly('delete documents'));
+    if (!found) throw new AppError(404, 'not_found', 'id: no such document.');
+    return c.json({ id: documentId, deleted: true });
+  });
+
+  app.route('/documents', uploadRoute({ store, uploader: options.uploader }));
+
+  app.get('/overview', async function overview(c) {
+    const q = query(OverviewQuerySchema, c);
+    const to = q.to ?? new Date().toISOString();
+    const from = q.from ?? new Date(Date.parse(to) - 30 * 86_400_000).toISOString();
+    const span = Date.parse(to) - Date.parse(from);
+    if (!(span > 0)) throw new AppError(400, 'invalid_request', 'from: must be before to.');
+    if (span > 366 * 86_400_000) throw new AppError(400, 'invalid_request', 'from: must be at most 366 days before to.');
+    return c.json(await store.adminOverview(c.get('claims'), from, to).catch(adminsOnly('see the overview')));
+  });
+
+  app.post('/try', async function tryIt(c) {
+    const request = parseBody(TryRequestSchema, await readJson(c.req.raw));
+    // The same SQL check as every other admin call, before any search runs as this user.
+    await store.adminWhoami(c.get('claims')).catch(adminsOnly('try questions'));
+    return c.json(await tryQuestion(store, c.get('claims'), request, retrieval, options.embedQuestion));
   });
 
   app.get('/settings', async function readSettings(c) {
-    // The mode itself is public (/api/config carries it); this view, with where it comes from, is the
-    // console's: admins only, on the verified claims.
-    if ((c.get('claims').app_metadata as { role?: unknown } | undefined)?.role !== 'admin') throw new AppError(403, 'forbidden', 'Only administrators can see the settings.');
     return c.json<Settings>(settings(await store.getSettings().catch(adminsOnly('see the settings'))));
   });
 
@@ -49,4 +166,8 @@ export function adminRoute({ store, auth, serverAnswerMode = 'extractive' }: { s
   });
 
   return app;
+}
+
+export function isAdmin(claims: Record<string, unknown>): boolean {
+  return (claims.app_metadata as { role?: unknown } | undefined)?.role === 'admin';
 }

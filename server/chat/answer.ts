@@ -25,6 +25,8 @@ export interface AnswerOutcome {
   related: Related[];
   confidence: Confidence;
   mode: RetrievalMode;
+  /** The best candidate's evidence (what the gate compared); stored, for the console's median. */
+  evidence?: number;
   warning?: string;
   /** Generative mode: the cited sources' text, for the widget's generator (not stored: the chunks are). */
   passages?: Passage[];
@@ -90,6 +92,7 @@ export async function answerTurn(
     related,
     confidence: found.confidence,
     mode: found.mode,
+    evidence: found.evidence,
     ...(request.warning ? { warning: request.warning } : {}),
     ...(passages ? { passages } : {}),
   };
@@ -115,6 +118,7 @@ export function storeAnswer(store: ChatStore, claims: JwtClaims, outcome: Answer
       kind: 'answer',
       confidence: outcome.confidence,
       mode: outcome.mode,
+      ...(outcome.evidence !== undefined ? { evidence: outcome.evidence } : {}),
       ...(outcome.related.length > 0 ? { related: outcome.related } : {}),
       ...(outcome.warning ? { warning: outcome.warning } : {}),
     },

@@ -12,7 +12,9 @@ import { securityHeaders } from './security-headers.ts';
 import { Drain, type DrainReport } from './shutdown.ts';
 import { mountAssets } from './assets.ts';
 import { demoDocsRoute } from './docs.ts';
-import { DEMO_DIR } from './paths.ts';
+import { DEMO_DIR, DIST_DIR } from './paths.ts';
+import { REVALIDATE, serveFiles } from './static.ts';
+import { join } from 'node:path';
 
 export interface NodeServerOptions extends AppDeps {
   /** Folder with `<model id>/…` files served at /models/. */
@@ -44,6 +46,17 @@ export function createNodeApp(options: NodeServerOptions) {
   });
   app.route('/', api);
   app.route('/docs', demoDocsRoute());
+  // The site-owner console (built into dist/admin by `npm run build:widget`): its page, script and styles,
+  // revalidated on every use (their names do not change). Its page gets the same strict CSP as the demo's.
+  app.get('/admin', (c) => c.redirect('/admin/', 301));
+  app.use(
+    '/admin/*',
+    serveFiles({
+      root: join(DIST_DIR, 'admin'),
+      rewrite: (path) => (path === '/admin/' ? '/index.html' : /^\/admin\/[\w.-]+$/.test(path) ? path.slice('/admin'.length) : null),
+      cacheControl: () => REVALIDATE,
+    }),
+  );
   app.use('/*', serveStatic({ root: DEMO_DIR, index: 'index.html' }));
   return app;
 }

@@ -31,9 +31,11 @@ const TYPES: Record<string, string> = {
   '.wasm': 'application/wasm',
   '.onnx': 'application/octet-stream',
   '.txt': 'text/plain; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
 };
 /** Worth compressing: text, and wasm/ONNX (the wasm shrinks to 19 %, a quantized model only a little). */
-const COMPRESSIBLE = new Set(['.js', '.mjs', '.map', '.json', '.wasm', '.onnx', '.txt']);
+const COMPRESSIBLE = new Set(['.js', '.mjs', '.map', '.json', '.wasm', '.onnx', '.txt', '.html', '.css']);
 
 export type Encoding = 'br' | 'gzip';
 

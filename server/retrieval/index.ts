@@ -68,6 +68,14 @@ const FETCH_FACTOR = 6;
 
 export async function retrieve(store: ChatStore, input: RetrieveInput, options: RetrievalOptions): Promise<Retrieval> {
   const { mode, rows } = await gatherEvidence(store, input, options);
+  return decide(rows, mode, options);
+}
+
+/**
+ * The gate and the citable chunks for candidates already fetched: what `retrieve` does after the search.
+ * Pure, so the console's "try a question" shows exactly the decision a visitor's question gets.
+ */
+export function decide(rows: SearchChunkRow[], mode: RetrievalMode, options: RetrievalOptions): Retrieval {
   const threshold = thresholdsOf(options)[mode];
   const scored = rows.map((row) => ({ row, evidence: evidenceOf(row, mode) }));
   const best = Math.max(0, ...scored.map((s) => s.evidence));

@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import type { Overview } from '../../protocol/index.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import {
   StoreError,
@@ -26,6 +27,7 @@ import {
   type AnswerMode,
   type ContentGap,
   type FeedbackRow,
+  type ConversationsQuery,
   type StoredSettings,
   type MessageRow,
   type RateLimitState,
@@ -33,7 +35,7 @@ import {
   type StoredChunk,
   type TurnState,
 } from './types.ts';
-import { iso, toTurnState, type TurnRow } from './rows.ts';
+import { iso, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
 
 export interface PgliteStore extends ChatStore, LocalAuthStore, IngestStore {
   readonly db: PGlite;
@@ -213,6 +215,70 @@ class Store implements PgliteStore {
       tx.query<StoredSettings & { updated_at: Date }>('select * from kb_set_settings($1)', [settings.answer_mode]),
     );
     return { answer_mode: rows[0]!.answer_mode, updated_at: iso(rows[0]!.updated_at) };
+  }
+
+  async adminWhoami(claims: JwtClaims): Promise<{ user_id: string }> {
+    const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ user_id: string }>('select * from admin_whoami()'));
+    return { user_id: rows[0]!.user_id };
+  }
+
+  async adminListGaps(claims: JwtClaims, q: { status: string; limit: number; offset: number }) {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<Record<string, unknown> & { total: number }>('select * from admin_list_gaps($1, $2, $3)', [q.status, q.limit, q.offset]),
+    );
+    return toPage(rows, q.limit, q.offset, toAdminGap);
+  }
+
+  async adminSetGapDone(claims: JwtClaims, questionKey: string, done: boolean): Promise<boolean> {
+    const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ v: boolean }>('select admin_set_gap_done($1, $2) as v', [questionKey, done]));
+    return rows[0]!.v;
+  }
+
+  async adminListConversations(claims: JwtClaims, q: ConversationsQuery) {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<Record<string, unknown> & { total: number }>('select * from admin_list_conversations($1, $2, $3, $4, $5, $6)', [
+        q.rating, q.outcome, q.from ?? null, q.to ?? null, q.limit, q.offset,
+      ]),
+    );
+    return toPage(rows, q.limit, q.offset, toAdminConversation);
+  }
+
+  async adminListDocuments(claims: JwtClaims, q: { q: string; limit: number; offset: number }) {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<Record<string, unknown> & { total: number }>('select * from admin_list_documents($1, $2, $3)', [q.q, q.limit, q.offset]),
+    );
+    return toPage(rows, q.limit, q.offset, toAdminDocument);
+  }
+
+  async adminSetDocumentEnabled(claims: JwtClaims, id: string, enabled: boolean): Promise<boolean> {
+    const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ v: boolean }>('select admin_set_document_enabled($1, $2) as v', [id, enabled]));
+    return rows[0]!.v;
+  }
+
+  async adminDeleteDocument(claims: JwtClaims, id: string): Promise<boolean> {
+    const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ v: boolean }>('select admin_delete_document($1) as v', [id]));
+    return rows[0]!.v;
+  }
+
+  async adminOverview(claims: JwtClaims, from: string, to: string): Promise<Overview> {
+    const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ v: unknown }>('select admin_overview($1, $2) as v', [from, to]));
+    return toOverview(rows[0]!.v);
+  }
+
+  async consumeAdminLink(tokenHash: string): Promise<string | null> {
+    return this.run((db) =>
+      db.transaction(async (tx) => {
+        const known = await tx.query<{ user_id: string }>('select user_id from auth.admin_link_uses order by used_at limit 1');
+        const userId =
+          known.rows[0]?.user_id ??
+          (await tx.query<{ id: string }>('insert into auth.users (is_anonymous) values (false) returning id')).rows[0]!.id;
+        const used = await tx.query<{ user_id: string }>(
+          'insert into auth.admin_link_uses (token_hash, user_id) values ($1, $2) on conflict (token_hash) do nothing returning user_id',
+          [tokenHash, userId],
+        );
+        return used.rows[0]?.user_id ?? null;
+      }),
+    );
   }
 
   async createAnonymousUser(): Promise<string> {

@@ -2,7 +2,7 @@
  * Row shapes that both stores read back from the SQL functions, and their conversion to what the API uses.
  * PGlite hands back Dates and parsed JSON; PostgREST hands back ISO strings and parsed JSON.
  */
-import type { Citation } from '../../protocol/index.ts';
+import type { AdminConversation, AdminDocument, AdminGap, Citation, Overview, Page } from '../../protocol/index.ts';
 import type { TurnState } from './types.ts';
 
 /** One row of `chat_begin_turn`. */
@@ -31,4 +31,85 @@ export function toTurnState(row: TurnRow): TurnState {
 /** timestamptz arrives as a Date from PGlite and as an ISO string from PostgREST; the API speaks ISO. */
 export function iso(value: unknown): string {
   return value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
+}
+
+/** One row of an admin list function: its columns plus `total`, the count of every matching row. */
+type Counted = { total: number | string | bigint };
+
+/** A page of an admin list, as both stores build it from the function's rows. */
+export function toPage<R extends Counted, T>(rows: R[] | null, limit: number, offset: number, map: (row: R) => T): Page<T> {
+  const list = rows ?? [];
+  return { items: list.map(map), total: list.length > 0 ? Number(list[0]!.total) : 0, limit, offset };
+}
+
+const isoOrNull = (value: unknown) => (value === null || value === undefined ? null : iso(value));
+
+export function toAdminGap(r: Record<string, unknown>): AdminGap {
+  return {
+    question_key: String(r.question_key),
+    question: String(r.question),
+    reason: String(r.reason),
+    asked: Number(r.asked),
+    first_asked_at: iso(r.first_asked_at),
+    last_asked_at: iso(r.last_asked_at),
+    done_at: isoOrNull(r.done_at),
+  };
+}
+
+export function toAdminConversation(r: Record<string, unknown>): AdminConversation {
+  return {
+    message_id: String(r.message_id),
+    session_id: String(r.session_id),
+    visitor: String(r.visitor),
+    question: String(r.question),
+    asked_at: iso(r.asked_at),
+    answer: String(r.answer),
+    kind: r.kind === 'refusal' ? 'refusal' : 'answer',
+    reason: (r.reason as string | null) ?? null,
+    citations: Array.isArray(r.citations) ? (r.citations as Citation[]) : [],
+    confidence: (r.confidence as AdminConversation['confidence']) ?? null,
+    mode: (r.mode as AdminConversation['mode']) ?? null,
+    rating: r.rating === null || r.rating === undefined ? null : Number(r.rating) === 1 ? 1 : -1,
+    comment: (r.comment as string | null) ?? null,
+  };
+}
+
+export function toAdminDocument(r: Record<string, unknown>): AdminDocument {
+  return {
+    id: String(r.id),
+    source: String(r.source),
+    title: String(r.title),
+    status: String(r.status),
+    enabled: r.enabled === true,
+    chunks: Number(r.chunks),
+    updated_at: iso(r.updated_at),
+    embedding_model: (r.embedding_model as string | null) ?? null,
+    source_type: (r.source_type as string | null) ?? null,
+    url: (r.url as string | null) ?? null,
+  };
+}
+
+/** admin_overview's JSON, numbers as numbers (jsonb counts may arrive as strings from some drivers). */
+export function toOverview(raw: unknown): Overview {
+  const o = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Record<string, unknown>;
+  const n = (x: unknown) => Number(x ?? 0);
+  return {
+    from: iso(o.from),
+    to: iso(o.to),
+    questions: n(o.questions),
+    answered: n(o.answered),
+    refused: n(o.refused),
+    up: n(o.up),
+    down: n(o.down),
+    median_confidence: (o.median_confidence as Overview['median_confidence']) ?? null,
+    median_evidence: o.median_evidence === null || o.median_evidence === undefined ? null : Number(o.median_evidence),
+    days: ((o.days as Record<string, unknown>[]) ?? []).map((d) => ({
+      day: String(d.day),
+      questions: n(d.questions),
+      answered: n(d.answered),
+      refused: n(d.refused),
+      up: n(d.up),
+      down: n(d.down),
+    })),
+  };
 }

@@ -206,7 +206,50 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     const { rows } = await pg.db.query<{ chunks: string }>('select chunks from kb_corpus_stats');
     expect(Number(rows[0]!.chunks)).toBe(2);
   },
+  // The console's (admins only; Alice's claims with the admin role).
+  adminWhoami: async () => expect(await chat.adminWhoami(await asAdmin())).toEqual({ user_id: world.alice.sub }),
+  adminListGaps: async () => {
+    const { messageId } = await aliceTurn('Do you ship to Mars?');
+    await chat.recordContentGap(world.alice, 'Do you ship to Mars?', 'no_evidence', messageId);
+    const page = await chat.adminListGaps(await asAdmin(), { status: 'open', limit: 10, offset: 0 });
+    expect([page.total, page.items.map((g) => [g.question_key, g.asked, g.done_at])]).toEqual([1, [['do you ship to mars?', 1, null]]]);
+  },
+  adminSetGapDone: async () => {
+    const { messageId } = await aliceTurn('Do you ship to Mars?');
+    await chat.recordContentGap(world.alice, 'Do you ship to Mars?', 'no_evidence', messageId);
+    expect(await chat.adminSetGapDone(await asAdmin(), 'do you ship to mars?', true)).toBe(true);
+    expect(await chat.adminSetGapDone(await asAdmin(), 'never asked', true)).toBe(false);
+  },
+  adminListConversations: async () => {
+    const { answerId } = await aliceTurn('Refunds?');
+    const page = await chat.adminListConversations(await asAdmin(), { rating: 'any', outcome: 'answered', limit: 10, offset: 0 });
+    expect(page.items.map((c) => [c.message_id, c.question, c.answer, c.rating])).toEqual([[answerId, 'Refunds?', 'Within 14 days.', null]]);
+  },
+  adminListDocuments: async () => {
+    const page = await chat.adminListDocuments(await asAdmin(), { q: 'bill', limit: 10, offset: 0 });
+    expect(page.items.map((d) => [d.id, d.title, d.chunks, d.embedding_model])).toEqual([[world.documentId, 'Billing', 2, MODEL]]);
+  },
+  adminSetDocumentEnabled: async () => {
+    expect(await chat.adminSetDocumentEnabled(await asAdmin(), world.documentId, false)).toBe(true);
+    expect(await chat.hasDocuments()).toBe(false);
+  },
+  adminDeleteDocument: async () => {
+    expect(await chat.adminDeleteDocument(await asAdmin(), world.documentId)).toBe(true);
+    expect(await chat.adminDeleteDocument(await asAdmin(), world.documentId)).toBe(false);
+  },
+  adminOverview: async () => {
+    await aliceTurn('Refunds?');
+    const now = Date.now();
+    const overview = await chat.adminOverview(await asAdmin(), new Date(now - 86_400_000).toISOString(), new Date(now + 1000).toISOString());
+    expect([overview.questions, overview.answered, overview.refused, overview.days.length]).toEqual([1, 1, 0, 2]);
+  },
 };
+
+/** Alice with the admin role in app_metadata, as Supabase Auth would sign it. */
+async function asAdmin(): Promise<JwtClaims> {
+  const token = await sign({ sub: world.alice.sub, role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' }, exp: Math.floor(Date.now() / 1000) + 60 }, SECRET, 'HS256');
+  return verifyAccessToken(token, SECRET);
+}
 
 const CALLS = rpcCalls();
 

@@ -33,7 +33,7 @@ import {
   type StoredChunk,
   type TurnState,
 } from './types.ts';
-import { iso, toTurnState, type TurnRow } from './rows.ts';
+import { iso, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './rpc-retry.ts';
 
 /**
@@ -80,6 +80,16 @@ export const RETRIED: Record<string, boolean> = {
   // Replaces these chunks' embeddings.
   kb_set_embeddings: true,
   kb_optimize: true,
+  // The console's (20261125030000_admin_console.sql): reads, and writes that set a state (done, enabled).
+  admin_whoami: true,
+  admin_list_gaps: true,
+  admin_set_gap_done: true,
+  admin_list_conversations: true,
+  admin_list_documents: true,
+  admin_set_document_enabled: true,
+  // "Was it there?" would be wrong after a lost first response.
+  admin_delete_document: false,
+  admin_overview: true,
 };
 
 export interface SupabaseStoreOptions {
@@ -281,6 +291,48 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
     async listContentGaps(claims, limit): Promise<ContentGap[]> {
       const rows = (await asVisitor<ContentGap[]>(claims, 'list_content_gaps', { p_limit: limit })) ?? [];
       return rows.map((r) => ({ ...r, first_asked_at: iso(r.first_asked_at), last_asked_at: iso(r.last_asked_at) }));
+    },
+
+    async adminWhoami(claims) {
+      const row = single('admin_whoami', await asVisitor<{ user_id: string }[]>(claims, 'admin_whoami', {}));
+      return { user_id: row.user_id };
+    },
+
+    async adminListGaps(claims, q) {
+      const rows = await asVisitor<(Record<string, unknown> & { total: number })[]>(claims, 'admin_list_gaps', {
+        p_status: q.status, p_limit: q.limit, p_offset: q.offset,
+      });
+      return toPage(rows, q.limit, q.offset, toAdminGap);
+    },
+
+    async adminSetGapDone(claims, questionKey, done) {
+      return (await asVisitor<boolean>(claims, 'admin_set_gap_done', { p_question_key: questionKey, p_done: done })) === true;
+    },
+
+    async adminListConversations(claims, q) {
+      const rows = await asVisitor<(Record<string, unknown> & { total: number })[]>(claims, 'admin_list_conversations', {
+        p_rating: q.rating, p_outcome: q.outcome, p_from: q.from ?? null, p_to: q.to ?? null, p_limit: q.limit, p_offset: q.offset,
+      });
+      return toPage(rows, q.limit, q.offset, toAdminConversation);
+    },
+
+    async adminListDocuments(claims, q) {
+      const rows = await asVisitor<(Record<string, unknown> & { total: number })[]>(claims, 'admin_list_documents', {
+        p_query: q.q, p_limit: q.limit, p_offset: q.offset,
+      });
+      return toPage(rows, q.limit, q.offset, toAdminDocument);
+    },
+
+    async adminSetDocumentEnabled(claims, id, enabled) {
+      return (await asVisitor<boolean>(claims, 'admin_set_document_enabled', { p_id: id, p_enabled: enabled })) === true;
+    },
+
+    async adminDeleteDocument(claims, id) {
+      return (await asVisitor<boolean>(claims, 'admin_delete_document', { p_id: id })) === true;
+    },
+
+    async adminOverview(claims, from, to) {
+      return toOverview(await asVisitor<unknown>(claims, 'admin_overview', { p_from: from, p_to: to }));
     },
   };
 }

@@ -4,9 +4,9 @@
  * Methods that take `claims` run as that visitor, exactly as PostgREST would: role `authenticated` and
  * `request.jwt.claims` set, so row-level security applies.
  */
-import type { AnswerMode, Citation, FeedbackRating, Generated } from '../../protocol/index.ts';
+import type { AdminConversation, AdminDocument, AdminGap, AnswerMode, Citation, ConversationsQuery, FeedbackRating, Generated, Overview, Page } from '../../protocol/index.ts';
 
-export type { AnswerMode, Generated };
+export type { AnswerMode, ConversationsQuery, Generated };
 
 /**
  * The bearer token the claims were verified from. A store that forwards the visitor to the database as
@@ -160,7 +160,24 @@ export interface FeedbackRow {
   updated_at: string;
 }
 
-export interface ChatStore {
+/**
+ * The site-owner console's calls (supabase/migrations/20261125030000_admin_console.sql), each as the caller:
+ * admins only — the SQL functions refuse anyone else with a `forbidden` StoreError.
+ */
+export interface AdminStore {
+  /** Raises `forbidden` unless the claims are an admin's (checked in SQL: `admin_whoami`). */
+  adminWhoami(claims: JwtClaims): Promise<{ user_id: string }>;
+  adminListGaps(claims: JwtClaims, query: { status: 'open' | 'done' | 'all'; limit: number; offset: number }): Promise<Page<AdminGap>>;
+  /** False when there is no such gap. */
+  adminSetGapDone(claims: JwtClaims, questionKey: string, done: boolean): Promise<boolean>;
+  adminListConversations(claims: JwtClaims, query: ConversationsQuery): Promise<Page<AdminConversation>>;
+  adminListDocuments(claims: JwtClaims, query: { q: string; limit: number; offset: number }): Promise<Page<AdminDocument>>;
+  adminSetDocumentEnabled(claims: JwtClaims, id: string, enabled: boolean): Promise<boolean>;
+  adminDeleteDocument(claims: JwtClaims, id: string): Promise<boolean>;
+  adminOverview(claims: JwtClaims, from: string, to: string): Promise<Overview>;
+}
+
+export interface ChatStore extends AdminStore {
   kbStats(): Promise<KbStats>;
   /** At least one ready, enabled document (`kb_has_documents`): cheap, unlike kbStats' counts. */
   hasDocuments(): Promise<boolean>;
@@ -220,6 +237,11 @@ export interface LocalAuthStore {
   createRefreshToken(userId: string, ttlSeconds: number): Promise<string>;
   /** Uses up a refresh token: its user, or null when it is unknown, used or expired. */
   consumeRefreshToken(token: string): Promise<string | null>;
+  /**
+   * Local admin sign-in: uses up a one-time link (by its SHA-256) and returns the local admin's user id, or
+   * null when the link was used before. The first link ever used creates that user.
+   */
+  consumeAdminLink(tokenHash: string): Promise<string | null>;
 }
 
 export interface DocumentState {

@@ -53,3 +53,13 @@ as $$ select auth.jwt() ->> 'role' $$;
 alter default privileges in schema public grant all on tables to anon, authenticated, service_role;
 alter default privileges in schema public grant all on sequences to anon, authenticated, service_role;
 alter default privileges in schema public grant execute on functions to anon, authenticated, service_role;
+
+-- One-time sign-in links of the local admin (`npm run admin -- link`): a link is a signed token; when it is
+-- exchanged for a session its SHA-256 is stored here, so it can never be used again. The first exchange
+-- creates the local admin user; later ones sign in as that same user. On Supabase, Supabase Auth signs
+-- admins in (magic link or password) and none of this exists.
+create table if not exists auth.admin_link_uses (
+  token_hash text primary key,
+  user_id uuid not null references auth.users (id) on delete cascade,
+  used_at timestamptz not null default now()
+);

@@ -25,8 +25,20 @@ const MODEL = 'test-model';
 /** What an anon-key holder without a user token may call: /api/health's counts and the empty-KB check. */
 const OPEN_TO_ANON = ['kb_get_settings', 'kb_has_documents', 'kb_stats'];
 /** What a signed-in (e.g. anonymous) user may call; each has its bounds checked in BOUNDED below. */
+/** The console's functions (20261125030000): callable by signed-in users, each refusing all but admins itself. */
+const ADMIN_ONLY = [
+  'admin_delete_document',
+  'admin_list_conversations',
+  'admin_list_documents',
+  'admin_list_gaps',
+  'admin_overview',
+  'admin_set_document_enabled',
+  'admin_set_gap_done',
+  'admin_whoami',
+];
 const OPEN_TO_USERS = [
   ...OPEN_TO_ANON,
+  ...ADMIN_ONLY,
   'chat_begin_turn',
   'chat_finish_turn',
   'chat_save_generated',
@@ -62,7 +74,7 @@ let token: string;
 let mallory: JwtClaims;
 let alice: JwtClaims;
 /** Alice's data, which Mallory must neither read nor change. */
-const world = { session: '', question: '', answer: '', citedAnswer: '', enabledChunk: '', disabledChunk: '', chunks: 0 };
+const world = { session: '', question: '', answer: '', citedAnswer: '', enabledChunk: '', disabledChunk: '', chunks: 0, docId: '' };
 
 const owner = async <T>(sql: string, params: unknown[] = []) => (await pg.db.query<T>(sql, params)).rows;
 
@@ -120,6 +132,7 @@ beforeAll(async () => {
     citations: [{ n: 1, chunk_id: world.enabledChunk, document_id: docId, title: 'Billing', page: null, section: null, url: null, similarity: 0.9 }],
     meta: { kind: 'answer' },
   });
+  world.docId = docId;
 });
 afterAll(async () => {
   await server?.close();
@@ -385,6 +398,26 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
   async list_content_gaps(path) {
     expectRefused(await path.rpc('list_content_gaps', { p_limit: 1000 }, 'mallory'), 'mallory', /admins only/);
   },
+  // The console's: a visitor (Mallory) is refused before any argument is looked at, and changes nothing.
+  ...Object.fromEntries(
+    ADMIN_ONLY.map((fn) => [
+      fn,
+      async (path: AttackPath) => {
+        const args: Record<string, Record<string, unknown>> = {
+          admin_delete_document: { p_id: world.docId },
+          admin_set_document_enabled: { p_id: world.docId, p_enabled: false },
+          admin_set_gap_done: { p_question_key: 'x', p_done: true },
+          admin_list_gaps: { p_status: 'all', p_limit: 200, p_offset: 0 },
+          admin_list_conversations: { p_rating: 'any', p_outcome: 'any', p_from: null, p_to: null, p_limit: 200, p_offset: 0 },
+          admin_list_documents: { p_query: '', p_limit: 200, p_offset: 0 },
+          admin_overview: { p_from: '2026-01-01T00:00:00Z', p_to: '2026-02-01T00:00:00Z' },
+          admin_whoami: {},
+        };
+        expectRefused(await path.rpc(fn, args[fn]!, 'mallory'), 'mallory', /admins only/);
+        expect(await owner(`select enabled from kb_documents where id = $1`, [world.docId])).toEqual([{ enabled: true }]);
+      },
+    ]),
+  ),
 };
 
 describe.each([

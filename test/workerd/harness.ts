@@ -24,6 +24,7 @@ export const STAND_IN_ASSETS: Record<string, string | Uint8Array> = {
   'ort/1.31.0/ort-wasm-simd-threaded.wasm': new Uint8Array([0, 97, 115, 109]),
   'models/v-abcdef0123/test-model/config.json': '{"model_type":"bert"}\n',
   [ASSET_MANIFEST]: '{"models_url":"/models/v-abcdef0123/"}\n',
+  'admin/index.html': '<!doctype html><title>kb-chat console</title><kb-admin></kb-admin>\n',
 };
 export const SITE = 'https://docs.example.com';
 
@@ -42,7 +43,7 @@ export interface WorkerHarness {
  */
 export async function startWorker(
   bindings: Record<string, string> = {},
-  supabaseOptions: Pick<RpcServerOptions, 'signingKeys' | 'captcha'> = {},
+  supabaseOptions: Pick<RpcServerOptions, 'signingKeys' | 'captcha' | 'passwordUsers'> = {},
 ): Promise<WorkerHarness> {
   const outdir = await mkdtemp(join(tmpdir(), 'kb-chat-worker-'));
   const [, pg] = await Promise.all([

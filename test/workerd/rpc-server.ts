@@ -39,6 +39,11 @@ export interface RpcServerOptions {
    * here a token passes when it starts with `turnstile-ok` (Cloudflare's siteverify cannot be reached).
    */
   captcha?: boolean;
+  /**
+   * Accounts for Supabase Auth's password grant (`POST /auth/v1/token?grant_type=password`), each with the
+   * app_metadata Supabase puts in its tokens (e.g. `{ role: 'admin' }` for the console).
+   */
+  passwordUsers?: { email: string; password: string; appMetadata: Record<string, unknown> }[];
 }
 
 /** One handled request, for assertions about who called what. */
@@ -108,7 +113,7 @@ class HttpError extends Error {
   }
 }
 
-export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true, signingKeys = 'legacy', captcha = false }: RpcServerOptions): Promise<RpcServer> {
+export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true, signingKeys = 'legacy', captcha = false, passwordUsers = [] }: RpcServerOptions): Promise<RpcServer> {
   const now = Math.floor(Date.now() / 1000);
   const signing = signingKeys === 'asymmetric' ? await es256Key() : null;
   const key = (role: string) => sign({ iss: 'supabase', role, iat: now, exp: now + 10 * 365 * 86400 }, jwtSecret, 'HS256');
@@ -157,6 +162,7 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
 
     const body = await readJson(req);
     if (url.pathname === '/auth/v1/signup') return withFault('signup', entry, () => signUp(body));
+    if (url.pathname === '/auth/v1/token' && url.searchParams.get('grant_type') === 'password') return passwordSession(body);
     if (url.pathname === '/auth/v1/token' && url.searchParams.get('grant_type') === 'refresh_token') {
       return withFault('refresh', entry, () => refreshSession(body));
     }
@@ -316,7 +322,23 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     return { status: 200, body: await sessionFor(user) };
   }
 
-  async function sessionFor(user: { id: string; created_at: string }) {
+  /** Users of the password grant, created on their first sign-in. */
+  const passwordAccounts = new Map<string, { id: string; created_at: string }>();
+
+  /** `POST /auth/v1/token?grant_type=password`: a session for a configured account (400 otherwise, as Supabase). */
+  async function passwordSession(body: unknown): Promise<Answer> {
+    const { email, password } = (body ?? {}) as { email?: unknown; password?: unknown };
+    const account = passwordUsers.find((u) => u.email === email && u.password === password);
+    if (!account) throw new HttpError(400, { code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' });
+    let user = passwordAccounts.get(account.email);
+    if (!user) {
+      const { rows } = await store.db.query<{ id: string; created_at: string }>('insert into auth.users (is_anonymous) values (false) returning id, created_at');
+      passwordAccounts.set(account.email, (user = rows[0]!));
+    }
+    return { status: 200, body: await sessionFor(user, { is_anonymous: false, email: account.email, app_metadata: account.appMetadata, amr: [{ method: 'password', timestamp: Math.floor(Date.now() / 1000) }] }) };
+  }
+
+  async function sessionFor(user: { id: string; created_at: string }, extra: Record<string, unknown> = {}) {
     const iat = Math.floor(Date.now() / 1000);
     const accessToken = await sign(
       {
@@ -334,6 +356,7 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
         phone: '',
         app_metadata: {},
         user_metadata: {},
+        ...extra,
       },
       signing ? (signing.privateJwk as never) : jwtSecret,
       signing ? 'ES256' : 'HS256',

@@ -71,6 +71,19 @@ const CALLERS: Record<string, string[]> = {
   kb_chunks_count_trigger: ['service_role'],
   kb_documents_count_trigger: ['service_role'],
   kb_statistics_deferred: ['service_role'],
+  // The console (20261125030000): signed-in users may call them; each refuses all but admins itself.
+  admin_whoami: ['authenticated', 'service_role'],
+  admin_list_gaps: ['authenticated', 'service_role'],
+  admin_set_gap_done: ['authenticated', 'service_role'],
+  admin_list_conversations: ['authenticated', 'service_role'],
+  admin_list_documents: ['authenticated', 'service_role'],
+  admin_set_document_enabled: ['authenticated', 'service_role'],
+  admin_delete_document: ['authenticated', 'service_role'],
+  admin_overview: ['authenticated', 'service_role'],
+  // Their helpers (the admin check, the opaque visitor id, page bounds): called by them only.
+  kb_assert_admin: ['service_role'],
+  kb_visitor_id: ['service_role'],
+  kb_page_bounds: ['service_role'],
 };
 
 describe('supabase/migrations on a new database', () => {
@@ -143,6 +156,15 @@ describe('supabase/migrations on a new database', () => {
       `select proname from pg_proc where pronamespace = 'public'::regnamespace and prosecdef order by proname`,
     );
     expect(definers.map((d) => d.proname)).toEqual([
+      // The console's: each checks app_metadata.role = admin first (kb_assert_admin).
+      'admin_delete_document',
+      'admin_list_conversations',
+      'admin_list_documents',
+      'admin_list_gaps',
+      'admin_overview',
+      'admin_set_document_enabled',
+      'admin_set_gap_done',
+      'admin_whoami',
       // Chat writes check the caller themselves: visitors hold no INSERT/UPDATE/DELETE on the chat tables.
       'chat_begin_turn',
       'chat_finish_turn',

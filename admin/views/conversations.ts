@@ -1,0 +1,92 @@
+/** Conversations: each question with the answer (or refusal) it got, its citations, confidence, mode and rating. */
+import { css, html, nothing } from 'lit';
+import { customElement, state } from 'lit/decorators.js';
+import { ADMIN_PATHS, type AdminConversation, type Page } from '../../protocol/index.ts';
+import { formatTime } from '../api.ts';
+import { citationList } from './citations.ts';
+import { pager } from './pager.ts';
+import { AdminView } from './view.ts';
+
+@customElement('kb-admin-conversations')
+export class ConversationsView extends AdminView {
+  static override styles = [
+    ...AdminView.styles,
+    css`
+      article { background: var(--kb-admin-surface); border: 1px solid var(--kb-admin-border); border-radius: 8px; padding: 0.75rem 1rem; margin-bottom: 0.75rem; }
+      article h3 { margin: 0 0 0.25rem; font-size: 1rem; }
+      .meta { display: flex; flex-wrap: wrap; gap: 0.25rem 0.75rem; }
+      .answer { margin: 0.5rem 0; }
+      .comment { border-left: 4px solid var(--kb-admin-danger); padding-left: 0.75rem; margin: 0.5rem 0; }
+      .citations { margin: 0.25rem 0 0; padding-left: 1.5rem; }
+    `,
+  ];
+
+  @state() private page: Page<AdminConversation> | null = null;
+  @state() private filters = { rating: 'any', outcome: 'any', from: '', to: '' };
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    void this.load(0);
+  }
+
+  private load(offset: number) {
+    const { rating, outcome, from, to } = this.filters;
+    // Dates are days in the admin's own time zone; `to` includes its whole day.
+    const day = (value: string, plus = 0) => (value ? new Date(new Date(`${value}T00:00:00`).getTime() + plus).toISOString() : undefined);
+    return this.run(
+      () => this.api.get<Page<AdminConversation>>(ADMIN_PATHS.conversations, { rating, outcome, from: day(from), to: day(to, 86_400_000), limit: 25, offset }),
+      (page) => (this.page = page),
+    );
+  }
+
+  private set(name: keyof ConversationsView['filters'], value: string) {
+    this.filters = { ...this.filters, [name]: value };
+    void this.load(0);
+  }
+
+  override render() {
+    const items = this.page?.items ?? [];
+    const select = (name: 'rating' | 'outcome', label: string, options: [string, string][]) =>
+      html`<label>${label}
+        <select @change=${(e: Event) => this.set(name, (e.target as HTMLSelectElement).value)}>
+          ${options.map(([value, text]) => html`<option value=${value} ?selected=${this.filters[name] === value}>${text}</option>`)}
+        </select>
+      </label>`;
+    return html`<h2>Conversations</h2>
+      <p class="muted">Newest first. Visitors are shown as opaque ids: the same id is the same visitor, nothing more.</p>
+      <div class="filters">
+        ${select('rating', 'Rating', [['any', 'Any'], ['down', 'Not helpful (👎)'], ['up', 'Helpful (👍)'], ['none', 'Not rated']])}
+        ${select('outcome', 'Outcome', [['any', 'Any'], ['answered', 'Answered'], ['refused', 'Refused']])}
+        <label>From <input type="date" .value=${this.filters.from} @change=${(e: Event) => this.set('from', (e.target as HTMLInputElement).value)} /></label>
+        <label>To <input type="date" .value=${this.filters.to} @change=${(e: Event) => this.set('to', (e.target as HTMLInputElement).value)} /></label>
+      </div>
+      ${this.status()}
+      ${this.page && items.length === 0 ? html`<p>No conversations match.</p>` : nothing}
+      ${items.map((c) => this.renderItem(c))}
+      ${pager(this.page, (offset) => void this.load(offset))}`;
+  }
+
+  private renderItem(c: AdminConversation) {
+    const rating = c.rating === 1 ? html`<span class="badge ok">helpful</span>` : c.rating === -1 ? html`<span class="badge bad">not helpful</span>` : html`<span class="muted">not rated</span>`;
+    return html`<article>
+      <h3 class="text">${c.question}</h3>
+      <div class="meta muted">
+        <span>${formatTime(c.asked_at)}</span>
+        <span>visitor <code>${c.visitor}</code></span>
+        ${c.kind === 'refusal'
+          ? html`<span class="badge bad">refused${c.reason === 'empty_kb' ? ' (empty knowledge base)' : ''}</span>`
+          : html`<span>confidence ${c.confidence ?? '—'}</span><span>mode ${c.mode ?? '—'}</span>`}
+        ${rating}
+      </div>
+      <div class="answer text">${c.answer}</div>
+      ${c.comment ? html`<p class="comment text"><strong>Comment:</strong> ${c.comment}</p>` : nothing}
+      ${citationList(c.citations)}
+    </article>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'kb-admin-conversations': ConversationsView;
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The console's API on the production path: the Worker bundle in workerd, supabase-js to the PostgREST-like
+ * server over PGlite. An admin signs in with Supabase Auth's password grant (relayed by the Worker) and gets
+ * a token whose app_metadata.role is admin; every admin endpoint answers 401 without a token and 403 to a
+ * visitor; bodies and queries are validated; what a Worker cannot do (uploads, sign-in links) is said so;
+ * the console page is a static asset with its CSP.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AdminConversation, AdminDocument, AdminGap, AdminMe, AdminSession, AnonymousAuth, Overview, Page, TryResult } from '../../protocol/index.ts';
+import { seedKb } from '../../server/testing/api.ts';
+import { basis } from '../../server/testing/vectors.ts';
+import { startWorker, type WorkerHarness } from './harness.ts';
+
+let harness: WorkerHarness;
+let admin: string;
+let visitor: string;
+
+beforeAll(async () => {
+  harness = await startWorker({}, { passwordUsers: [
+    { email: 'owner@example.com', password: 'correct horse', appMetadata: { provider: 'email', role: 'admin' } },
+    { email: 'editor@example.com', password: 'battery staple', appMetadata: { provider: 'email' } },
+  ] });
+  await seedKb(harness.pg);
+  visitor = ((await (await harness.worker('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth).access_token;
+});
+afterAll(() => harness?.close());
+
+const call = (method: string, path: string, token: string | null, body?: unknown) =>
+  harness.worker(`/api/admin${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+const json = async <T>(res: Response | Promise<Response>) => (await (await res).json()) as T;
+
+describe('sign-in with Supabase Auth', () => {
+  it('relays the password grant; a wrong password is 401, a bad body 400, a link 404', async () => {
+    const res = await call('POST', '/password', null, { email: 'owner@example.com', password: 'correct horse' });
+    expect(res.status).toBe(200);
+    admin = ((await res.json()) as AdminSession).access_token;
+    expect(await json<AdminMe>(call('GET', '/me', admin))).toMatchObject({ role: 'admin', capabilities: { upload: false, server_embedding: false, link_sign_in: false, password_sign_in: true } });
+    expect((await call('POST', '/password', null, { email: 'owner@example.com', password: 'wrong' })).status).toBe(401);
+    const bad = await call('POST', '/password', null, { email: 'not-an-email', password: 'x' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^email: /);
+    expect((await call('POST', '/session', null, { link_token: 'x' })).status).toBe(404);
+    // A Supabase user without the admin role signs in, and is refused by every admin call.
+    const editor = await json<AdminSession>(call('POST', '/password', null, { email: 'editor@example.com', password: 'battery staple' }));
+    expect((await call('GET', '/me', editor.access_token)).status).toBe(403);
+  });
+});
+
+const ENDPOINTS: [string, string, unknown?][] = [
+  ['GET', '/me'],
+  ['GET', '/gaps?status=open'],
+  ['PUT', '/gaps', { question_key: 'x', done: true }],
+  ['GET', '/conversations'],
+  ['GET', '/documents'],
+  ['PUT', `/documents/${crypto.randomUUID()}`, { enabled: false }],
+  ['DELETE', `/documents/${crypto.randomUUID()}`],
+  ['GET', '/overview'],
+  ['POST', '/try', { message: 'How do refunds work?' }],
+  ['POST', '/documents/url', { url: 'https://example.com/' }],
+  ['GET', '/settings'],
+  ['PUT', '/settings', { answer_mode: 'extractive' }],
+];
+
+describe('every admin endpoint in workerd', () => {
+  it.each(ENDPOINTS)('%s %s: 401 without a token, 403 for a visitor', async (method, path, body) => {
+    expect((await call(method, path, null, body)).status).toBe(401);
+    expect((await call(method, path, visitor, body)).status).toBe(403);
+  });
+
+  it.each([
+    ['GET', '/gaps?status=closed', undefined, /^status: /],
+    ['GET', '/conversations?rating=meh', undefined, /^rating: /],
+    ['GET', '/conversations?limit=999', undefined, /^limit: /],
+    ['GET', '/documents?offset=x', undefined, /^offset: /],
+    ['PUT', '/documents/nope', { enabled: true }, /^id: /],
+    ['PUT', '/gaps', { question_key: 'x' }, /^done: /],
+    ['GET', '/overview?from=tomorrow', undefined, /^from: /],
+    ['POST', '/try', { message: '' }, /^message: /],
+  ] as const)('%s %s: 400 naming the field', async (method, path, body, message) => {
+    const res = await call(method, path, admin, body);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(message);
+  });
+
+  it('does what the console needs, through the same SQL functions as on Node', async () => {
+    const ask = (embedding: number[], message: string) =>
+      harness.worker('/api/chat', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${visitor}` },
+        body: JSON.stringify({ embedding, message, message_id: crypto.randomUUID() }),
+      });
+    expect(((await (await ask(basis(300), 'Do you ship to Mars?')).json()) as { type: string }).type).toBe('refusal');
+    expect(((await (await ask(basis(0), 'How do refunds work?')).json()) as { type: string }).type).toBe('answer');
+
+    const gaps = await json<Page<AdminGap>>(call('GET', '/gaps?status=open', admin));
+    expect(gaps.items.map((g) => g.question_key)).toEqual(['do you ship to mars?']);
+    expect((await call('PUT', '/gaps', admin, { question_key: 'do you ship to mars?', done: true })).status).toBe(200);
+    expect((await json<Page<AdminGap>>(call('GET', '/gaps?status=open', admin))).total).toBe(0);
+
+    const conversations = await json<Page<AdminConversation>>(call('GET', '/conversations', admin));
+    expect(conversations.items.map((c) => [c.question, c.kind])).toEqual([
+      ['How do refunds work?', 'answer'],
+      ['Do you ship to Mars?', 'refusal'],
+    ]);
+    expect(conversations.items[0]!.visitor).toMatch(/^v-[0-9a-f]{10}$/);
+
+    const overview = await json<Overview>(call('GET', '/overview', admin));
+    expect([overview.questions, overview.answered, overview.refused]).toEqual([2, 1, 1]);
+
+    const tried = await json<TryResult>(call('POST', '/try', admin, { message: 'How do refunds work?', embedding: basis(0) }));
+    expect(tried).toMatchObject({ decision: 'answer', embedded: true });
+    expect((await json<TryResult>(call('POST', '/try', admin, { message: 'refunds' }))).embedded).toBe(false); // no server embedding here
+
+    const docs = await json<Page<AdminDocument>>(call('GET', '/documents?q=internal', admin));
+    expect(docs.items.map((d) => d.title)).toEqual(['Internal']);
+    expect((await call('PUT', `/documents/${docs.items[0]!.id}`, admin, { enabled: false })).status).toBe(200);
+    expect((await call('DELETE', `/documents/${docs.items[0]!.id}`, admin)).status).toBe(200);
+    expect((await json<Page<AdminDocument>>(call('GET', '/documents', admin))).total).toBe(1);
+  });
+
+  it('uploads are the Node server’s: 501 here, pointing to the CLI', async () => {
+    const res = await call('POST', '/documents/url', admin, { url: 'https://example.com/' });
+    expect(res.status).toBe(501);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain('npm run ingest');
+  });
+
+  it('serves the console page as a static asset, with its CSP, never framed', async () => {
+    const res = await harness.worker('/admin/');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('<kb-admin>');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+});
