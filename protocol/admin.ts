@@ -91,6 +91,8 @@ export interface AdminConversation {
   /** 1 (👍), -1 (👎) or null (not rated). */
   rating: 1 | -1 | null;
   comment: string | null;
+  /** Generative mode: the answer the visitor's model wrote from the quoted one's sources (text ≤ 4,000 characters). */
+  generated: { text: string; model: string } | null;
 }
 
 export const DocumentsQuerySchema = v.object({

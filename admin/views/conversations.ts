@@ -17,6 +17,8 @@ export class ConversationsView extends AdminView {
       .meta { display: flex; flex-wrap: wrap; gap: 0.25rem 0.75rem; }
       .answer { margin: 0.5rem 0; }
       .comment { border-left: 4px solid var(--kb-admin-danger); padding-left: 0.75rem; margin: 0.5rem 0; }
+      .written { border-left: 4px solid var(--kb-admin-accent); padding-left: 0.75rem; margin: 0.5rem 0; }
+      .written p { margin: 0 0 0.25rem; }
       .citations { margin: 0.25rem 0 0; padding-left: 1.5rem; }
     `,
   ];
@@ -79,6 +81,10 @@ export class ConversationsView extends AdminView {
         ${rating}
       </div>
       <div class="answer text">${c.answer}</div>
+      ${c.generated
+        ? html`<div class="written"><p class="muted">Written by <code>${c.generated.model}</code> in the visitor's browser from these sources:</p>
+            <div class="answer text">${c.generated.text}</div></div>`
+        : nothing}
       ${c.comment ? html`<p class="comment text"><strong>Comment:</strong> ${c.comment}</p>` : nothing}
       ${citationList(c.citations)}
     </article>`;

@@ -174,7 +174,17 @@ describe('what the endpoints do', () => {
       ['How do refunds work?', 'answer', -1],
     ]);
     const answer = mine[1]!;
-    expect(answer).toMatchObject({ comment: 'Wrong: I meant annual plans', confidence: expect.any(String), mode: 'vector' });
+    expect(answer).toMatchObject({ comment: 'Wrong: I meant annual plans', confidence: expect.any(String), mode: 'vector', generated: null });
+    expect(mine[0]!.generated).toBeNull();
+    // Generative mode: the visitor's written version shows beside the quoted answer, flagged with its model.
+    const save = await api.app.request(`/api/chat/${answer_message_id}/generated`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${v.token}` },
+      body: JSON.stringify({ text: 'Refunds come within 14 days [1].', model: 'test-double/lm' }),
+    });
+    expect(save.status).toBe(200);
+    const withWritten = await json<Page<AdminConversation>>(call('GET', '/conversations?rating=down', admin));
+    expect(withWritten.items[0]!.generated).toEqual({ text: 'Refunds come within 14 days [1].', model: 'test-double/lm' });
     expect(answer.citations[0]).toMatchObject({ title: 'Billing' });
     expect(answer.visitor).toMatch(/^v-[0-9a-f]{10}$/);
     expect(JSON.stringify(all)).not.toContain(v.userId);

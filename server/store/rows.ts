@@ -71,7 +71,12 @@ export function toAdminConversation(r: Record<string, unknown>): AdminConversati
     mode: (r.mode as AdminConversation['mode']) ?? null,
     rating: r.rating === null || r.rating === undefined ? null : Number(r.rating) === 1 ? 1 : -1,
     comment: (r.comment as string | null) ?? null,
+    generated: isGenerated(r.generated) ? { text: r.generated.text, model: r.generated.model } : null,
   };
+}
+
+function isGenerated(value: unknown): value is { text: string; model: string } {
+  return typeof value === 'object' && value !== null && typeof (value as { text?: unknown }).text === 'string' && typeof (value as { model?: unknown }).model === 'string';
 }
 
 export function toAdminDocument(r: Record<string, unknown>): AdminDocument {
