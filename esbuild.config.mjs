@@ -56,7 +56,7 @@ const ENTRIES = [
 /** gzip budgets in bytes (issue 4): the loader paints the bubble; the chat UI is everything but the worker. */
 export const BUDGETS = { 'kb-chat.js': 4 * 1024, 'kb-chat-ui.js': 40 * 1024 };
 
-/** The one ONNX Runtime binary the embedder asks for (widget/embedder/embedder.worker.ts, ORT_WASM_FILE). */
+/** The one ONNX Runtime binary the workers ask for (widget/workers/transformers-setup.ts, ORT_WASM_FILE). */
 export const ORT_WASM_FILE = 'ort-wasm-simd-threaded.wasm';
 
 /**

@@ -19,7 +19,6 @@
  * `navigator.gpu.requestAdapter()` answers — untested on a real GPU.
  */
 import {
-  env,
   InterruptableStoppingCriteria,
   pipeline,
   TextStreamer,
@@ -27,11 +26,7 @@ import {
 } from '@huggingface/transformers';
 import { DEFAULT_MAX_NEW_TOKENS, type GeneratorGenerate, type GeneratorInit, type GeneratorRequest, type GeneratorResponse } from './messages.ts';
 import { buildPrompt, type ChatMessage } from './prompt.ts';
-
-/** The ONNX Runtime binary matching the CPU build bundled into this worker (as in the embedder). */
-export const ORT_WASM_FILE = 'ort-wasm-simd-threaded.wasm';
-declare const __ORT_VERSION__: string;
-export const ORT_VERSION = __ORT_VERSION__;
+import { downloadProgress, useModelsFrom } from '../workers/transformers-setup.ts';
 
 /**
  * `q4` = `onnx/model_q4.onnx`: 4-bit weights (MatMulNBits, which the wasm backend runs). The SmolLM2 repos
@@ -71,39 +66,11 @@ function nextTask(): Promise<void> {
 }
 
 function load({ model, modelsUrl, wasmUrl }: GeneratorInit): Promise<TextGenerationPipeline> {
-  // As the embedder (embedder.worker.ts): everything from the API's origin, no model hub, no CDN.
-  const models = new URL(modelsUrl);
-  if (models.origin === scope.location.origin) {
-    env.allowRemoteModels = false;
-    env.allowLocalModels = true;
-    env.localModelPath = models.pathname;
-  } else {
-    env.allowLocalModels = false;
-    env.allowRemoteModels = true;
-    env.remoteHost = models.href;
-    env.remotePathTemplate = '{model}/';
-  }
-  const wasm = env.backends.onnx.wasm;
-  if (wasm) {
-    wasm.wasmPaths = { wasm: new URL(`${ORT_VERSION}/${ORT_WASM_FILE}`, wasmUrl).href };
-    wasm.numThreads = 1;
-  }
-  env.useBrowserCache = typeof caches !== 'undefined';
-  const files = new Map<string, { loaded: number; total: number }>();
+  useModelsFrom({ modelsUrl, wasmUrl }, scope.location.origin);
   return pipeline('text-generation', model, {
     dtype: DTYPE,
     device: 'wasm',
-    progress_callback: (info: { status: string; file?: string; loaded?: number; total?: number }) => {
-      if (info.status !== 'progress' || !info.file || !info.total) return;
-      files.set(info.file, { loaded: info.loaded ?? 0, total: info.total });
-      let loaded = 0;
-      let total = 0;
-      for (const file of files.values()) {
-        loaded += file.loaded;
-        total += file.total;
-      }
-      post({ type: 'progress', loaded, total });
-    },
+    progress_callback: downloadProgress((loaded, total) => post({ type: 'progress', loaded, total })),
   }).then((pipe) => {
     yieldEachStep(pipe as TextGenerationPipeline);
     return pipe as TextGenerationPipeline;
