@@ -83,12 +83,13 @@ interface Visit {
   ask(question: string): Promise<ReturnType<Page['locator']>>;
 }
 
-async function visit(width = 1280): Promise<Visit> {
+async function visit(width = 1280, setup?: () => void): Promise<Visit> {
   const page = await (await browser.newContext({ viewport: { width, height: 900 } })).newPage();
   const requests: string[] = [];
   page.on('request', (request) => requests.push(new URL(request.url()).pathname));
   page.on('pageerror', (error) => console.error('[page error]', error));
   await page.goto(server.url);
+  if (setup) await page.evaluate(setup);
   await page.locator('kb-chat [part="bubble"]').click();
   await page.waitForFunction(() => (document.querySelector('kb-chat') as unknown as { ui?: { embedder: { status: string } } }).ui?.embedder.status === 'ready', null, { timeout: 30_000 });
   return {
@@ -194,6 +195,30 @@ describe('generative mode', () => {
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await answer.locator('img[onerror], script').count()).toBe(0);
     await page.close();
+  });
+
+  it('a writing model that cannot load, or writes too slowly, leaves the quoted answer and stores nothing', async () => {
+    await setMode('generative');
+    const broken = await visit(1280, () => {
+      (document.querySelector('kb-chat') as unknown as { generatorUrl: string }).generatorUrl = '/no-such-generator.js';
+    });
+    await broken.page.waitForFunction(() => (document.querySelector('kb-chat') as unknown as { ui: { generator: { status: string } } }).ui.generator.status === 'error', null, { timeout: 30_000 });
+    const quoted = await broken.ask('How do I add the chat widget to my website?');
+    await broken.page.waitForTimeout(300);
+    expect(await quoted.getAttribute('data-view')).toBe('quoted');
+    expect(await quoted.locator('[part="views"]').count()).toBe(0);
+    expect(await quoted.locator('.markdown').first().innerText()).toContain('script');
+    await broken.page.close();
+
+    const slow = await visit(1280, () => {
+      (document.querySelector('kb-chat') as unknown as { generatorTimeout: number }).generatorTimeout = 1;
+    });
+    const answer = await slow.ask('How do I add the chat widget to my website?');
+    expect(await written(slow.page)).toBe('failed');
+    expect(await answer.getAttribute('data-view')).toBe('quoted');
+    expect(await answer.locator('[part="views"]').count()).toBe(0);
+    expect(slow.requests.filter((p) => p.endsWith('/generated'))).toEqual([]); // nothing stored for it
+    await slow.page.close();
   });
 
   it('a model that says it cannot answer leaves the quoted answer, with no views to switch', async () => {
