@@ -106,7 +106,7 @@ const Threshold = v.pipe(v.number('must be a number'), v.finite('must be a numbe
  * the fields present are set, `null` clears one (the server's default applies again), absent ones stay.
  */
 export const SettingsUpdateSchema = v.pipe(
-  v.strictObject(
+  v.looseObject(
     {
       answer_mode: v.optional(v.nullable(AnswerModeSchema)),
       /** The gate's threshold in vector mode (cosine; CHAT_EVIDENCE_THRESHOLD). */
@@ -144,10 +144,16 @@ export const SettingsUpdateSchema = v.pipe(
         ),
       ),
     },
-    (issue) => `${issue.expected === 'never' ? 'is not a setting' : 'must be an object'}`,
+    'must be an object',
+  ),
+  // An unknown key is the body's fault, named in the message (a key need not be a valid field name).
+  v.check(
+    (update) => Object.keys(update).every((key) => SETTING_NAMES.includes(key)),
+    (issue) => `unknown setting ${JSON.stringify(Object.keys(issue.input as object).find((key) => !SETTING_NAMES.includes(key))?.slice(0, 40))}`,
   ),
   v.check((update) => Object.keys(update).length > 0, 'must name at least one setting'),
 );
+const SETTING_NAMES: readonly string[] = ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions'];
 export type SettingsUpdate = v.InferOutput<typeof SettingsUpdateSchema>;
 
 /** Where a setting in effect comes from: `admin` (stored by kb_set_settings) or `server` (its default). */

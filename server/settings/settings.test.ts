@@ -130,7 +130,7 @@ describe('GET/PUT /api/admin/settings: thresholds, greeting, refusal suggestions
       [{ refusal_suggestions: ['a', 'b', 'c', 'd', 'e', 'f'] }, 'refusal_suggestions'],
       [{ refusal_suggestions: ['fine', 'y'.repeat(121)] }, 'refusal_suggestions.1'],
       [{ refusal_suggestions: 'Contact us' }, 'refusal_suggestions'],
-      [{ threshold: 0.5 }, 'threshold'],
+      [{ threshold: 0.5 }, 'body'],
     ];
     for (const [body, field] of cases) {
       const res = await settings('PUT', body);
