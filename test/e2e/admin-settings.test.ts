@@ -111,3 +111,15 @@ it('passes axe at phone width', async () => {
   await axe(phone);
   await phone.close();
 });
+
+it('shows a greeting and suggestions holding markup as text', async () => {
+  const payload = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+  await server.api.store.db.query('update kb_settings set greeting = $1, refusal_suggestions = $2', [payload, [payload]]);
+  await page.reload();
+  await view().locator('form').waitFor();
+  await expect.poll(() => view().locator('#greeting-about').textContent()).toContain(payload);
+  expect(await view().locator('#refusal_suggestions').inputValue()).toBe(payload);
+  expect(await view().locator('img, script').count()).toBe(0);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  await server.api.store.db.exec('update kb_settings set greeting = null, refusal_suggestions = null');
+});
