@@ -3,7 +3,7 @@
  * answer (a retry with the same message id) or retrieve, gate and extract a new one. The result is an
  * `Outcome` that the route sends as SSE, as one JSON body, or as a refusal.
  */
-import { PASSAGE_MAX_CHARS, type AnswerMode, type Citation, type Confidence, type Generated, type Passage, type Refusal, type Related, type RetrievalMode } from '../../protocol/index.ts';
+import { PASSAGE_MAX_CHARS, type Citation, type Confidence, type Generated, type Passage, type Refusal, type Related, type RetrievalMode } from '../../protocol/index.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { retrieve, type RetrievalOptions } from '../retrieval/index.ts';
 import type { ChatStore, JwtClaims, StoredAnswer, TurnState } from '../store/types.ts';

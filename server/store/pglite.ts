@@ -24,7 +24,6 @@ import {
   type LocalAuthStore,
   type SearchChunkRow,
   type SearchChunksParams,
-  type AnswerMode,
   type ContentGap,
   type FeedbackRow,
   type ConversationsQuery,

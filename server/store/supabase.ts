@@ -26,7 +26,6 @@ import {
   type SearchChunksParams,
   type ContentGap,
   type FeedbackRow,
-  type SettingsPatch,
   type StoredSettings,
   type MessageRow,
   type RateLimitState,
