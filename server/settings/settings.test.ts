@@ -110,6 +110,18 @@ describe('GET/PUT /api/admin/settings: thresholds, greeting, refusal suggestions
     expect((await ask()).type).toBe('refusal');
   });
 
+  it('reads the settings once per question', async () => {
+    let reads = 0;
+    const counting = api.instance({ store: Object.assign(Object.create(api.store), { getSettings: () => (reads++, api.store.getSettings()) }) });
+    const visitor = await api.signIn(counting);
+    reads = 0;
+    await (await api.chat(visitor.token, refunds(), {}, counting)).text(); // streamed
+    expect(reads).toBe(1);
+    await settings('PUT', { evidence_threshold: 0.9 });
+    await api.chat(visitor.token, refunds(), { headers: { Accept: 'application/json' } }, counting); // refused
+    expect(reads).toBe(2);
+  });
+
   it('/api/config carries the greeting only when an admin set one', async () => {
     const config = async () => (await (await api.app.request('/api/config')).json()) as { greeting?: string };
     expect(await config()).not.toHaveProperty('greeting');
