@@ -81,6 +81,8 @@ export const ClientConfigSchema = v.object({
   answer_mode: v.optional(AnswerModeSchema),
   /** Generative mode: the model id the widget loads from `models_url` (KB_GENERATION_MODEL). */
   generation_model: v.optional(v.string()),
+  /** An admin's greeting (`/api/admin/settings`); the page's `greeting` attribute wins over it. */
+  greeting: v.optional(v.string()),
 });
 export type ClientConfig = v.InferOutput<typeof ClientConfigSchema>;
 
@@ -92,19 +94,97 @@ export interface Health {
   kb: { documents: number; ready_documents: number; chunks: number; embeddings: number };
 }
 
-/** `GET/PUT /api/admin/settings` (admins): what an admin may change at runtime, stored in the database. */
-export const SettingsUpdateSchema = v.object({
-  /** null clears the admin's choice: the server's KB_ANSWER_MODE applies again. */
-  answer_mode: v.nullable(AnswerModeSchema),
-});
+/** Bounds of the settings, the same as kb_settings' CHECKs and kb_set_settings' checks. */
+export const GREETING_MAX_CHARS = 500;
+export const REFUSAL_SUGGESTIONS_MAX = 5;
+export const REFUSAL_SUGGESTION_MAX_CHARS = 120;
+
+const Threshold = v.pipe(v.number('must be a number'), v.finite('must be a number'), v.minValue(0, 'must be from 0 to 1'), v.maxValue(1, 'must be from 0 to 1'));
+
+/**
+ * `PUT /api/admin/settings` (admins): what an admin may change at runtime, stored in the database. A patch:
+ * the fields present are set, `null` clears one (the server's default applies again), absent ones stay.
+ */
+export const SettingsUpdateSchema = v.pipe(
+  v.looseObject(
+    {
+      answer_mode: v.optional(v.nullable(AnswerModeSchema)),
+      /** The gate's threshold in vector mode (cosine; CHAT_EVIDENCE_THRESHOLD). */
+      evidence_threshold: v.optional(v.nullable(Threshold)),
+      /** … in lexical mode (coverage; CHAT_LEXICAL_THRESHOLD). */
+      lexical_threshold: v.optional(v.nullable(Threshold)),
+      /** … in hybrid mode (mean of cosine and coverage; CHAT_HYBRID_THRESHOLD). */
+      hybrid_threshold: v.optional(v.nullable(Threshold)),
+      /** The widget's greeting when the page sets no `greeting` attribute. */
+      greeting: v.optional(
+        v.nullable(
+          v.pipe(
+            v.string('must be a string'),
+            v.trim(),
+            v.minLength(1, 'must not be empty (null: the widget\'s own greeting)'),
+            v.maxLength(GREETING_MAX_CHARS, `must be at most ${GREETING_MAX_CHARS} characters`),
+          ),
+        ),
+      ),
+      /** What a "no evidence" refusal offers the visitor; [] offers none. */
+      refusal_suggestions: v.optional(
+        v.nullable(
+          v.pipe(
+            v.array(
+              v.pipe(
+                v.string('must be a string'),
+                v.trim(),
+                v.minLength(1, 'must not be empty'),
+                v.maxLength(REFUSAL_SUGGESTION_MAX_CHARS, `must be at most ${REFUSAL_SUGGESTION_MAX_CHARS} characters`),
+              ),
+              'must be a list of strings',
+            ),
+            v.maxLength(REFUSAL_SUGGESTIONS_MAX, `must have at most ${REFUSAL_SUGGESTIONS_MAX} items`),
+          ),
+        ),
+      ),
+    },
+    'must be an object',
+  ),
+  // An unknown key is the body's fault, named in the message (a key need not be a valid field name).
+  v.check(
+    (update) => Object.keys(update).every((key) => SETTING_NAMES.includes(key)),
+    (issue) => `unknown setting ${JSON.stringify(Object.keys(issue.input as object).find((key) => !SETTING_NAMES.includes(key))?.slice(0, 40))}`,
+  ),
+  v.check((update) => Object.keys(update).length > 0, 'must name at least one setting'),
+);
+const SETTING_NAMES: readonly string[] = ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions'];
 export type SettingsUpdate = v.InferOutput<typeof SettingsUpdateSchema>;
 
+/** Where a setting in effect comes from: `admin` (stored by kb_set_settings) or `server` (its default). */
+export type SettingSource = 'admin' | 'server';
+
+/**
+ * `GET/PUT /api/admin/settings`: for every setting, the value in effect, its source and the server's
+ * default (what `null` returns to) — `answer_mode`, `answer_mode_source`, `server_answer_mode`, and so on.
+ */
 export interface Settings {
   /** In effect: the admin's choice, else the server's default. */
   answer_mode: AnswerMode;
   /** Where it comes from: `admin` (stored) or `server` (KB_ANSWER_MODE, default extractive). */
-  answer_mode_source: 'admin' | 'server';
+  answer_mode_source: SettingSource;
   /** The server's default, what `answer_mode: null` returns to. */
   server_answer_mode: AnswerMode;
+  evidence_threshold: number;
+  evidence_threshold_source: SettingSource;
+  server_evidence_threshold: number;
+  lexical_threshold: number;
+  lexical_threshold_source: SettingSource;
+  server_lexical_threshold: number;
+  hybrid_threshold: number;
+  hybrid_threshold_source: SettingSource;
+  server_hybrid_threshold: number;
+  /** null: no greeting set here; the widget shows its own (or its `greeting` attribute). */
+  greeting: string | null;
+  greeting_source: SettingSource;
+  server_greeting: null;
+  refusal_suggestions: string[];
+  refusal_suggestions_source: SettingSource;
+  server_refusal_suggestions: string[];
   updated_at: string;
 }

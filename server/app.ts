@@ -23,6 +23,7 @@ import { searchRoute } from './search/route.ts';
 import { admission, AdmissionQueue, type AdmissionOptions } from './http/admission.ts';
 import { errorBody, fromStoreError, onAppError } from './http/errors.ts';
 import { setBaseSecurityHeaders } from './http/security-headers.ts';
+import { settingsReader, type SettingsDefaults } from './settings/runtime.ts';
 import type { RetrievalOptions } from './retrieval/index.ts';
 import type { AnswerMode, ChatStore, LocalAuthStore } from './store/types.ts';
 
@@ -160,12 +161,16 @@ export function createApp(deps: AppDeps) {
     return c.json<Health>({ status: 'ok', embed_model: embedModel, evidence_threshold: evidenceThreshold, kb });
   });
 
-  const serverAnswerMode = deps.answerMode ?? 'extractive';
+  const chatRetrieval: RetrievalOptions = { ...deps.retrieval, evidenceThreshold, ...(deps.confidence ? { confidence: deps.confidence } : {}) };
+  const settingsDefaults: SettingsDefaults = { answerMode: deps.answerMode ?? 'extractive', retrieval: chatRetrieval };
+  // Read per use (never cached), so an admin's change applies at once on every instance and isolate. The
+  // widget must load even when the database does not answer: then the server's defaults apply.
+  const readSettings = settingsReader(store, settingsDefaults);
   app.get(API_PATHS.config, async function clientConfig(c) {
-    // The widget must load even when the database does not answer: then the server's default mode applies.
-    const stored = await store.getSettings().catch(() => null);
+    const settings = await readSettings();
     return c.json<ClientConfig>({
-      answer_mode: stored?.answer_mode ?? serverAnswerMode,
+      answer_mode: settings.answerMode,
+      ...(settings.greeting ? { greeting: settings.greeting } : {}),
       generation_model: deps.generationModel ?? DEFAULT_GENERATION_MODEL,
       embed_model: embedModel,
       dimensions: 384,
@@ -196,7 +201,6 @@ export function createApp(deps: AppDeps) {
     );
   }
 
-  const chatRetrieval: RetrievalOptions = { ...deps.retrieval, evidenceThreshold, ...(deps.confidence ? { confidence: deps.confidence } : {}) };
   app.route(
     API_PATHS.chat,
     chatRoute({
@@ -206,7 +210,7 @@ export function createApp(deps: AppDeps) {
       retrieval: chatRetrieval,
       streaming,
       streams,
-      answerMode: async () => (await store.getSettings()).answer_mode ?? serverAnswerMode,
+      settings: readSettings,
     }),
   );
   app.route(API_PATHS.search, searchRoute({ store, auth, rateLimit }));
@@ -218,8 +222,7 @@ export function createApp(deps: AppDeps) {
     adminRoute({
       store,
       auth,
-      serverAnswerMode,
-      retrieval: chatRetrieval,
+      settings: settingsDefaults,
       rateLimit: deps.admin?.rateLimit,
       embedQuestion: deps.admin?.embedQuestion,
       uploader: deps.admin?.uploader,

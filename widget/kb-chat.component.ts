@@ -31,7 +31,7 @@ const ICON =
  *
  * @attr {string} api-url - Base URL of the kb-chat API. Default: the origin this script was loaded from.
  * @attr {string} heading - Panel title. Default "Ask our docs".
- * @attr {string} greeting - A first message shown in an empty chat.
+ * @attr {string} greeting - A first message shown in an empty chat. Without it, the greeting a site owner set in the console (`/api/config`), if any.
  * @attr {string} placeholder - Placeholder of the question field.
  * @attr {string} model-base-url - Where the browser fetches the embedding model (overrides the server's `models_url`).
  * @attr {boolean} open - Whether the panel is open; set it in the HTML to start open.

@@ -86,10 +86,14 @@ describe('GET/PUT /api/admin/settings (the answer mode, issue 13)', () => {
     expect((await call('PUT', visitor.token, { answer_mode: 'generative' })).status).toBe(403);
     expect((await call('PUT', null, { answer_mode: 'generative' })).status).toBe(401);
     const admin = await tokenFor({ role: 'admin' });
-    for (const body of [{ answer_mode: 'poetry' }, {}, { answer_mode: 1 }]) {
+    for (const [body, field] of [
+      [{ answer_mode: 'poetry' }, 'answer_mode'],
+      [{}, 'body'],
+      [{ answer_mode: 1 }, 'answer_mode'],
+    ] as const) {
       const res = await call('PUT', admin, body);
       expect(res.status).toBe(400);
-      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/^answer_mode: /);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`^${field}: `));
     }
     expect(await (await call('GET', admin)).json()).toMatchObject({ answer_mode: 'extractive', answer_mode_source: 'server' });
   });

@@ -28,8 +28,9 @@ import { requireAuth, type AuthVariables, type TokenVerification } from '../auth
 import { parseBody, readJson } from '../chat/request.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
-import type { RetrievalOptions } from '../retrieval/index.ts';
-import { StoreError, type AnswerMode, type ChatStore, type ContentGap, type StoredSettings } from '../store/types.ts';
+import { DEFAULT_EVIDENCE_THRESHOLD } from '../config/index.ts';
+import { adminSettings, settingsReader, type SettingsDefaults } from '../settings/runtime.ts';
+import { StoreError, type ChatStore, type ContentGap } from '../store/types.ts';
 import { sessionRoute, type AdminSignIn } from './session.ts';
 import { tryQuestion, type EmbedQuestion } from './try.ts';
 import { uploadRoute, type AdminUploader } from './upload.ts';
@@ -37,9 +38,11 @@ import { uploadRoute, type AdminUploader } from './upload.ts';
 export interface AdminRouteOptions {
   store: ChatStore;
   auth: TokenVerification;
-  serverAnswerMode?: AnswerMode;
-  /** The chat endpoint's retrieval options: "try a question" decides exactly as a visitor's question is decided. */
-  retrieval?: RetrievalOptions;
+  /**
+   * The server's defaults of every setting, the chat endpoint's retrieval options among them: "try a
+   * question" merges the stored settings into them as the chat does, so it decides as a visitor's question is decided.
+   */
+  settings?: SettingsDefaults;
   /** Requests per admin per window; default 300 a minute (a console page makes a few calls per view). */
   rateLimit?: { limit: number; windowSeconds: number };
   /** Embeds a question on the server (Node: the ingestion model); without it, the console's embedding or keywords. */
@@ -52,7 +55,8 @@ export interface AdminRouteOptions {
 const UUID = v.pipe(v.string(), v.uuid('must be a UUID'));
 
 export function adminRoute(options: AdminRouteOptions) {
-  const { store, auth, serverAnswerMode = 'extractive', retrieval = { evidenceThreshold: 0.35 } } = options;
+  const { store, auth } = options;
+  const defaults: SettingsDefaults = options.settings ?? { answerMode: 'extractive', retrieval: { evidenceThreshold: DEFAULT_EVIDENCE_THRESHOLD } };
   const app = new Hono<{ Variables: AuthVariables }>();
   // Sign-in comes before the token check: it is how a token is obtained.
   app.route('/', sessionRoute(options.signIn ?? {}));
@@ -70,12 +74,6 @@ export function adminRoute(options: AdminRouteOptions) {
     if (error instanceof StoreError && error.kind === 'forbidden') throw new AppError(403, 'forbidden', `Only administrators can ${what}.`);
     throw fromStoreError(error);
   };
-  const settings = (stored: StoredSettings): Settings => ({
-    answer_mode: stored.answer_mode ?? serverAnswerMode,
-    answer_mode_source: stored.answer_mode ? 'admin' : 'server',
-    server_answer_mode: serverAnswerMode,
-    updated_at: stored.updated_at,
-  });
   const query = <S extends v.GenericSchema>(schema: S, c: { req: { query(): Record<string, string> } }) => parseBody(schema, c.req.query());
   const id = (raw: string) => parseBody(v.object({ id: UUID }), { id: raw }).id;
 
@@ -152,17 +150,19 @@ export function adminRoute(options: AdminRouteOptions) {
     const request = parseBody(TryRequestSchema, await readJson(c.req.raw));
     // The same SQL check as every other admin call, before any search runs as this user.
     await store.adminWhoami(c.get('claims')).catch(adminsOnly('try questions'));
-    return c.json(await tryQuestion(store, c.get('claims'), request, retrieval, options.embedQuestion));
+    // The settings in effect, read as the chat reads them (the server's defaults if they cannot be read).
+    const { retrieval, refusalSuggestions } = await settingsReader(store, defaults)();
+    return c.json(await tryQuestion(store, c.get('claims'), request, retrieval, options.embedQuestion, refusalSuggestions));
   });
 
   app.get('/settings', async function readSettings(c) {
-    return c.json<Settings>(settings(await store.getSettings().catch(adminsOnly('see the settings'))));
+    return c.json<Settings>(adminSettings(await store.getSettings().catch(adminsOnly('see the settings')), defaults));
   });
 
   app.put('/settings', async function changeSettings(c) {
     const update = parseBody(SettingsUpdateSchema, await readJson(c.req.raw));
-    const stored = await store.setSettings(c.get('claims'), { answer_mode: update.answer_mode }).catch(adminsOnly('change the settings'));
-    return c.json<Settings>(settings(stored));
+    const stored = await store.setSettings(c.get('claims'), update).catch(adminsOnly('change the settings'));
+    return c.json<Settings>(adminSettings(stored, defaults));
   });
 
   return app;

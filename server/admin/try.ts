@@ -23,6 +23,7 @@ export async function tryQuestion(
   request: TryRequest,
   retrieval: RetrievalOptions,
   embedQuestion?: EmbedQuestion,
+  refusalSuggestions?: readonly string[],
 ): Promise<TryResult> {
   const { text: query } = truncateForModel(cleanMessage(request.message));
   // A visitor whose browser has loaded the model sends an embedding; the server embeds here when it can.
@@ -66,7 +67,7 @@ export async function tryQuestion(
       confidence: null,
       candidates: candidates(new Set()),
       answer: null,
-      refusal: hasDocuments ? noEvidenceRefusal() : emptyKbRefusal(),
+      refusal: hasDocuments ? noEvidenceRefusal(refusalSuggestions) : emptyKbRefusal(),
     };
   }
   const answer = extractAnswer(query, verdict.chunks);

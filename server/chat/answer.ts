@@ -3,12 +3,13 @@
  * answer (a retry with the same message id) or retrieve, gate and extract a new one. The result is an
  * `Outcome` that the route sends as SSE, as one JSON body, or as a refusal.
  */
-import { PASSAGE_MAX_CHARS, type AnswerMode, type Citation, type Confidence, type Generated, type Passage, type Refusal, type Related, type RetrievalMode } from '../../protocol/index.ts';
+import { PASSAGE_MAX_CHARS, type Citation, type Confidence, type Generated, type Passage, type Refusal, type Related, type RetrievalMode } from '../../protocol/index.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { retrieve, type RetrievalOptions } from '../retrieval/index.ts';
 import type { ChatStore, JwtClaims, StoredAnswer, TurnState } from '../store/types.ts';
 import { extractAnswer } from './extract.ts';
 import { emptyKbRefusal, noEvidenceRefusal } from './refusal.ts';
+import type { RuntimeSettings } from '../settings/runtime.ts';
 import type { ReadChatRequest } from './request.ts';
 import { sessionTitle } from './title.ts';
 
@@ -36,10 +37,12 @@ export interface AnswerOutcome {
 
 export interface AnswerTurnOptions {
   /**
-   * The answer mode in effect (the admin's choice, else KB_ANSWER_MODE). Asked while the turn is recorded, so
-   * it adds no wait; generative mode only adds the passages — retrieval, the gate and refusals are the same.
+   * The settings in effect (an admin's, else the server's; server/settings): read once per question, while
+   * the turn is recorded, so it adds no wait. Their thresholds replace `retrieval`'s, their suggestions are
+   * what a "no evidence" refusal offers, and generative mode adds the passages. Must not reject (the
+   * reader falls back to the server's defaults); without it, `retrieval` and extractive mode apply.
    */
-  answerMode?: () => Promise<AnswerMode>;
+  settings?: () => Promise<Pick<RuntimeSettings, 'answerMode' | 'retrieval' | 'refusalSuggestions'>>;
 }
 
 export type Outcome = AnswerOutcome | { kind: 'refusal'; refusal: Refusal };
@@ -49,10 +52,11 @@ export async function answerTurn(
   claims: JwtClaims,
   request: ReadChatRequest,
   retrieval: RetrievalOptions,
-  { answerMode }: AnswerTurnOptions = {},
+  { settings }: AnswerTurnOptions = {},
 ): Promise<Outcome> {
-  // The mode never fails a question: without the settings, the answer is extractive (what every client shows).
-  const mode = answerMode?.().catch(() => 'extractive' as const) ?? Promise.resolve('extractive' as const);
+  // The settings never fail a question: without them, the server's retrieval options and extractive mode.
+  const fallback = { answerMode: 'extractive' as const, retrieval, refusalSuggestions: undefined };
+  const inEffect = settings?.().catch(() => fallback) ?? Promise.resolve(fallback);
   const turn = await store
     .beginTurn(claims, {
       session_id: request.session_id,
@@ -70,18 +74,17 @@ export async function answerTurn(
     return replayed;
   }
 
-  const found = await retrieve(store, { claims, question: request.query, embedding: request.embedding }, retrieval).catch(
-    rethrow,
-  );
+  const { answerMode, retrieval: options, refusalSuggestions } = await inEffect;
+  const found = await retrieve(store, { claims, question: request.query, embedding: request.embedding }, options).catch(rethrow);
   if (found.kind === 'refuse') {
     // Only a refusal needs to know whether the knowledge base is empty (a check that stops at the first
     // searchable document, not kb_stats' counts).
     const hasDocuments = await store.hasDocuments().catch(rethrow);
-    return refuse(store, claims, turn, request, hasDocuments ? noEvidenceRefusal() : emptyKbRefusal());
+    return refuse(store, claims, turn, request, hasDocuments ? noEvidenceRefusal(refusalSuggestions) : emptyKbRefusal());
   }
 
   const { text, citations, related } = extractAnswer(request.query, found.chunks);
-  const passages = (await mode) === 'generative' ? passagesOf(citations, found.chunks) : undefined;
+  const passages = answerMode === 'generative' ? passagesOf(citations, found.chunks) : undefined;
   return {
     kind: 'answer',
     session_id: turn.session_id,

@@ -28,12 +28,13 @@ export interface ChatRouteOptions {
   streaming: StreamOptions;
   /** Open streams on this instance; past `max`, new questions get 503 until one ends. */
   streams: StreamSlots;
-  answerMode?: AnswerTurnOptions['answerMode'];
+  /** The settings in effect, read once per question (server/settings). */
+  settings?: AnswerTurnOptions['settings'];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming, streams, answerMode }: ChatRouteOptions) {
+export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming, streams, settings }: ChatRouteOptions) {
   const app = new Hono<{ Variables: AuthVariables & { chatRequest: ReadChatRequest; generated: Generated } }>();
 
   // The body is read and validated before the rate limiter: an invalid request costs no database work and
@@ -53,7 +54,7 @@ export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming
     }
     const release = wantsJson ? () => {} : once(() => streams.release());
     try {
-      const outcome = await answerTurn(store, claims, request, retrieval, { answerMode });
+      const outcome = await answerTurn(store, claims, request, retrieval, { settings });
       if (outcome.kind === 'refusal') {
         release();
         return c.json(outcome.refusal);

@@ -24,10 +24,10 @@ import {
   type LocalAuthStore,
   type SearchChunkRow,
   type SearchChunksParams,
-  type AnswerMode,
   type ContentGap,
   type FeedbackRow,
   type ConversationsQuery,
+  type SettingsPatch,
   type StoredSettings,
   type MessageRow,
   type RateLimitState,
@@ -35,7 +35,7 @@ import {
   type StoredChunk,
   type TurnState,
 } from './types.ts';
-import { iso, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
+import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
 
 export interface PgliteStore extends ChatStore, LocalAuthStore, IngestStore {
   readonly db: PGlite;
@@ -207,14 +207,14 @@ class Store implements PgliteStore {
 
   async getSettings(): Promise<StoredSettings> {
     const { rows } = await this.run((q) => q.query<StoredSettings & { updated_at: Date }>('select * from kb_get_settings()'));
-    return { answer_mode: rows[0]!.answer_mode, updated_at: iso(rows[0]!.updated_at) };
+    return storedSettings(rows[0]!);
   }
 
-  async setSettings(claims: JwtClaims, settings: { answer_mode: AnswerMode | null }): Promise<StoredSettings> {
+  async setSettings(claims: JwtClaims, patch: SettingsPatch): Promise<StoredSettings> {
     const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<StoredSettings & { updated_at: Date }>('select * from kb_set_settings($1)', [settings.answer_mode]),
+      tx.query<StoredSettings & { updated_at: Date }>('select * from kb_set_settings($1::jsonb)', [JSON.stringify(patch)]),
     );
-    return { answer_mode: rows[0]!.answer_mode, updated_at: iso(rows[0]!.updated_at) };
+    return storedSettings(rows[0]!);
   }
 
   async adminWhoami(claims: JwtClaims): Promise<{ user_id: string }> {

@@ -3,7 +3,7 @@
  * PGlite hands back Dates and parsed JSON; PostgREST hands back ISO strings and parsed JSON.
  */
 import type { AdminConversation, AdminDocument, AdminGap, Citation, Overview, Page } from '../../protocol/index.ts';
-import type { TurnState } from './types.ts';
+import type { StoredSettings, TurnState } from './types.ts';
 
 /** One row of `chat_begin_turn`. */
 export interface TurnRow {
@@ -116,5 +116,18 @@ export function toOverview(raw: unknown): Overview {
       up: n(d.up),
       down: n(d.down),
     })),
+  };
+}
+
+/** A `kb_get_settings`/`kb_set_settings` row as the driver returns it (timestamps as Date or string). */
+export function storedSettings(row: Omit<StoredSettings, 'updated_at'> & { updated_at: Date | string }): StoredSettings {
+  return {
+    answer_mode: row.answer_mode ?? null,
+    evidence_threshold: row.evidence_threshold ?? null,
+    lexical_threshold: row.lexical_threshold ?? null,
+    hybrid_threshold: row.hybrid_threshold ?? null,
+    greeting: row.greeting ?? null,
+    refusal_suggestions: row.refusal_suggestions ?? null,
+    updated_at: new Date(row.updated_at).toISOString(),
   };
 }

@@ -152,14 +152,27 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     expect(await chat.saveGenerated(world.alice, answerId, { text: 'Other [1].', model: 'm' })).toEqual({ text: 'Refunds take 14 days [1].', model: 'm' });
   },
   getSettings: async () => {
-    expect((await chat.getSettings()).answer_mode).toBe(null);
+    expect(await chat.getSettings()).toMatchObject({
+      answer_mode: null,
+      evidence_threshold: null,
+      lexical_threshold: null,
+      hybrid_threshold: null,
+      greeting: null,
+      refusal_suggestions: null,
+      updated_at: expect.stringMatching(/^\d{4}-/),
+    });
   },
   setSettings: async () => {
     const token = await sign({ sub: world.alice.sub, role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' }, exp: Math.floor(Date.now() / 1000) + 60 }, SECRET, 'HS256');
     const admin = await verifyAccessToken(token, SECRET);
     expect((await chat.setSettings(admin, { answer_mode: 'generative' })).answer_mode).toBe('generative');
     expect((await chat.getSettings()).answer_mode).toBe('generative');
-    expect((await chat.setSettings(admin, { answer_mode: null })).answer_mode).toBe(null);
+    // The patch travels as JSON (p_patch jsonb): numbers, a string and an array arrive as such.
+    const all = { evidence_threshold: 0.5, lexical_threshold: 0.7, hybrid_threshold: 0.45, greeting: 'Hello from the docs', refusal_suggestions: ['Email us', 'Browse the FAQ'] };
+    expect(await chat.setSettings(admin, all)).toMatchObject({ ...all, answer_mode: 'generative' });
+    expect(await chat.getSettings()).toMatchObject(all);
+    expect(await chat.setSettings(admin, { answer_mode: null, greeting: null, refusal_suggestions: [] })).toMatchObject({ answer_mode: null, greeting: null, refusal_suggestions: [], evidence_threshold: 0.5 });
+    await pg.db.exec('update kb_settings set answer_mode = null, evidence_threshold = null, lexical_threshold = null, hybrid_threshold = null, refusal_suggestions = null');
   },
   documentState: async () => {
     expect(await ingest.documentState('docs/billing.md', MODEL)).toEqual({ document_id: world.documentId, status: 'ready', checksum: 'c1', stale_embeddings: 0 });

@@ -33,7 +33,7 @@ import {
   type StoredChunk,
   type TurnState,
 } from './types.ts';
-import { iso, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
+import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './rpc-retry.ts';
 
 /**
@@ -278,14 +278,12 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
     },
 
     async getSettings(): Promise<StoredSettings> {
-      const row = single('kb_get_settings', await rpc<StoredSettings[]>('kb_get_settings'));
-      return { answer_mode: row.answer_mode, updated_at: iso(row.updated_at) };
+      return storedSettings(single('kb_get_settings', await rpc<StoredSettings[]>('kb_get_settings')));
     },
 
-    async setSettings(claims, settings): Promise<StoredSettings> {
-      const rows = await asVisitor<StoredSettings[]>(claims, 'kb_set_settings', { p_answer_mode: settings.answer_mode });
-      const row = single('kb_set_settings', rows);
-      return { answer_mode: row.answer_mode, updated_at: iso(row.updated_at) };
+    async setSettings(claims, patch): Promise<StoredSettings> {
+      // A patch is idempotent (it sets values), so kb_set_settings is retried like a read.
+      return storedSettings(single('kb_set_settings', await asVisitor<StoredSettings[]>(claims, 'kb_set_settings', { p_patch: patch })));
     },
 
     async listContentGaps(claims, limit): Promise<ContentGap[]> {

@@ -220,15 +220,28 @@ export interface ChatStore extends AdminStore {
   saveGenerated(claims: JwtClaims, messageId: string, generated: Generated): Promise<Generated>;
   /** The runtime settings (`kb_get_settings`); readable without a user. */
   getSettings(): Promise<StoredSettings>;
-  /** Admins only (`kb_set_settings`); others get a `forbidden` StoreError. Null clears the admin's choice. */
-  setSettings(claims: JwtClaims, settings: { answer_mode: AnswerMode | null }): Promise<StoredSettings>;
+  /**
+   * Admins only (`kb_set_settings`); others get a `forbidden` StoreError, a value out of bounds an `invalid`
+   * one. A patch: fields present are set (null clears the admin's choice), absent ones are left alone.
+   */
+  setSettings(claims: JwtClaims, patch: SettingsPatch): Promise<StoredSettings>;
 }
 
 /** One row of `kb_settings` as the functions return it: null where no admin has chosen. */
 export interface StoredSettings {
   answer_mode: AnswerMode | null;
+  /** The gate's threshold in vector / lexical / hybrid mode (null: CHAT_EVIDENCE/LEXICAL/HYBRID_THRESHOLD). */
+  evidence_threshold: number | null;
+  lexical_threshold: number | null;
+  hybrid_threshold: number | null;
+  /** The widget's greeting (null: the widget's own, or its `greeting` attribute). */
+  greeting: string | null;
+  /** What a refusal offers (null: the server's list; [] none). */
+  refusal_suggestions: string[] | null;
   updated_at: string;
 }
+
+export type SettingsPatch = Partial<Omit<StoredSettings, 'updated_at'>>;
 
 /** Local mode only: the stand-in for Supabase Auth's anonymous sign-in creates the auth.users row. */
 export interface LocalAuthStore {

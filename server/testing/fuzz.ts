@@ -130,6 +130,25 @@ const searchBody = fc.record(
   { requiredKeys: [] },
 );
 
+const threshold = fc.oneof(fc.double(), fc.constantFrom(0, 1, 0.5, -0.01, 1.01, null, '0.5'), anyJson);
+/** A settings patch (admins): each field valid, out of bounds, of the wrong type, or absent. */
+const settingsBody = fc.record(
+  {
+    answer_mode: fc.oneof(fc.constantFrom('extractive', 'generative', null, 'poetry'), anyJson),
+    evidence_threshold: threshold,
+    lexical_threshold: threshold,
+    hybrid_threshold: threshold,
+    greeting: fc.oneof({ weight: 3, arbitrary: edgeString }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: anyJson }),
+    refusal_suggestions: fc.oneof(
+      { weight: 3, arbitrary: fc.array(edgeString, { maxLength: 7 }) },
+      { weight: 1, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: anyJson },
+    ),
+    extra: anyJson,
+  },
+  { requiredKeys: [] },
+);
+
 const body = (structured: fc.Arbitrary<unknown>) =>
   fc.oneof(
     { weight: 6, arbitrary: structured.map((b) => JSON.stringify(b)) },
@@ -180,6 +199,7 @@ export function requestArbitrary(tokens: FuzzTarget['tokens']): fc.Arbitrary<Fuz
     { weight: 2, arbitrary: pathPart.map((id) => ({ method: 'GET', path: `/api/sessions/${id}` })) },
     { weight: 2, arbitrary: pathPart.map((id) => ({ method: 'GET', path: `/api/chunks/${id}` })) },
     { weight: 1, arbitrary: headerText.map((l) => ({ method: 'GET', path: `/api/admin/gaps?limit=${encodeURIComponent(l)}` })) },
+    { weight: 2, arbitrary: body(settingsBody).map((b) => ({ method: 'PUT', path: '/api/admin/settings', body: b })) },
     {
       weight: 2,
       arbitrary: fc
@@ -214,7 +234,8 @@ function withoutBodyHeaders(headers: Record<string, string>): Record<string, str
 const COUNTED = ['chat_sessions', 'chat_messages', 'chat_feedback', 'content_gaps', 'auth.users', 'kb_documents', 'rate_limits'] as const;
 
 async function rowCounts(store: PgliteStore): Promise<Record<string, number>> {
-  const sql = COUNTED.map((t) => `(select count(*)::int from ${t}) as "${t}"`).join(', ');
+  // kb_settings has one row: a write shows in its updated_at (kb_set_settings sets it), counted in ms.
+  const sql = [...COUNTED.map((t) => `(select count(*)::int from ${t}) as "${t}"`), `(select (extract(epoch from updated_at) * 1000)::float8 from kb_settings) as "kb_settings"`].join(', ');
   const { rows } = await store.db.query<Record<string, number>>(`select ${sql}`);
   return rows[0]!;
 }
@@ -235,8 +256,9 @@ async function responseProblem(target: FuzzTarget, req: FuzzRequest, res: Respon
     if (problem) return `${where}: ${problem}`;
     const after = await rowCounts(target.store);
     // Counted before the database could tell: a 409 (a reused message id) and a feedback 404 (not one's answer).
-    const countedFirst = res.status === 409 || (res.status === 404 && req.path === '/api/feedback');
-    const changed = COUNTED.filter((t) => after[t] !== before[t] && !(t === 'rate_limits' && countedFirst));
+    // And every admin request: the console's rate limit counts before the body is read (an admin's budget).
+    const countedFirst = res.status === 409 || (res.status === 404 && req.path === '/api/feedback') || (res.status === 400 && req.path.startsWith('/api/admin/'));
+    const changed = Object.keys(after).filter((t) => after[t] !== before[t] && !(t === 'rate_limits' && countedFirst));
     if (changed.length) return `${where}: a ${res.status} wrote rows (${changed.map((t) => `${t} ${before[t]} → ${after[t]}`).join(', ')})`;
     return null;
   }
@@ -282,11 +304,28 @@ function successProblem(req: FuzzRequest, res: Response, text: string): string |
     if (path === '/api/health') return (json() as { status?: string }).status === 'ok' ? null : 'health not ok';
     if (/^\/api\/chat\/[^/]+\/generated$/.test(path)) return must(GeneratedSchema, json());
     if (path === '/api/admin/gaps') return Array.isArray((json() as { gaps?: unknown }).gaps) ? null : 'no gaps list';
+    if (path === '/api/admin/settings') return settingsProblem(json());
     if (req.method === 'OPTIONS') return null;
     return `unexpected success ${res.status}`;
   } catch (error) {
     return `unreadable body (${String(error)}): ${text.slice(0, 120)}`;
   }
+}
+
+/** A settings answer: every value in effect within its bounds, with its source. */
+function settingsProblem(body: unknown): string | null {
+  const s = body as Record<string, unknown>;
+  for (const name of ['evidence_threshold', 'lexical_threshold', 'hybrid_threshold']) {
+    const value = s[name];
+    if (typeof value !== 'number' || !(value >= 0 && value <= 1)) return `${name} out of bounds: ${String(value)}`;
+  }
+  const suggestions = s.refusal_suggestions;
+  if (!Array.isArray(suggestions) || suggestions.length > 5 || suggestions.some((x) => typeof x !== 'string' || x.trim() === '' || x.length > 120)) return 'bad refusal_suggestions';
+  if (s.greeting !== null && (typeof s.greeting !== 'string' || s.greeting.trim() === '' || s.greeting.length > 500)) return 'bad greeting';
+  for (const name of ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions']) {
+    if (s[`${name}_source`] !== 'admin' && s[`${name}_source`] !== 'server') return `no ${name}_source`;
+  }
+  return null;
 }
 
 /** Every event valid by the wire contract; the stream ends with `answer_end` (replays: after Last-Event-ID). */

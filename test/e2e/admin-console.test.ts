@@ -171,7 +171,7 @@ describe('the site-owner console, end to end', () => {
     await shot('overview');
 
     await go('settings');
-    await page.locator('kb-admin-settings fieldset').waitFor();
+    await page.locator('kb-admin-settings form').waitFor();
     await axe('settings');
   });
 

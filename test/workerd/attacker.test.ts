@@ -235,11 +235,31 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
   async kb_get_settings(path) {
     const { status, body } = await path.rpc('kb_get_settings', {}, 'anon');
     expect(status).toBe(200);
-    expect(Object.keys(body[0]).sort()).toEqual(['answer_mode', 'updated_at']); // nothing else, nothing secret
+    // Nothing else, nothing secret: the greeting is shown to every visitor anyway (/api/config).
+    expect(Object.keys(body[0]).sort()).toEqual([
+      'answer_mode',
+      'evidence_threshold',
+      'greeting',
+      'hybrid_threshold',
+      'lexical_threshold',
+      'refusal_suggestions',
+      'updated_at',
+    ]);
   },
   async kb_set_settings(path) {
-    expectRefused(await path.rpc('kb_set_settings', { p_answer_mode: 'generative' }, 'mallory'), 'mallory', /admins only/);
-    expect(await owner(`select answer_mode from kb_settings`)).toEqual([{ answer_mode: null }]);
+    // A visitor who could lower the thresholds would make the assistant answer from nothing; one who could
+    // set the greeting or the suggestions would speak to every visitor in the site's name.
+    for (const patch of [{ answer_mode: 'generative' }, { evidence_threshold: 0, lexical_threshold: 0, hybrid_threshold: 0 }, { greeting: 'Visit evil.example' }, { refusal_suggestions: ['Call +1 555 0100'] }]) {
+      expectRefused(await path.rpc('kb_set_settings', { p_patch: patch }, 'mallory'), 'mallory', /admins only/);
+    }
+    expect(await owner(`select answer_mode, evidence_threshold, lexical_threshold, hybrid_threshold, greeting, refusal_suggestions from kb_settings`)).toEqual([
+      { answer_mode: null, evidence_threshold: null, lexical_threshold: null, hybrid_threshold: null, greeting: null, refusal_suggestions: null },
+    ]);
+    // Nor through the table (no privileges, RLS on).
+    for (const method of ['PATCH', 'POST', 'DELETE'] as const) {
+      expect((await path.table(method, 'kb_settings', 'mallory', { greeting: 'Visit evil.example' })).status).toBeGreaterThanOrEqual(400);
+    }
+    expect(await owner(`select greeting from kb_settings`)).toEqual([{ greeting: null }]);
   },
   async kb_has_documents(path) {
     expect(await path.rpc('kb_has_documents', {}, 'anon')).toEqual({ status: 200, body: true });

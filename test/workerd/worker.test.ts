@@ -97,6 +97,52 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
     expect(await mode()).toBe('extractive');
   });
 
+  it('applies an admin\'s threshold, refusal suggestions and greeting at runtime: an answered question is now refused', async () => {
+    await seedKb();
+    const user = await signIn();
+    const now = Math.floor(Date.now() / 1000);
+    const admin = await sign(
+      { sub: user.user_id, role: 'authenticated', aud: 'authenticated', iss: `${supabase.url}/auth/v1`, app_metadata: { role: 'admin' }, iat: now, exp: now + 600 },
+      SECRET,
+      'HS256',
+    );
+    const put = (body: object) =>
+      worker('/api/admin/settings', { method: 'PUT', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${admin}` }, body: JSON.stringify(body) });
+    const ask = async () => {
+      const res = await worker('/api/chat', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${user.access_token}` },
+        body: JSON.stringify(question(withSimilarity(0, 0.8))),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { type: 'answer' } | Refusal;
+    };
+    const config = async () => (await (await worker('/api/config')).json()) as { greeting?: string };
+    try {
+      expect((await ask()).type).toBe('answer');
+      expect(await config()).not.toHaveProperty('greeting');
+
+      const set = await put({ hybrid_threshold: 0.99, refusal_suggestions: ['Email support@example.com'], greeting: 'Ask me about billing.' });
+      expect(set.status).toBe(200);
+      expect(await set.json()).toMatchObject({ hybrid_threshold: 0.99, hybrid_threshold_source: 'admin', server_hybrid_threshold: 0.39, greeting_source: 'admin' });
+      // The same isolate, no restart: the next question reads the settings from the database.
+      expect(await ask()).toMatchObject({ type: 'refusal', reason: 'no_evidence', suggestions: ['Email support@example.com'] });
+      expect((await config()).greeting).toBe('Ask me about billing.');
+      // The settings are read as anon (nothing in them is secret), the change made as the admin.
+      expect(supabase.log).toContainEqual(expect.objectContaining({ path: '/rest/v1/rpc/kb_set_settings', status: 200, role: 'authenticated', sub: user.user_id }));
+      expectNoServiceRole();
+
+      const bad = await put({ refusal_suggestions: ['x'.repeat(121)] });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as ErrorBody).error.message).toMatch(/^refusal_suggestions\.0: /);
+
+      expect(await (await put({ hybrid_threshold: null })).json()).toMatchObject({ hybrid_threshold: 0.39, hybrid_threshold_source: 'server' });
+      expect((await ask()).type).toBe('answer');
+    } finally {
+      await pg.db.exec('update kb_settings set hybrid_threshold = null, refusal_suggestions = null, greeting = null');
+    }
+  });
+
   it('in generative mode sends the cited passages and stores the written answer as the visitor', async () => {
     await seedKb();
     await pg.db.query(`update kb_settings set answer_mode = 'generative'`);

@@ -95,6 +95,8 @@ export function createFakeApi({ delayMs = 150 } = {}) {
   let held = null;
   /** POST /__fake/feedback-fail: how many feedback requests are still to fail (503). */
   let feedbackFailures = 0;
+  /** POST /__fake/greeting {greeting}: the greeting an admin set, sent in /api/config. */
+  let greeting = null;
   /** Payload batches for the XSS tests (POST /__fake/xss). */
   let xss = [];
   const chunks = new Map(Object.entries(CHUNKS));
@@ -366,7 +368,12 @@ export function createFakeApi({ delayMs = 150 } = {}) {
         models_url: '/models/',
         ort_wasm_url: '/ort/',
         ...(captcha ? { captcha: { provider: 'turnstile', site_key: 'fake-site-key', script_url: '/__fake/turnstile.js?render=explicit' } } : {}),
+        ...(greeting ? { greeting } : {}),
       });
+    }
+    if (path === '/__fake/greeting' && ctx.method === 'POST') {
+      greeting = (await readJson(ctx.req))?.greeting ?? null;
+      return json(ctx, 200, { greeting });
     }
     if (path === '/api/chat' && ctx.method === 'POST') return chat(ctx);
     if (path === '/api/feedback' && ctx.method === 'POST') return feedback(ctx);
@@ -417,6 +424,7 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       log.captcha = [];
       log.feedback = [];
       feedbackFailures = 0;
+      greeting = null;
       captcha = false;
       tokenLifetime = 3600;
       sessions = new Map();

@@ -130,6 +130,28 @@ describe('accessibility and configuration', () => {
     expect(getComputedStyle(root.querySelector('.panel')!).direction).to.equal('rtl');
   });
 
+  it("shows the site owner's greeting from /api/config, as text; the page's greeting attribute wins", async () => {
+    const setGreeting = (greeting: string | null) =>
+      fetch('/__fake/greeting', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ greeting }) });
+    await setGreeting('Hi! <img src=x onerror="window.__pwned=1"> Ask me about refunds.');
+    const el = await createWidget();
+    await openKeyword(el);
+    const root = shadow(el);
+    await waitUntil(() => root.querySelector('[part~="greeting"]'), 'no greeting from the config', { timeout: 10_000 });
+    const shown = root.querySelector('[part~="greeting"]')!;
+    expect(shown.textContent).to.equal('Hi! <img src=x onerror="window.__pwned=1"> Ask me about refunds.');
+    expect(shown.querySelector('img')).to.equal(null);
+    await Promise.all(root.getAnimations().map((a) => a.finished.catch(() => undefined))); // axe measures what is painted
+    await expect(el).to.be.accessible();
+
+    const own = await createWidget('greeting="Welcome to the docs."');
+    await openKeyword(own);
+    await new Promise((r) => setTimeout(r, 100)); // the config has arrived by now
+    await own.updateComplete;
+    expect(shadow(own).querySelector('[part~="greeting"]')!.textContent).to.equal('Welcome to the docs.');
+    await setGreeting(null);
+  });
+
   it('uses the host page token (getToken) instead of the anonymous sign-in', async () => {
     const el = await createWidget();
     // The fake only accepts tokens it issued: get one the way a host page would have its own.

@@ -54,6 +54,8 @@ export class ChatUi implements ReactiveControllerHost {
   private client?: ApiClient;
   private pending = false;
   private restored = false;
+  /** The site owner's greeting from /api/config (set in the console); the page's own greeting wins. */
+  private serverGreeting: string | null = null;
   private announcement = '';
   private copiedId?: string;
   /** Per-answer caches: the rendered Markdown (rebuilt only when text or sources change) and UI toggles. */
@@ -145,7 +147,11 @@ export class ChatUi implements ReactiveControllerHost {
     // Generative mode only: the writing model is large, so it loads when the panel opens, never on intent.
     this.api()
       .config()
-      .then((config) => this.generator.start(config))
+      .then((config) => {
+        this.serverGreeting = config.greeting ?? null;
+        this.requestUpdate();
+        this.generator.start(config);
+      })
       .catch(() => {}); // no config: the embedder reports the problem; answers stay quoted
     if (!this.restored) {
       this.restored = true;
@@ -543,7 +549,8 @@ export class ChatUi implements ReactiveControllerHost {
     const s = this.strings;
     const host = this.host;
     const heading = host.heading ?? s.heading;
-    const greeting = host.greeting ?? s.greeting;
+    // The page's `greeting` attribute or `strings.greeting` first, then the one an admin set, then none.
+    const greeting = host.greeting ?? host.strings.greeting ?? this.serverGreeting ?? s.greeting;
     const view = this.messageView();
     const floating = !host.inline;
     return html`

@@ -1,0 +1,85 @@
+/**
+ * The settings an admin changes at runtime (`kb_settings`, `/api/admin/settings`) merged with the server's
+ * defaults: what a question is answered with. A stored null is "not set here", so the server's value —
+ * its environment, else the code's calibrated default — applies; the admin API shows both and the source.
+ *
+ * @example
+ * const read = settingsReader(store, defaults);
+ * const { retrieval, refusalSuggestions } = await read(); // never rejects: the server's defaults on failure
+ */
+import type { AnswerMode, Settings } from '../../protocol/index.ts';
+import { DEFAULT_SUGGESTIONS } from '../chat/refusal.ts';
+import { thresholdsOf, type GateThresholds, type RetrievalOptions } from '../retrieval/index.ts';
+import type { ChatStore, StoredSettings } from '../store/types.ts';
+
+/** What applies when no admin has chosen: the server's configuration. */
+export interface SettingsDefaults {
+  answerMode: AnswerMode;
+  /** The chat's retrieval options (thresholds from CHAT_*_THRESHOLD or gate.ts). */
+  retrieval: RetrievalOptions;
+  refusalSuggestions?: readonly string[];
+}
+
+/** The settings in effect for one question. */
+export interface RuntimeSettings {
+  answerMode: AnswerMode;
+  /** The chat's retrieval options with the admin's thresholds applied. */
+  retrieval: RetrievalOptions;
+  refusalSuggestions: string[];
+  greeting: string | null;
+}
+
+export function effectiveSettings(stored: StoredSettings | null, defaults: SettingsDefaults): RuntimeSettings {
+  const server = thresholdsOf(defaults.retrieval);
+  return {
+    answerMode: stored?.answer_mode ?? defaults.answerMode,
+    retrieval: {
+      ...defaults.retrieval,
+      evidenceThreshold: stored?.evidence_threshold ?? server.vector,
+      lexicalThreshold: stored?.lexical_threshold ?? server.lexical,
+      hybridThreshold: stored?.hybrid_threshold ?? server.hybrid,
+    },
+    refusalSuggestions: stored?.refusal_suggestions ?? [...(defaults.refusalSuggestions ?? DEFAULT_SUGGESTIONS)],
+    greeting: stored?.greeting ?? null,
+  };
+}
+
+/**
+ * One `kb_get_settings` call per use, merged with the defaults. It never rejects: a question must not fail
+ * because the settings could not be read, so then the server's defaults apply (and the question is
+ * answered as if no admin had changed anything).
+ */
+export function settingsReader(store: Pick<ChatStore, 'getSettings'>, defaults: SettingsDefaults): () => Promise<RuntimeSettings> {
+  return async function readSettings() {
+    const stored = await store.getSettings().catch(() => null);
+    return effectiveSettings(stored, defaults);
+  };
+}
+
+/** `GET/PUT /api/admin/settings`: every setting in effect, its source and the server's default. */
+export function adminSettings(stored: StoredSettings, defaults: SettingsDefaults): Settings {
+  const server: GateThresholds = thresholdsOf(defaults.retrieval);
+  const serverSuggestions = [...(defaults.refusalSuggestions ?? DEFAULT_SUGGESTIONS)];
+  const source = (value: unknown) => (value === null ? ('server' as const) : ('admin' as const));
+  return {
+    answer_mode: stored.answer_mode ?? defaults.answerMode,
+    answer_mode_source: source(stored.answer_mode),
+    server_answer_mode: defaults.answerMode,
+    evidence_threshold: stored.evidence_threshold ?? server.vector,
+    evidence_threshold_source: source(stored.evidence_threshold),
+    server_evidence_threshold: server.vector,
+    lexical_threshold: stored.lexical_threshold ?? server.lexical,
+    lexical_threshold_source: source(stored.lexical_threshold),
+    server_lexical_threshold: server.lexical,
+    hybrid_threshold: stored.hybrid_threshold ?? server.hybrid,
+    hybrid_threshold_source: source(stored.hybrid_threshold),
+    server_hybrid_threshold: server.hybrid,
+    greeting: stored.greeting,
+    greeting_source: source(stored.greeting),
+    server_greeting: null,
+    refusal_suggestions: stored.refusal_suggestions ?? serverSuggestions,
+    refusal_suggestions_source: source(stored.refusal_suggestions),
+    server_refusal_suggestions: serverSuggestions,
+    updated_at: stored.updated_at,
+  };
+}
