@@ -102,7 +102,7 @@ export async function answerTurn(
 }
 
 /** The text of each cited chunk, numbered like its citation and bounded (the generator reads the start). */
-export function passagesOf(citations: Citation[], chunks: { chunk_id: string; content: string }[]): Passage[] {
+function passagesOf(citations: Citation[], chunks: { chunk_id: string; content: string }[]): Passage[] {
   const text = new Map(chunks.map((c) => [c.chunk_id, c.content]));
   return citations.flatMap((c) => {
     const content = text.get(c.chunk_id);

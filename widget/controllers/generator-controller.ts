@@ -100,12 +100,6 @@ export class GeneratorController implements ReactiveController {
     }
   }
 
-  retry(config: ClientConfig): void {
-    this.stop();
-    this.setStatus('off');
-    this.start(config);
-  }
-
   private async load(config: ClientConfig, model: string): Promise<void> {
     const run = ++this.run;
     this.model = model;
