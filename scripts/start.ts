@@ -27,10 +27,11 @@ const jwtSecret = config.jwtSecret ?? (await localJwtSecret(config.dataDir));
 const repaired = (await store.restoreIndexes?.()) ?? 0;
 if (repaired > 0) console.log(`Repaired an interrupted ingestion: rebuilt ${repaired} deferred index or statistics.`);
 
-if ((await store.kbStats()).documents === 0) await ingestDemo(store);
-
-// The console's uploads and "try a question" embed with the ingestion model, loaded on first use.
+// One embedding model for the process, loaded on first use: the first run's demo ingestion, then the console's
+// uploads and "try a question" (loading it twice would hold two copies in memory).
 const embedder = sharedEmbedder(() => createEmbedder({ model: config.embedModel, modelDir: config.modelDir }));
+
+if ((await store.kbStats()).documents === 0) await ingestDemo(store);
 const { url, shutdown } = await startNodeServer({
   store,
   localAuth: store,
@@ -78,7 +79,7 @@ async function ingestDemo(store: PgliteStore): Promise<void> {
   try {
     const summary = await ingest({
       store,
-      embedder: () => createEmbedder({ model: config.embedModel, modelDir: config.modelDir }),
+      embedder,
       model: config.embedModel,
       inputs: [DEMO_KB_DIR],
     });
