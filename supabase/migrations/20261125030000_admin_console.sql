@@ -96,7 +96,10 @@ create function admin_list_conversations(
 returns table (
   message_id uuid, session_id uuid, visitor text, question text, asked_at timestamptz,
   answer text, kind text, reason text, citations jsonb, confidence text, mode text,
-  rating smallint, comment text, total bigint
+  rating smallint, comment text,
+  -- Generative mode (issue 13): the answer the visitor's model wrote beside the quoted one, flagged with its model.
+  generated jsonb,
+  total bigint
 )
 language plpgsql stable security definer
 set search_path = public, extensions, pg_temp
@@ -112,7 +115,11 @@ begin
   return query
     select a.id, s.id, kb_visitor_id(s.user_id), u.content, u.created_at,
       left(a.content, 4000), coalesce(a.meta ->> 'kind', 'answer'), a.meta ->> 'reason', a.citations,
-      a.meta ->> 'confidence', a.meta ->> 'mode', f.rating, f.comment, count(*) over ()
+      a.meta ->> 'confidence', a.meta ->> 'mode', f.rating, f.comment,
+      case when a.meta ? 'generated'
+        then jsonb_build_object('text', left(a.meta -> 'generated' ->> 'text', 4000), 'model', a.meta -> 'generated' ->> 'model')
+      end,
+      count(*) over ()
     from chat_messages a
     join chat_messages u on u.id = a.reply_to
     join chat_sessions s on s.id = a.session_id
