@@ -52,7 +52,7 @@ const CALLERS: Record<string, string[]> = {
   // The answer mode is public (/api/config); only an admin may change it (checked inside).
   kb_get_settings: ['anon', 'authenticated', 'service_role'],
   kb_set_settings: ['authenticated', 'service_role'],
-  // The CHECK behind kb_settings.refusal_suggestions (20261125060000): nothing for callers.
+  // The CHECK behind kb_settings.refusal_suggestions (20261125010000): nothing for callers.
   kb_refusal_suggestions_ok: ['service_role'],
   get_chunk: ['authenticated', 'service_role'],
   ingest_document: ['service_role'],
