@@ -47,8 +47,10 @@ alter table content_gaps add constraint content_gaps_lengths
   check (char_length(question) <= 500 and char_length(question_key) <= 2000) not valid;
 alter table content_gaps add constraint content_gaps_reason
   check (reason in ('no_evidence', 'empty_kb')) not valid;
+-- 'api' for questions and searches, 'admin' for the console (issue 14): an admin's console requests must not
+-- use up the budget of their questions, nor the other way round.
 alter table rate_limits add constraint rate_limits_bucket
-  check (bucket = 'api') not valid;
+  check (bucket in ('api', 'admin')) not valid;
 
 -- ── 2. Chat turns: security definer, checking the caller ─────────────────────────────────────────────────
 -- The earlier turn with this message id, if it is the caller's (definer callers bypass RLS, so the owner
@@ -208,10 +210,10 @@ begin
   if v_user is null then
     raise exception 'rate_limit_hit needs a signed-in user' using errcode = 'insufficient_privilege';
   end if;
-  if p_bucket is null or p_bucket <> 'api'
+  if p_bucket is null or p_bucket not in ('api', 'admin')
      or p_limit is null or p_limit not between 1 and 1000000
      or p_window_seconds is null or p_window_seconds not between 1 and 86400 then
-    raise exception 'rate_limit_hit: bucket must be api, limit 1–1000000, window 1–86400 s'
+    raise exception 'rate_limit_hit: bucket must be api or admin, limit 1–1000000, window 1–86400 s'
       using errcode = 'invalid_parameter_value';
   end if;
   v_window := to_timestamp(floor(extract(epoch from now()) / p_window_seconds) * p_window_seconds);

@@ -268,42 +268,7 @@ begin
 end;
 $$;
 
--- ── Rate limits: the console counts in its own bucket ───────────────────────────────────────────────────
--- An admin's console requests (a few per view) must not use up the budget of their questions in the chat,
--- nor the other way round: bucket 'admin' beside 'api'. Still only the API's own buckets.
-alter table rate_limits drop constraint rate_limits_bucket;
-alter table rate_limits add constraint rate_limits_bucket check (bucket in ('api', 'admin')) not valid;
-
-create or replace function rate_limit_hit(p_bucket text, p_limit integer, p_window_seconds integer)
-returns table (allowed boolean, remaining integer, reset_at timestamptz)
-language plpgsql security definer
-set search_path = public, extensions, pg_temp
-as $$
-declare
-  v_user uuid := auth.uid();
-  v_window timestamptz;
-  v_hits integer;
-begin
-  if v_user is null then
-    raise exception 'rate_limit_hit needs a signed-in user' using errcode = 'insufficient_privilege';
-  end if;
-  if p_bucket is null or p_bucket not in ('api', 'admin')
-     or p_limit is null or p_limit not between 1 and 1000000
-     or p_window_seconds is null or p_window_seconds not between 1 and 86400 then
-    raise exception 'rate_limit_hit: bucket must be api or admin, limit 1–1000000, window 1–86400 s'
-      using errcode = 'invalid_parameter_value';
-  end if;
-  v_window := to_timestamp(floor(extract(epoch from now()) / p_window_seconds) * p_window_seconds);
-  insert into rate_limits as r (user_id, bucket, window_start, hits)
-  values (v_user, p_bucket, v_window, 1)
-  on conflict (user_id, bucket, window_start) do update set hits = r.hits + 1
-  returning r.hits into v_hits;
-  delete from rate_limits where ctid in (
-    select ctid from rate_limits where window_start < now() - interval '1 day' limit 100
-  );
-  return query select v_hits <= p_limit, greatest(p_limit - v_hits, 0), v_window + make_interval(secs => p_window_seconds);
-end;
-$$;
+-- The console's requests count in their own rate-limit bucket, 'admin' (allowed by 20261125000000).
 
 
 -- ── Privileges: deny by default (20261125000000), then what each caller needs ───────────────────────────
