@@ -140,7 +140,7 @@ describe('POST /api/chat: answers', () => {
     await seedKb();
     const { token } = await signIn();
     // cos 0.6 with the refunds chunk and 0.6 with the invoices chunk.
-    const embedding = basis(0).map((x, i) => (i === 0 || i === 1 ? 0.6 : i === 383 ? Math.sqrt(1 - 0.72) : 0));
+    const embedding = basis(0).map((_, i) => (i === 0 || i === 1 ? 0.6 : i === 383 ? Math.sqrt(1 - 0.72) : 0));
     const events = await readChatEvents(await chat(token, question(embedding, 'refunds and invoices')));
     const sources = events.find((e) => e.event.event === 'sources')!.event;
     if (sources.event !== 'sources') throw new Error('unreachable');
