@@ -54,7 +54,9 @@ export async function answerTurn(
   retrieval: RetrievalOptions,
   { settings }: AnswerTurnOptions = {},
 ): Promise<Outcome> {
-  // The settings never fail a question: without them, the server's retrieval options and extractive mode.
+  // Without a settings reader (tests, tools): the given retrieval options, extractive mode. The app's reader
+  // already falls back to the server's defaults and never rejects (server/settings/runtime.ts); the catch only
+  // keeps an unexpected rejection from going unhandled while the turn is being recorded.
   const fallback = { answerMode: 'extractive' as const, retrieval, refusalSuggestions: undefined };
   const inEffect = settings?.().catch(() => fallback) ?? Promise.resolve(fallback);
   const turn = await store
