@@ -86,6 +86,22 @@ describe('redirects', () => {
     expect(hits).toEqual(['/0', '/1', '/2', '/3', '/4', '/5']);
   });
 
+  it('checks a redirect to a name where it connects, and says which hop was refused', async () => {
+    const secret = await serve((_, res) => res.end('secret'));
+    // docs.stand-in.test stands in for a public site (no public host can be reached from here): on
+    // 127.0.0.2, which the policy treats as public; intranet.test is an internal name on 127.0.0.1.
+    const standIn = await serve((_, res) => res.writeHead(307, { location: `http://intranet.test:${secret.port}/secret` }).end(), '127.0.0.2');
+    const g = guard({
+      resolve: async (host) => (host === 'docs.stand-in.test' ? ['127.0.0.2'] : host === 'intranet.test' ? ['127.0.0.1'] : []),
+      addressPolicy: (address) => (address === '127.0.0.2' ? null : publicAddressesOnly(address)),
+    });
+    expect(await refusal(g.fetch(`http://docs.stand-in.test:${standIn.port}/`, { headers: {} }))).toBe(
+      `refused: redirect to http://intranet.test:${secret.port}/secret (intranet.test resolves to 127.0.0.1, a loopback address)`,
+    );
+    expect(standIn.hits).toEqual(['/']);
+    expect(secret.hits).toEqual([]);
+  });
+
   it('refuses a redirect to anything but http(s)', async () => {
     const { port } = await serve((_, res) => res.writeHead(301, { location: 'file:///etc/passwd' }).end());
     expect(await refusal(guard({ allowPrivate: true }).fetch(`http://127.0.0.1:${port}/`, { headers: {} }))).toBe(
