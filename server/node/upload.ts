@@ -2,8 +2,8 @@
  * The Node server's uploader for the console (server/admin/upload.ts): the files go into a temporary
  * folder as `uploads/<name>` and through the ingestion pipeline exactly as `npm run ingest` would take them
  * (same parsing, chunking, embedding, `ingest_document`); a URL is crawled as the CLI crawls it — public
- * addresses only (there is no --allow-private here: an admin's browser must not be able to read the
- * server's network), each page at most the size of an uploaded file, the whole crawl at most ten times
+ * addresses only (there is no --allow-private here: an admin session, or a stolen admin token, must not
+ * be able to read the server's network), each page at most the size of an uploaded file, the whole crawl at most ten times
  * that. The folder is removed afterwards. The pipeline writes each document in one transaction, so a
  * failure leaves nothing.
  */
