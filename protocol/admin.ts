@@ -133,7 +133,17 @@ export type UploadEvent =
   | { type: 'start'; total: number }
   | { type: 'loading-model' }
   | { type: 'document'; source: string; outcome: 'added' | 'updated' | 'unchanged' | 'failed'; chunks: number; done: number; total: number; error?: string }
-  | { type: 'done'; added: number; updated: number; unchanged: number; failed: { source: string; error: string }[]; chunks: number; seconds: number }
+  | {
+      type: 'done';
+      added: number;
+      updated: number;
+      unchanged: number;
+      failed: { source: string; error: string }[];
+      /** Not fetched, with the reason in parentheses: robots.txt, a sitemap entry on another origin. */
+      skipped: string[];
+      chunks: number;
+      seconds: number;
+    }
   | { type: 'error'; code: string; message: string };
 
 export const OverviewQuerySchema = v.object({ from: IsoDate, to: IsoDate });

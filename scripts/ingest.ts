@@ -17,6 +17,7 @@ const USAGE = `Usage: npm run ingest -- <files|dirs|urls…> [options]
 
 Indexes ${Object.keys(SUPPORTED_EXTENSIONS).join(', ')} files (folders are walked recursively), web pages
 (same-origin links followed) and sitemaps (https://site/sitemap.xml) into the knowledge base.
+A crawl reads public addresses only, at most 5 redirects, 10 MiB per response, 200 MiB in all.
 Unchanged documents are skipped; changed ones are replaced atomically.
 
   --base-url <url>     citation link for files without a \`url\` in their front matter:
@@ -25,6 +26,8 @@ Unchanged documents are skipped; changed ones are replaced atomically.
   --prune              delete documents that disappeared from the given folders / crawled sites
   --max-pages <n>      crawl at most n pages (default 500)
   --concurrency <n>    requests in flight while crawling (default 4)
+  --allow-private      crawl loopback, private and link-local addresses too (refused by default;
+                       only on a trusted network: what is crawled is served as public answers)
   --workers <n>        embedding worker threads (default: number of cores; 0 = main thread)
   --json               print the summary as JSON on stdout (progress goes to stderr)
 
@@ -42,6 +45,7 @@ try {
       prune: { type: 'boolean' },
       'max-pages': { type: 'string' },
       concurrency: { type: 'string' },
+      'allow-private': { type: 'boolean' },
       workers: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -112,7 +116,7 @@ try {
     onProgress: progress.update,
     dryRun,
     prune: args.values.prune === true,
-    crawl: { ...(maxPages ? { maxPages } : {}), ...(concurrency ? { concurrency } : {}) },
+    crawl: { ...(maxPages ? { maxPages } : {}), ...(concurrency ? { concurrency } : {}), allowPrivate: args.values['allow-private'] === true },
   });
   progress.stop();
   report({ ...summary, model_load_seconds: loadSeconds });

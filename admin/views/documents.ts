@@ -74,7 +74,12 @@ export class DocumentsView extends AdminView {
       else if (event.type === 'document')
         update({ done: event.done, total: event.total, stage: `Ingested ${event.done} of ${event.total}`, lines: [...lines, `${event.source}: ${event.outcome}${event.outcome === 'failed' ? ` — ${event.error ?? ''}` : `, ${event.chunks} chunks`}`] });
       else if (event.type === 'done')
-        update({ finished: true, failed: event.failed.length > 0, stage: `Done: ${event.added} added, ${event.updated} updated, ${event.unchanged} unchanged, ${event.failed.length} failed (${event.chunks} chunks, ${event.seconds.toFixed(1)} s).` });
+        update({
+          finished: true,
+          failed: event.failed.length > 0,
+          stage: `Done: ${event.added} added, ${event.updated} updated, ${event.unchanged} unchanged, ${event.failed.length} failed${event.skipped.length > 0 ? `, ${event.skipped.length} skipped` : ''} (${event.chunks} chunks, ${event.seconds.toFixed(1)} s).`,
+          lines: [...lines, ...event.skipped.map((skipped) => `skipped ${skipped}`)],
+        });
       else if (event.type === 'error') update({ finished: true, failed: true, stage: `Failed: ${event.message}` });
     };
     try {

@@ -3,10 +3,13 @@
  * token, 403 for a visitor — and for a forged role claim the SQL functions refuse too) and validation (400
  * naming the field), then what each one does.
  */
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { sign } from 'hono/jwt';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminConversation, AdminDocument, AdminGap, AdminMe, Overview, Page, TryResult, UploadEvent } from '../../protocol/index.ts';
+import { publicAddressesOnly } from '../ingest/address-policy.ts';
 import { createEmbedder } from '../ingest/embedder.ts';
 import { nodeUploader, sharedEmbedder } from '../node/upload.ts';
 import { createTestApi, question, TEST_SECRET, type TestApi } from '../testing/api.ts';
@@ -317,5 +320,68 @@ describe('uploads (Node: the ingestion pipeline)', () => {
     });
     expect(res.status).toBe(501);
     expect((await errorOf(res)).message).toContain('npm run ingest');
+  });
+
+  describe('a page or sitemap URL', () => {
+    const servers: Server[] = [];
+    afterAll(() => Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve).closeAllConnections()))));
+    const serve = async (handler: RequestListener, host: string) => {
+      const hits: string[] = [];
+      const server = createServer((req, res) => (hits.push(req.url ?? ''), handler(req, res)));
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, host, resolve));
+      return { base: `http://${host}:${(server.address() as AddressInfo).port}`, port: (server.address() as AddressInfo).port, hits };
+    };
+    const page = (text: string) => `<html><head><title>${text}</title></head><body><main><p>${text}</p></main></body></html>`;
+    const crawlUrl = (app: typeof api.app, url: string) =>
+      app.request('/api/admin/documents/url', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url }),
+      });
+
+    it('refuses a loopback URL by default, with the reason in the progress, and sends it nothing', async () => {
+      const internal = await serve((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page('Internal admin page')), '127.0.0.1');
+      const progress = await events(await crawlUrl(api.app, `${internal.base}/`));
+      const reason = 'refused: 127.0.0.1 is a loopback address';
+      expect(progress).toContainEqual({ type: 'document', source: `${internal.base}/`, outcome: 'failed', chunks: 0, done: 1, total: 1, error: reason });
+      expect(progress.at(-1)).toMatchObject({ type: 'done', added: 0, failed: [{ source: `${internal.base}/`, error: reason }] });
+      expect(internal.hits).toEqual([]);
+    });
+
+    it('reads a page of at most 5 MiB (the upload limit) and skips sitemap entries of another origin, saying so', async () => {
+      const internal = await serve((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page('Internal')), '127.0.0.1');
+      // docs.stand-in.test stands in for a public docs site (no public host can be reached from the test
+      // machine): served on 127.0.0.2, which the policy treats as public; every other address keeps the
+      // real policy.
+      const site = await serve((req, res) => {
+        if (req.url === '/sitemap.xml') {
+          const locs = [`${standIn}/big`, `${standIn}/small`, `${internal.base}/other`].map((loc) => `<url><loc>${loc}</loc></url>`);
+          return void res.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset>${locs.join('')}</urlset>`);
+        }
+        if (req.url === '/big') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('x'.repeat(6 * 1024 * 1024)));
+        if (req.url === '/small') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('Pluto is served on Tuesdays.'));
+        res.writeHead(404).end();
+      }, '127.0.0.2');
+      const standIn = `http://docs.stand-in.test:${site.port}`;
+      const uploader = nodeUploader({
+        store: api.store,
+        model: 'test-double/bert-384',
+        embedder,
+        crawlSeams: {
+          resolve: async (host) => (host === 'docs.stand-in.test' ? ['127.0.0.2'] : []),
+          addressPolicy: (address) => (address === '127.0.0.2' ? null : publicAddressesOnly(address)),
+        },
+      });
+      const progress = await events(await crawlUrl(api.instance({ admin: { uploader } }), `${standIn}/sitemap.xml`));
+      expect(progress).toContainEqual(expect.objectContaining({ type: 'document', source: `${standIn}/big`, outcome: 'failed', error: 'too large: over 5 MiB' }));
+      expect(progress).toContainEqual(expect.objectContaining({ type: 'document', source: `${standIn}/small`, outcome: 'added' }));
+      expect(progress.at(-1)).toMatchObject({
+        type: 'done',
+        added: 1,
+        skipped: [`${internal.base}/other (listed by ${standIn}/sitemap.xml, another origin than the sitemap's)`],
+      });
+      expect(internal.hits).toEqual([]);
+    });
   });
 });

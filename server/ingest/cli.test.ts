@@ -1,6 +1,8 @@
 /** `npm run ingest` end to end: a real process, a real data directory, the real test-double model. */
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +14,9 @@ const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 const SCRIPT = path.join(ROOT, 'scripts/ingest.ts');
 
 let dir: string;
+let site: Server;
+let siteUrl: string;
+const siteHits: string[] = [];
 
 const cli = (...args: string[]) => run(SCRIPT, args);
 const docs = (...args: string[]) => run(path.join(ROOT, 'scripts/docs.ts'), args);
@@ -36,9 +41,17 @@ beforeAll(async () => {
   await mkdir(path.join(dir, 'docs'));
   await cp(path.join(FIXTURES_DIR, 'guide.mdx'), path.join(dir, 'docs/guide.mdx'));
   await cp(path.join(FIXTURES_DIR, 'notes.txt'), path.join(dir, 'docs/notes.txt'));
+  site = createServer((req, res) => {
+    siteHits.push(req.url ?? '');
+    if (req.url === '/robots.txt') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Intranet</title></head><body><main><p>Internal only.</p></main></body></html>');
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
 });
 
 afterAll(async () => {
+  await new Promise((resolve) => site?.close(resolve));
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -89,5 +102,20 @@ describe('scripts/ingest.ts', () => {
     const missing = await docs('enable', 'nope.md');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No document with id or source "nope.md"');
+  });
+});
+
+describe('scripts/ingest.ts on URLs', () => {
+  it('refuses a loopback URL by default, says why, and sends it nothing; --allow-private crawls it', { timeout: 120_000 }, async () => {
+    const refused = await cli(siteUrl);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(`[1/1] failed ${siteUrl}: refused: 127.0.0.1 is a loopback address`);
+    expect(refused.stderr).toContain(`✗ ${siteUrl}: refused: 127.0.0.1 is a loopback address`);
+    expect(siteHits).toEqual([]);
+
+    const allowed = await cli(siteUrl, '--allow-private', '--dry-run', '--json');
+    expect(allowed.code).toBe(0);
+    expect(JSON.parse(allowed.stdout)).toMatchObject({ dry_run: true, added: 1, failed: [] });
+    expect(siteHits).toEqual(['/robots.txt', '/']);
   });
 });

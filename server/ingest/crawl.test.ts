@@ -70,7 +70,9 @@ afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-const crawlOptions = { backoffMs: 5, concurrency: 2 };
+// The test site is on 127.0.0.1, which the crawler refuses by default (crawl-guard.test.ts): these tests
+// crawl it as `npm run ingest -- --allow-private` would.
+const crawlOptions = { backoffMs: 5, concurrency: 2, allowPrivate: true };
 const sources = async () => (await store.listDocuments()).map((d) => d.source).sort();
 
 describe('ingesting URLs', () => {

@@ -5,12 +5,17 @@
  * at a time; network errors, 429 and 5xx are retried with exponential backoff (Retry-After honoured).
  * A page's identity and citation link is its canonical URL (`<link rel="canonical">` when same-origin,
  * else the URL after redirects, without #fragment); pages sharing a canonical URL are read once.
+ * Every request goes through the fetch guard (server/ingest/guarded-fetch.ts): public addresses only unless
+ * `allowPrivate`, redirects re-checked hop by hop, bodies capped per response and per crawl. A sitemap's
+ * entries are taken only on the sitemap's own origin, as links are only followed on the start URLs' origins:
+ * a sitemap must not send the crawler to other sites.
  */
 import { Parser } from 'htmlparser2';
 import robotsParser from 'robots-parser';
 import type { SourceType } from './document.ts';
+import { createFetchGuard, CrawlRefusal, type FetchGuard, type GuardedResponse, type GuardOptions } from './guarded-fetch.ts';
 
-export interface CrawlOptions {
+export interface CrawlOptions extends GuardOptions {
   /** Pages fetched at most (sitemaps and robots.txt not counted). Default 500. */
   maxPages?: number;
   /** Requests in flight at once. Default 4. */
@@ -22,7 +27,6 @@ export interface CrawlOptions {
   /** Per request. Default 20 s. */
   timeoutMs?: number;
   userAgent?: string;
-  fetch?: typeof fetch;
 }
 
 export interface CrawledPage {
@@ -41,9 +45,11 @@ export interface CrawlResult {
   failed: { source: string; error: string; gone: boolean }[];
   /** Pages robots.txt disallows. */
   disallowed: string[];
+  /** URLs not queued, with the reason (a sitemap entry on another origin). */
+  skipped: { source: string; reason: string }[];
   /** `https://site/` of every origin crawled: the prefixes `--prune` may delete under. */
   origins: string[];
-  /** More pages were found than `maxPages` allowed. */
+  /** More pages were found than `maxPages` allowed, or the crawl's byte budget ran out. */
   limitReached: boolean;
 }
 
@@ -60,9 +66,23 @@ export async function crawl(
   options: CrawlOptions,
   onPage: (page: CrawledPage) => Promise<void>,
 ): Promise<CrawlResult> {
+  const guard = createFetchGuard(options);
+  try {
+    return await crawlWith(guard, startUrls, options, onPage);
+  } finally {
+    await guard.close();
+  }
+}
+
+async function crawlWith(
+  guard: FetchGuard,
+  startUrls: string[],
+  options: CrawlOptions,
+  onPage: (page: CrawledPage) => Promise<void>,
+): Promise<CrawlResult> {
   const { maxPages = 500, concurrency = 4, userAgent = USER_AGENT } = options;
-  const get = (url: string, accept: string) => fetchWithRetry(url, accept, options, userAgent);
-  const result: CrawlResult = { seen: [], failed: [], disallowed: [], origins: [], limitReached: false };
+  const get = (url: string, accept: string) => fetchWithRetry(guard, url, accept, options, userAgent);
+  const result: CrawlResult = { seen: [], failed: [], disallowed: [], skipped: [], origins: [], limitReached: false };
   const robots = new Map<string, Promise<ReturnType<typeof robotsParser> | null>>();
   const queued = new Set<string>();
   const canonicalSeen = new Set<string>();
@@ -76,8 +96,9 @@ export async function crawl(
       robots.set(
         url.origin,
         get(robotsUrl, 'text/plain')
-          .then(async (res) => (res.ok ? robotsParser(robotsUrl, await res.text()) : null))
-          // No robots.txt (404) or an unreachable one: nothing is disallowed.
+          .then(async (res) => (res.ok ? robotsParser(robotsUrl, await res.text()) : (await res.discard(), null)))
+          // No robots.txt (404) or an unreachable one: nothing is disallowed. (A refused origin is refused
+          // again, with its reason, when its page is fetched.)
           .catch(() => null),
       );
     }
@@ -104,7 +125,8 @@ export async function crawl(
   for (const start of startUrls) {
     if (/sitemap[^/]*\.xml(\?.*)?$/i.test(new URL(start).pathname)) {
       try {
-        for (const loc of await readSitemap(start, get, allowed)) enqueue(loc, start, false);
+        const skip = (source: string, reason: string) => result.skipped.push({ source, reason });
+        for (const loc of await readSitemap(start, get, allowed, skip)) enqueue(loc, start, false);
       } catch (error) {
         result.failed.push({ source: start, error: message(error), gone: false });
       }
@@ -117,26 +139,32 @@ export async function crawl(
       result.disallowed.push(url);
       return;
     }
-    let res: Response;
+    let res: GuardedResponse;
     try {
       res = await get(url, 'text/html, application/pdf;q=0.9, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.1');
     } catch (error) {
-      result.failed.push({ source: url, error: message(error), gone: false });
+      fail(url, error);
       return;
     }
     if (!res.ok) {
-      await res.body?.cancel();
+      await res.discard();
       result.failed.push({ source: url, error: `HTTP ${res.status}`, gone: res.status === 404 || res.status === 410 });
       return;
     }
-    const fetchedUrl = res.url || url;
+    const fetchedUrl = res.url;
     const format = formatOfResponse(res.headers.get('content-type'), fetchedUrl);
     if (!format) {
-      await res.body?.cancel();
+      await res.discard();
       result.failed.push({ source: url, error: `unsupported content type ${res.headers.get('content-type') ?? '(none)'}`, gone: false });
       return;
     }
-    const bytes = new Uint8Array(await res.arrayBuffer());
+    let bytes: Uint8Array;
+    try {
+      bytes = await res.bytes();
+    } catch (error) {
+      fail(url, error);
+      return;
+    }
     let canonical = stripHash(fetchedUrl);
     if (format === 'html') {
       const { links, canonical: declared } = scanHtml(new TextDecoder().decode(bytes));
@@ -155,12 +183,22 @@ export async function crawl(
     await onPage({ url: canonical, fetchedUrl, format, bytes });
   };
 
+  const fail = (url: string, error: unknown): void => {
+    result.failed.push({ source: url, error: message(error), gone: false });
+    // The crawl's byte budget is spent: what is still queued is not fetched (and --prune keeps what it
+    // did not see, as after the page limit).
+    if (guard.exhausted) {
+      result.limitReached = true;
+      queue.length = 0;
+    }
+  };
+
   // `concurrency` loops pull from one queue; links found while crawling join its end (breadth-first).
   let active = 0;
   await new Promise<void>((resolve) => {
     const pump = (): void => {
       while (active < concurrency && queue.length > 0) {
-        if (fetched >= maxPages) {
+        if (fetched >= maxPages || guard.exhausted) {
           result.limitReached = true;
           queue.length = 0;
           break;
@@ -183,12 +221,16 @@ export async function crawl(
 
 async function readSitemap(
   url: string,
-  get: (url: string, accept: string) => Promise<Response>,
+  get: (url: string, accept: string) => Promise<GuardedResponse>,
   allowed: (url: URL) => Promise<boolean>,
+  skip: (source: string, reason: string) => void,
   depth = 0,
 ): Promise<string[]> {
   const res = await get(url, 'application/xml, text/xml');
-  if (!res.ok) throw new Error(`sitemap: HTTP ${res.status}`);
+  if (!res.ok) {
+    await res.discard();
+    throw new Error(`sitemap: HTTP ${res.status}`);
+  }
   const xml = await res.text();
   const locs: string[] = [];
   let inLoc = false;
@@ -210,31 +252,36 @@ async function readSitemap(
     { xmlMode: true },
   );
   parser.end(xml);
-  if (!index) return locs;
-  if (depth >= 2) return [];
+  // Entries (pages or nested sitemaps) only on the sitemap's own origin.
   const origin = new URL(url).origin;
+  const sameOrigin: URL[] = [];
+  for (const loc of locs) {
+    const target = safeUrl(loc, url);
+    if (!target) continue;
+    if (target.origin === origin) sameOrigin.push(target);
+    else skip(target.toString(), `listed by ${url}, another origin than the sitemap's`);
+  }
+  if (!index) return sameOrigin.map((loc) => loc.toString());
+  if (depth >= 2) return [];
   const nested = await Promise.all(
-    locs
-      .map((loc) => safeUrl(loc, url))
-      .filter((loc): loc is URL => loc !== null && loc.origin === origin)
-      .map(async (loc) => ((await allowed(loc)) ? readSitemap(loc.toString(), get, allowed, depth + 1) : [])),
+    sameOrigin.map(async (loc) => ((await allowed(loc)) ? readSitemap(loc.toString(), get, allowed, skip, depth + 1) : [])),
   );
   return nested.flat();
 }
 
-/** GET with retries: network errors, 408, 429 and 5xx; exponential backoff with jitter, Retry-After ≤ 30 s. */
-export async function fetchWithRetry(url: string, accept: string, options: CrawlOptions, userAgent = USER_AGENT): Promise<Response> {
-  const { retries = 3, backoffMs = 500, timeoutMs = 20_000, fetch: fetchImpl = fetch } = options;
+/**
+ * GET through the guard with retries: network errors, 408, 429 and 5xx; exponential backoff with jitter,
+ * Retry-After ≤ 30 s. A refusal is final (asking again would get the same answer).
+ */
+async function fetchWithRetry(guard: FetchGuard, url: string, accept: string, options: CrawlOptions, userAgent: string): Promise<GuardedResponse> {
+  const { retries = 3, backoffMs = 500, timeoutMs = 20_000 } = options;
   for (let attempt = 0; ; attempt++) {
-    let res: Response | null = null;
+    let res: GuardedResponse | null = null;
     let failure: unknown = null;
     try {
-      res = await fetchImpl(url, {
-        headers: { 'user-agent': userAgent, accept },
-        redirect: 'follow',
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      res = await guard.fetch(url, { headers: { 'user-agent': userAgent, accept }, signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
+      if (error instanceof CrawlRefusal) throw error;
       failure = error;
     }
     const retryable = res === null || res.status === 408 || res.status === 429 || res.status >= 500;
@@ -243,7 +290,7 @@ export async function fetchWithRetry(url: string, accept: string, options: Crawl
       throw new Error(`fetch failed: ${message(failure)}`);
     }
     const retryAfter = Number(res?.headers.get('retry-after'));
-    await res?.body?.cancel();
+    await res?.discard();
     const delay = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 30_000) : backoffMs * 2 ** attempt * (0.75 + Math.random() / 2);
     await new Promise((resolve) => setTimeout(resolve, delay));
   }

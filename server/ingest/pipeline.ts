@@ -66,7 +66,7 @@ export interface IngestSummary {
   updated: number;
   unchanged: number;
   failed: { source: string; error: string }[];
-  /** Files inside the given folders skipped for their extension; pages robots.txt disallows. */
+  /** Files inside the given folders skipped for their extension; pages robots.txt disallows; sitemap entries on another origin. */
   skipped: string[];
   /** Sources deleted by --prune (or that would be, with --dry-run). */
   pruned: string[];
@@ -217,6 +217,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       total += crawlResult.failed.length;
       for (const failure of crawlResult.failed) writes = writes.then(() => report(failure.source, 'failed', 0, failure.error));
       summary.skipped.push(...crawlResult.disallowed.map((u) => `${u} (robots.txt)`));
+      summary.skipped.push(...crawlResult.skipped.map((s) => `${s.source} (${s.reason})`));
     }
     await writes;
   } finally {
