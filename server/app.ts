@@ -227,7 +227,7 @@ export function createApp(deps: AppDeps) {
       embedQuestion: deps.admin?.embedQuestion,
       uploader: deps.admin?.uploader,
       signIn: {
-        ...(localAuth && jwtSecret ? { link: { secret: jwtSecret, consume: (hash: string) => localAuth.consumeAdminLink(hash) } } : {}),
+        ...(localAuth && jwtSecret ? { link: { secret: jwtSecret, consume: (jti: string) => localAuth.consumeAdminLink(jti) } } : {}),
         ...(deps.admin?.passwordSignIn ? { password: deps.admin.passwordSignIn } : {}),
       },
     }),

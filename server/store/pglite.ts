@@ -265,7 +265,7 @@ class Store implements PgliteStore {
     return toOverview(rows[0]!.v);
   }
 
-  async consumeAdminLink(tokenHash: string): Promise<string | null> {
+  async consumeAdminLink(jti: string): Promise<string | null> {
     return this.run((db) =>
       db.transaction(async (tx) => {
         const known = await tx.query<{ user_id: string }>('select user_id from auth.admin_link_uses order by used_at limit 1');
@@ -273,8 +273,8 @@ class Store implements PgliteStore {
           known.rows[0]?.user_id ??
           (await tx.query<{ id: string }>('insert into auth.users (is_anonymous) values (false) returning id')).rows[0]!.id;
         const used = await tx.query<{ user_id: string }>(
-          'insert into auth.admin_link_uses (token_hash, user_id) values ($1, $2) on conflict (token_hash) do nothing returning user_id',
-          [tokenHash, userId],
+          'insert into auth.admin_link_uses (jti, user_id) values ($1, $2) on conflict (jti) do nothing returning user_id',
+          [jti, userId],
         );
         return used.rows[0]?.user_id ?? null;
       }),

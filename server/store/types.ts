@@ -251,10 +251,10 @@ export interface LocalAuthStore {
   /** Uses up a refresh token: its user, or null when it is unknown, used or expired. */
   consumeRefreshToken(token: string): Promise<string | null>;
   /**
-   * Local admin sign-in: uses up a one-time link (by its SHA-256) and returns the local admin's user id, or
-   * null when the link was used before. The first link ever used creates that user.
+   * Local admin sign-in: uses up a one-time link (by the `jti` of its verified payload) and returns the local
+   * admin's user id, or null when the link was used before. The first link ever used creates that user.
    */
-  consumeAdminLink(tokenHash: string): Promise<string | null>;
+  consumeAdminLink(jti: string): Promise<string | null>;
 }
 
 export interface DocumentState {

@@ -55,11 +55,23 @@ alter default privileges in schema public grant all on sequences to anon, authen
 alter default privileges in schema public grant execute on functions to anon, authenticated, service_role;
 
 -- One-time sign-in links of the local admin (`npm run admin -- link`): a link is a signed token; when it is
--- exchanged for a session its SHA-256 is stored here, so it can never be used again. The first exchange
--- creates the local admin user; later ones sign in as that same user. On Supabase, Supabase Auth signs
--- admins in (magic link or password) and none of this exists.
+-- exchanged for a session the `jti` of its verified payload is stored here, so it can never be used again.
+-- The key is the jti, not the token's text: the JWT verifier decodes base64url leniently (`=` padding, the
+-- unused low bits of the signature's last character, whitespace), so one signature has several spellings
+-- that all verify, and each would be a "new" string. The first exchange creates the local admin user; later
+-- ones sign in as that same user. On Supabase, Supabase Auth signs admins in (magic link or password) and
+-- none of this exists.
 create table if not exists auth.admin_link_uses (
-  token_hash text primary key,
+  jti text primary key,
   user_id uuid not null references auth.users (id) on delete cascade,
   used_at timestamptz not null default now()
 );
+-- Databases made before the key was the jti: keep their rows (the first one names the local admin); the
+-- old keys are hashes of expired links and can never equal a jti.
+do $$
+begin
+  if exists (select 1 from information_schema.columns where table_schema = 'auth' and table_name = 'admin_link_uses' and column_name = 'token_hash') then
+    alter table auth.admin_link_uses rename column token_hash to jti;
+  end if;
+end
+$$;
