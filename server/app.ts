@@ -138,6 +138,15 @@ export function createApp(deps: AppDeps) {
     await next();
     setBaseSecurityHeaders(c.res.headers);
   });
+  // The console's data (questions, answers, documents, tokens) and the tokens sign-in and refresh hand out
+  // are one person's: no browser or shared cache may keep them. Registered before the body limit and the
+  // routes, so refusals (401, 403, 413, 429) and errors carry it too.
+  for (const path of ['/api/admin/*', '/api/auth/*']) {
+    app.use(path, async function noStore(c, next) {
+      await next();
+      c.res.headers.set('Cache-Control', 'no-store');
+    });
+  }
   // Server-Timing: the server's own time until the response starts (for a streamed answer: until the
   // answer is ready and its first event can be sent), so a client can tell server time from network and
   // its own queueing. Admission adds its queue wait beside it.
