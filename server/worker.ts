@@ -95,7 +95,8 @@ async function workerApp(env: WorkerEnv): Promise<Hono> {
       : {}),
     ...auth,
     // Legacy only: a Worker holding the HS256 secret can sign any role's token, service_role included.
-    jwtSecret: env.KB_JWT_SECRET || null,
+    // (readConfig has refused one shorter than 32 bytes.)
+    jwtSecret: config.jwtSecret,
     modelsUrl: await modelsUrl(env),
     // The embedder appends `<ORT version>/ort-wasm-simd-threaded.wasm`.
     ortWasmUrl: env.ORT_WASM_URL || '/ort/',

@@ -74,7 +74,7 @@ export function readConfig(env: Env): Config {
     embedModel: nonEmpty(env.KB_EMBED_MODEL) ?? DEFAULT_EMBED_MODEL,
     modelDir: nonEmpty(env.KB_MODEL_DIR),
     dataDir: nonEmpty(env.KB_DATA_DIR) ?? '.kb-data',
-    jwtSecret: nonEmpty(env.KB_JWT_SECRET),
+    jwtSecret: strongSecret(nonEmpty(env.KB_JWT_SECRET), 'KB_JWT_SECRET'),
     evidenceThreshold: number(env, 'CHAT_EVIDENCE_THRESHOLD', DEFAULT_EVIDENCE_THRESHOLD, 0, 1),
     port: number(env, 'PORT', 8787, 0, 65535),
     jwksUrl: nonEmpty(env.KB_JWKS_URL),
@@ -112,6 +112,24 @@ export function readConfig(env: Env): Config {
       medium: number(env, 'CHAT_CONFIDENCE_MEDIUM', 0.45, 0, 1),
     },
   };
+}
+
+/** HS256's key is the secret's UTF-8 bytes; below the hash's own 32 bytes it is the weakest link. */
+export const MIN_JWT_SECRET_BYTES = 32;
+
+/**
+ * Refuses a JWT secret shorter than 32 bytes, at start-up: anyone holding one token the server signed can
+ * try secrets offline, and a short one is found; with it they sign admin and service tokens.
+ */
+export function strongSecret(secret: string | null, name: string): string | null {
+  if (secret === null) return null;
+  const bytes = new TextEncoder().encode(secret).length;
+  if (bytes >= MIN_JWT_SECRET_BYTES) return secret;
+  throw new Error(
+    `${name} is ${bytes} bytes long; it must be at least ${MIN_JWT_SECRET_BYTES}: a shorter secret can be guessed offline from any token it signed. ` +
+      `Make one with \`openssl rand -base64 32\` or \`node -e "console.log(require('node:crypto').randomBytes(32).toString('base64url'))"\`, ` +
+      `or leave it unset: the Node server then keeps a random one in KB_DATA_DIR, and a Worker verifies tokens with the Supabase project's signing keys.`,
+  );
 }
 
 function answerMode(raw: string | undefined): AnswerMode {
