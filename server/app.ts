@@ -12,7 +12,7 @@ import type { AdminUploader } from './admin/upload.ts';
 import { issueAccessToken, REFRESH_TTL_SECONDS, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
 import { authRoute, invalidRefreshToken } from './auth/route.ts';
 import type { CaptchaOptions } from './auth/captcha.ts';
-import type { SignupLimiter } from './auth/signup-limit.ts';
+import type { ClientAddress, ClientLimiter } from './http/client-limit.ts';
 import { chatRoute, DEFAULT_MAX_STREAMS, StreamSlots } from './chat/route.ts';
 import type { StreamOptions } from './chat/stream.ts';
 import { DEFAULT_GENERATION_MODEL, type Config } from './config/index.ts';
@@ -40,10 +40,12 @@ export interface AppDeps {
   refreshSignIn?: (refreshToken: string) => Promise<AnonymousAuth>;
   /** A CAPTCHA before every anonymous sign-up (server/auth/captcha.ts); none when unset. */
   captcha?: CaptchaOptions;
-  /** Anonymous sign-ups per client IP (server/auth/signup-limit.ts); none when unset. */
-  signupLimiter?: SignupLimiter;
+  /** Anonymous sign-ups per client network (server/http/client-limit.ts); none when unset. */
+  signupLimiter?: ClientLimiter;
+  /** `POST /api/auth/refresh` per client network; none when unset. */
+  refreshLimiter?: ClientLimiter;
   /** The client's address as the runtime knows it (the socket's on Node, CF-Connecting-IP on Workers). */
-  clientIp?: (c: Context) => string | null;
+  clientIp?: ClientAddress;
   /** HS256 secret (KB_JWT_SECRET). Local tokens are signed with it. */
   jwtSecret: string | null;
   /** Asymmetric signing keys (KB_JWKS_URL), expected issuer and audience of tokens. */
@@ -85,6 +87,8 @@ export interface AppDeps {
     passwordSignIn?: (email: string, password: string) => Promise<AdminSession>;
     /** Requests per admin per window (default 300 a minute). */
     rateLimit?: { limit: number; windowSeconds: number };
+    /** `POST /api/admin/session` and `/password` together, per client network; none when unset. */
+    signInLimiter?: ClientLimiter;
   };
 }
 
@@ -204,6 +208,7 @@ export function createApp(deps: AppDeps) {
         signIn,
         refresh: deps.refreshSignIn ?? local?.refresh,
         signupLimiter: deps.signupLimiter,
+        refreshLimiter: deps.refreshLimiter,
         clientIp: deps.clientIp,
         captcha: deps.captcha,
       }),
@@ -238,6 +243,7 @@ export function createApp(deps: AppDeps) {
       signIn: {
         ...(localAuth && jwtSecret ? { link: { secret: jwtSecret, consume: (jti: string) => localAuth.consumeAdminLink(jti) } } : {}),
         ...(deps.admin?.passwordSignIn ? { password: deps.admin.passwordSignIn } : {}),
+        ...(deps.admin?.signInLimiter ? { limiter: deps.admin.signInLimiter, clientIp: deps.clientIp } : {}),
       },
     }),
   );

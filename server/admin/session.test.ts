@@ -5,6 +5,9 @@
  */
 import { verify } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody } from '../../protocol/index.ts';
+import { MemoryClientLimiter } from '../http/client-limit.ts';
+import { startNodeServer } from '../node/server.ts';
 import { createTestApi, TEST_SECRET, type TestApi } from '../testing/api.ts';
 import { createLinkToken } from './session.ts';
 
@@ -59,5 +62,61 @@ describe('POST /api/admin/session: a link signs in once, whichever of its spelli
     const { rows } = await api.store.db.query<{ jti: string }>('select jti from auth.admin_link_uses');
     const { jti } = JSON.parse(Buffer.from(link.split('.')[1]!, 'base64url').toString()) as { jti: string };
     expect(rows.map((r) => r.jti)).toContain(jti);
+  });
+});
+
+describe('sign-in attempts per client network (both routes, one budget)', () => {
+  it('answers 429 rate_limited with Retry-After past the limit, before the link is looked at; another client is not affected', async () => {
+    const app = api.instance({
+      admin: { signInLimiter: new MemoryClientLimiter(3, 60), passwordSignIn: async () => ({ access_token: 'x', expires_in: 1 }) },
+      clientIp: (c) => c.req.header('X-Test-Client') ?? null,
+    });
+    const attempt = (path: string, body: unknown, ip: string) =>
+      app.request(`/api/admin/${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Test-Client': ip }, body: JSON.stringify(body) });
+    const statuses = [
+      (await attempt('session', { link_token: 'forged' }, '2001:db8:9:9::1')).status,
+      (await attempt('password', { email: 'a@b.co', password: 'guess' }, '2001:db8:9:9::2')).status,
+      (await attempt('session', { link_token: 'forged' }, '2001:db8:9:9::3')).status,
+    ];
+    expect(statuses).toEqual([401, 200, 401]);
+    // A valid, unused link is refused too once the client is over its budget (and stays unused).
+    const link = await createLinkToken(TEST_SECRET);
+    for (const [path, body] of [['session', { link_token: link }], ['password', { email: 'a@b.co', password: 'guess' }]] as const) {
+      const refused = await attempt(path, body, '2001:db8:9:9::4');
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0);
+      expect(Number(refused.headers.get('Retry-After'))).toBeLessThanOrEqual(60);
+      expect(((await refused.json()) as ErrorBody).error.code).toBe('rate_limited');
+    }
+    expect((await attempt('session', { link_token: link }, '2001:db8:9:10::1')).status).toBe(200);
+  });
+
+  it('on a real Node server, counts the socket address whatever X-Forwarded-For says', async () => {
+    const { url, shutdown } = await startNodeServer({
+      store: api.store,
+      localAuth: api.store,
+      jwtSecret: TEST_SECRET,
+      evidenceThreshold: 0.35,
+      embedModel: 'test-model',
+      admin: { signInLimiter: new MemoryClientLimiter(2, 60) },
+      modelDir: '/nonexistent',
+      port: 0,
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await fetch(`${url}api/admin/session`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': `203.0.113.${i}` },
+          body: JSON.stringify({ link_token: 'forged' }),
+        });
+        statuses.push(res.status);
+        expect(res.headers.get('Cache-Control')).toBe('no-store');
+        await res.arrayBuffer();
+      }
+      expect(statuses).toEqual([401, 401, 429, 429]);
+    } finally {
+      await shutdown(0);
+    }
   });
 });

@@ -11,12 +11,18 @@
  *   service role; users cannot change app_metadata). `POST /api/admin/password {email, password}` relays
  *   Supabase Auth's password grant; a magic link works too (the console accepts `#access_token=` in its URL,
  *   as Supabase's redirect delivers it).
+ *
+ * Both routes are limited per client network (one budget for the two), before the body is read: a link
+ * cannot be guessed, but each password attempt on Workers spends Supabase Auth's per-IP sign-in quota,
+ * which every client of the Worker shares (they all reach Supabase from its addresses) — without a limit
+ * here one client could use it up and lock the real admin out.
  */
 import { Hono } from 'hono';
 import { sign, verify } from 'hono/jwt';
 import { LinkSessionSchema, PasswordSessionSchema, type AdminSession } from '../../protocol/index.ts';
 import { TOKEN_TTL_SECONDS } from '../auth/jwt.ts';
 import { parseBody, readJson } from '../chat/request.ts';
+import { limitPerClient, type ClientAddress, type ClientLimiter } from '../http/client-limit.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { StoreError } from '../store/types.ts';
 
@@ -29,6 +35,9 @@ export interface AdminSignIn {
   link?: { secret: string; consume(jti: string): Promise<string | null> };
   /** Supabase: the password grant, relayed. */
   password?: (email: string, password: string) => Promise<AdminSession>;
+  /** Sign-in attempts per client network, both routes together; none when unset. */
+  limiter?: ClientLimiter;
+  clientIp?: ClientAddress;
 }
 
 /** A one-time sign-in token for the local admin (what `npm run admin -- link` puts in the link). */
@@ -48,8 +57,13 @@ export async function issueAdminToken(userId: string, secret: string, now = Math
 
 const badLink = () => new AppError(401, 'unauthorized', 'This sign-in link is invalid, expired or already used. Run `npm run admin -- link` for a new one.');
 
-export function sessionRoute({ link, password }: AdminSignIn) {
+export function sessionRoute({ link, password, limiter, clientIp }: AdminSignIn) {
   const app = new Hono();
+  if (limiter) {
+    const limit = limitPerClient({ limiter, clientIp, message: 'Too many sign-in attempts from your network. Please wait a minute and try again.' });
+    app.use('/session', limit);
+    app.use('/password', limit);
+  }
 
   app.post('/session', async function linkSession(c) {
     if (!link) throw new AppError(404, 'not_found', 'Sign-in links are for the embedded server; sign in with Supabase Auth.');

@@ -45,6 +45,17 @@ export interface Config {
    * (seconds); 0 turns the limit off. Workers use the SIGNUP_LIMITER binding in wrangler.toml instead.
    */
   signupLimit: { limit: number; windowSeconds: number };
+  /**
+   * KB_REFRESH_LIMIT / KB_REFRESH_WINDOW: embedded server only — `POST /api/auth/refresh` per client network
+   * per window; 0 turns it off. Workers: the REFRESH_LIMITER binding.
+   */
+  refreshLimit: { limit: number; windowSeconds: number };
+  /**
+   * KB_ADMIN_SIGNIN_LIMIT / KB_ADMIN_SIGNIN_WINDOW: embedded server only — console sign-in attempts
+   * (`/api/admin/session` and `/password` together) per client network per window; 0 turns it off.
+   * Workers: the ADMIN_SIGNIN_LIMITER binding.
+   */
+  adminSignInLimit: { limit: number; windowSeconds: number };
   /** KB_ANSWER_MODE: how answers are written unless an admin chose otherwise (`/api/admin/settings`). */
   answerMode: AnswerMode;
   /**
@@ -106,6 +117,16 @@ export function readConfig(env: Env): Config {
     signupLimit: {
       limit: number(env, 'KB_SIGNUP_LIMIT', 30, 0, 1_000_000),
       windowSeconds: number(env, 'KB_SIGNUP_WINDOW', 3600, 1, 86_400),
+    },
+    // A widget renews once an hour per open tab: 60 a minute leaves room for a whole office behind one NAT.
+    refreshLimit: {
+      limit: number(env, 'KB_REFRESH_LIMIT', 60, 0, 1_000_000),
+      windowSeconds: number(env, 'KB_REFRESH_WINDOW', 60, 1, 86_400),
+    },
+    // A person signs in to the console a few times a day; 5 a minute is typing a password wrong four times.
+    adminSignInLimit: {
+      limit: number(env, 'KB_ADMIN_SIGNIN_LIMIT', 5, 0, 1_000_000),
+      windowSeconds: number(env, 'KB_ADMIN_SIGNIN_WINDOW', 60, 1, 86_400),
     },
     confidence: {
       high: number(env, 'CHAT_CONFIDENCE_HIGH', 0.6, 0, 1),
