@@ -9,7 +9,7 @@ import { ADMIN_PATHS, API_PATHS, UPLOAD_MAX_BYTES, type AdminSession, type Anony
 import { adminRoute } from './admin/route.ts';
 import type { EmbedQuestion } from './admin/try.ts';
 import type { AdminUploader } from './admin/upload.ts';
-import { issueAccessToken, REFRESH_TTL_SECONDS, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
+import { issueAccessToken, REFRESH_TTL_SECONDS, SESSION_LIFETIME_SECONDS, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
 import { authRoute, invalidRefreshToken } from './auth/route.ts';
 import type { CaptchaOptions } from './auth/captcha.ts';
 import type { ClientAddress, ClientLimiter } from './http/client-limit.ts';
@@ -259,21 +259,25 @@ export function createApp(deps: AppDeps) {
 
 /**
  * Local mode: create the auth.users row, then sign the token ourselves with the JWT secret; a refresh token
- * (used once) renews it for the same user, so a visitor keeps their history past the token's hour.
+ * (used once, rotated within its family) renews it for the same user, so a visitor keeps their history past
+ * the token's hour — for at most SESSION_LIFETIME_SECONDS from the sign-in; a reused one ends the family.
  */
 function localAnonymousAuth(localAuth: LocalAuthStore, jwtSecret: string) {
-  const session = async (userId: string): Promise<AnonymousAuth> => ({
+  const session = async (userId: string, refreshToken: string): Promise<AnonymousAuth> => ({
     access_token: await issueAccessToken(userId, jwtSecret),
     user_id: userId,
     expires_in: TOKEN_TTL_SECONDS,
-    refresh_token: await localAuth.createRefreshToken(userId, REFRESH_TTL_SECONDS),
+    refresh_token: refreshToken,
   });
   return {
-    signIn: async () => session(await localAuth.createAnonymousUser()),
+    signIn: async () => {
+      const userId = await localAuth.createAnonymousUser();
+      return session(userId, await localAuth.createRefreshToken(userId, REFRESH_TTL_SECONDS, SESSION_LIFETIME_SECONDS));
+    },
     refresh: async (refreshToken: string) => {
-      const userId = await localAuth.consumeRefreshToken(refreshToken);
-      if (!userId) throw invalidRefreshToken();
-      return session(userId);
+      const rotated = await localAuth.rotateRefreshToken(refreshToken, REFRESH_TTL_SECONDS);
+      if (!rotated) throw invalidRefreshToken();
+      return session(rotated.userId, rotated.refreshToken);
     },
   };
 }
