@@ -2,8 +2,9 @@
  * Auth on the production path. The Worker as the deploy guide now sets it up: no JWT secret at all. Visitor tokens are signed by Supabase
  * Auth with an asymmetric key (ES256) and verified against the project's JWKS, which the Worker finds from
  * SUPABASE_URL by default, with the issuer checked against <SUPABASE_URL>/auth/v1 by default. Refresh is
- * relayed to Supabase Auth (same user, token used once); sign-ups are limited per CF-Connecting-IP by the
- * rate-limiting binding of wrangler.toml.
+ * relayed to Supabase Auth (same user, token used once; Supabase Auth keeps the families and revokes on
+ * reuse); sign-ups and refreshes are limited per CF-Connecting-IP network (an IPv6 client by its /64) by the
+ * rate-limiting bindings of wrangler.toml.
  */
 import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,4 +126,34 @@ describe('with Turnstile before sign-ups (KB_CAPTCHA_SITE_KEY; Supabase Auth che
     expect((await signUpWith({ captcha_token: 'turnstile-ok-1' })).status).toBe(200);
     expect(await users()).toBe(before + 1);
   });
+});
+
+it('counts an IPv6 client by its /64 for sign-ups: five addresses of one /64 share the 5; the next /64 is not affected', async () => {
+  const statuses: number[] = [];
+  for (let i = 1; i <= 6; i++) {
+    const res = await signUp(`2001:db8:66:1::${i}`);
+    statuses.push(res.status);
+    await res.arrayBuffer();
+  }
+  expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+  expect((await signUp('2001:db8:66:2::1')).status).toBe(200);
+});
+
+it('limits refreshes per client network (wrangler.toml REFRESH_LIMITER: 60 a minute) before Supabase Auth is asked', async () => {
+  const refreshFrom = (ip: string, token: string) =>
+    harness.worker('/api/auth/refresh', { method: 'POST', headers: { 'Content-Type': 'application/json', 'CF-Connecting-IP': ip }, body: JSON.stringify({ refresh_token: token }) });
+  const relayed = () => harness.supabase.log.filter((e) => e.path.startsWith('/auth/v1/token?grant_type=refresh_token')).length;
+  const before = relayed();
+  const statuses: number[] = [];
+  for (let i = 1; i <= 62; i++) {
+    const res = await refreshFrom(`2001:db8:88:1::${i}`, `made-up-${i}`);
+    statuses.push(res.status);
+    if (res.status === 429) expect(res.headers.get('Retry-After')).toBe('60');
+    expect(res.headers.get('Cache-Control')).toBe('no-store');
+    await res.arrayBuffer();
+  }
+  expect(statuses.filter((s) => s === 401)).toHaveLength(60);
+  expect(statuses.slice(60)).toEqual([429, 429]);
+  expect(relayed() - before).toBe(60);
+  expect((await refreshFrom('2001:db8:88:2::1', 'made-up')).status).toBe(401);
 });
