@@ -88,8 +88,10 @@ async function workerApp(env: WorkerEnv): Promise<Hono> {
     // Cloudflare's edge sets CF-Connecting-IP and overwrites whatever a client sent.
     clientIp: (c) => c.req.header('CF-Connecting-IP') ?? null,
     ...(env.SIGNUP_LIMITER ? { signupLimiter: bindingLimiter(env.SIGNUP_LIMITER, 60, 'signup') } : {}),
-    // Supabase Auth rotates refresh tokens and revokes a reused one's family itself; this limit is in front
-    // of its token endpoint, whose per-IP quota every client of the Worker shares.
+    // Refresh is Supabase Auth's: it rotates refresh tokens and, with "Detect and revoke potentially
+    // compromised refresh tokens" (on by default), ends the session when a used token comes back after its
+    // reuse interval (10 s); an absolute end is its "Time-box user sessions" setting (Auth → Sessions). This
+    // limit is in front of its token endpoint, whose per-IP quota every client of the Worker shares.
     ...(env.REFRESH_LIMITER ? { refreshLimiter: bindingLimiter(env.REFRESH_LIMITER, 60, 'refresh') } : {}),
     // Turnstile: the token is relayed to Supabase Auth, which checks it (its CAPTCHA protection holds the
     // secret); with KB_CAPTCHA_SECRET the Worker checks it too, before calling Supabase at all.
