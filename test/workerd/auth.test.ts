@@ -157,3 +157,27 @@ it('limits refreshes per client network (wrangler.toml REFRESH_LIMITER: 60 a min
   expect(relayed() - before).toBe(60);
   expect((await refreshFrom('2001:db8:88:2::1', 'made-up')).status).toBe(401);
 });
+
+describe('with a legacy KB_JWT_SECRET shorter than 32 bytes', () => {
+  let weak: WorkerHarness;
+  beforeAll(async () => {
+    weak = await startWorker({ KB_JWT_SECRET: 'too-short-secret-0123456789' });
+  });
+  afterAll(() => weak?.close());
+
+  it('serves no API request: the app is never built with it (the error, logged, says how to make one)', async () => {
+    const res = await weak.worker('/api/health');
+    expect(res.status).toBe(500);
+    // Miniflare shows the uncaught error (Cloudflare logs it and answers its own error page).
+    const text = await res.text();
+    expect(text).not.toContain('"status":"ok"');
+    expect(text).toContain('KB_JWT_SECRET is 27 bytes long');
+    expect(text).toContain('openssl rand -base64 32');
+    // A token signed with the weak secret gets nowhere either.
+    const now = Math.floor(Date.now() / 1000);
+    const forged = await sign({ sub: crypto.randomUUID(), role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 600 }, 'too-short-secret-0123456789', 'HS256');
+    const chat = await weak.worker('/api/sessions', { headers: { Authorization: `Bearer ${forged}` } });
+    expect(chat.status).toBe(500);
+    await chat.arrayBuffer();
+  });
+});
