@@ -11,7 +11,7 @@ import { createEmbedder } from '../server/ingest/embedder.ts';
 import { ingest } from '../server/ingest/pipeline.ts';
 import { DEMO_KB_DIR } from '../server/node/paths.ts';
 import { turnstileConfig, turnstileVerifier, type CaptchaOptions } from '../server/auth/captcha.ts';
-import { MemorySignupLimiter } from '../server/auth/signup-limit.ts';
+import { MemoryClientLimiter } from '../server/http/client-limit.ts';
 import { localJwtSecret } from '../server/node/jwt-secret.ts';
 import { startNodeServer } from '../server/node/server.ts';
 import { nodeUploader, sharedEmbedder } from '../server/node/upload.ts';
@@ -39,12 +39,18 @@ const { url, shutdown } = await startNodeServer({
   jwtSecret,
   ...(config.captcha ? { captcha: localCaptcha(config.captcha) } : {}),
   ...(config.signupLimit.limit > 0
-    ? { signupLimiter: new MemorySignupLimiter(config.signupLimit.limit, config.signupLimit.windowSeconds) }
+    ? { signupLimiter: new MemoryClientLimiter(config.signupLimit.limit, config.signupLimit.windowSeconds) }
+    : {}),
+  ...(config.refreshLimit.limit > 0
+    ? { refreshLimiter: new MemoryClientLimiter(config.refreshLimit.limit, config.refreshLimit.windowSeconds) }
     : {}),
   // PGlite answers one query at a time: two requests in the database phase keep it busy while the other
   // does its JavaScript (token check, extraction); more only interleave and make everyone later.
   admission: { concurrency: 2, maxWaitMs: config.maxWaitMs },
   admin: {
+    ...(config.adminSignInLimit.limit > 0
+      ? { signInLimiter: new MemoryClientLimiter(config.adminSignInLimit.limit, config.adminSignInLimit.windowSeconds) }
+      : {}),
     uploader: nodeUploader({ store, model: config.embedModel, embedder }),
     embedQuestion: async (text) => (await (await embedder()).embed([text]))[0]!,
   },

@@ -9,10 +9,10 @@ import { ADMIN_PATHS, API_PATHS, UPLOAD_MAX_BYTES, type AdminSession, type Anony
 import { adminRoute } from './admin/route.ts';
 import type { EmbedQuestion } from './admin/try.ts';
 import type { AdminUploader } from './admin/upload.ts';
-import { issueAccessToken, REFRESH_TTL_SECONDS, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
+import { issueAccessToken, REFRESH_TTL_SECONDS, SESSION_LIFETIME_SECONDS, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
 import { authRoute, invalidRefreshToken } from './auth/route.ts';
 import type { CaptchaOptions } from './auth/captcha.ts';
-import type { SignupLimiter } from './auth/signup-limit.ts';
+import type { ClientAddress, ClientLimiter } from './http/client-limit.ts';
 import { chatRoute, DEFAULT_MAX_STREAMS, StreamSlots } from './chat/route.ts';
 import type { StreamOptions } from './chat/stream.ts';
 import { DEFAULT_GENERATION_MODEL, type Config } from './config/index.ts';
@@ -40,10 +40,12 @@ export interface AppDeps {
   refreshSignIn?: (refreshToken: string) => Promise<AnonymousAuth>;
   /** A CAPTCHA before every anonymous sign-up (server/auth/captcha.ts); none when unset. */
   captcha?: CaptchaOptions;
-  /** Anonymous sign-ups per client IP (server/auth/signup-limit.ts); none when unset. */
-  signupLimiter?: SignupLimiter;
+  /** Anonymous sign-ups per client network (server/http/client-limit.ts); none when unset. */
+  signupLimiter?: ClientLimiter;
+  /** `POST /api/auth/refresh` per client network; none when unset. */
+  refreshLimiter?: ClientLimiter;
   /** The client's address as the runtime knows it (the socket's on Node, CF-Connecting-IP on Workers). */
-  clientIp?: (c: Context) => string | null;
+  clientIp?: ClientAddress;
   /** HS256 secret (KB_JWT_SECRET). Local tokens are signed with it. */
   jwtSecret: string | null;
   /** Asymmetric signing keys (KB_JWKS_URL), expected issuer and audience of tokens. */
@@ -85,6 +87,8 @@ export interface AppDeps {
     passwordSignIn?: (email: string, password: string) => Promise<AdminSession>;
     /** Requests per admin per window (default 300 a minute). */
     rateLimit?: { limit: number; windowSeconds: number };
+    /** `POST /api/admin/session` and `/password` together, per client network; none when unset. */
+    signInLimiter?: ClientLimiter;
   };
 }
 
@@ -138,6 +142,15 @@ export function createApp(deps: AppDeps) {
     await next();
     setBaseSecurityHeaders(c.res.headers);
   });
+  // The console's data (questions, answers, documents, tokens) and the tokens sign-in and refresh hand out
+  // are one person's: no browser or shared cache may keep them. Registered before the body limit and the
+  // routes, so refusals (401, 403, 413, 429) and errors carry it too.
+  for (const path of ['/api/admin/*', '/api/auth/*']) {
+    app.use(path, async function noStore(c, next) {
+      await next();
+      c.res.headers.set('Cache-Control', 'no-store');
+    });
+  }
   // Server-Timing: the server's own time until the response starts (for a streamed answer: until the
   // answer is ready and its first event can be sent), so a client can tell server time from network and
   // its own queueing. Admission adds its queue wait beside it.
@@ -195,6 +208,7 @@ export function createApp(deps: AppDeps) {
         signIn,
         refresh: deps.refreshSignIn ?? local?.refresh,
         signupLimiter: deps.signupLimiter,
+        refreshLimiter: deps.refreshLimiter,
         clientIp: deps.clientIp,
         captcha: deps.captcha,
       }),
@@ -227,8 +241,9 @@ export function createApp(deps: AppDeps) {
       embedQuestion: deps.admin?.embedQuestion,
       uploader: deps.admin?.uploader,
       signIn: {
-        ...(localAuth && jwtSecret ? { link: { secret: jwtSecret, consume: (hash: string) => localAuth.consumeAdminLink(hash) } } : {}),
+        ...(localAuth && jwtSecret ? { link: { secret: jwtSecret, consume: (jti: string) => localAuth.consumeAdminLink(jti) } } : {}),
         ...(deps.admin?.passwordSignIn ? { password: deps.admin.passwordSignIn } : {}),
+        ...(deps.admin?.signInLimiter ? { limiter: deps.admin.signInLimiter, clientIp: deps.clientIp } : {}),
       },
     }),
   );
@@ -244,21 +259,25 @@ export function createApp(deps: AppDeps) {
 
 /**
  * Local mode: create the auth.users row, then sign the token ourselves with the JWT secret; a refresh token
- * (used once) renews it for the same user, so a visitor keeps their history past the token's hour.
+ * (used once, rotated within its family) renews it for the same user, so a visitor keeps their history past
+ * the token's hour — for at most SESSION_LIFETIME_SECONDS from the sign-in; a reused one ends the family.
  */
 function localAnonymousAuth(localAuth: LocalAuthStore, jwtSecret: string) {
-  const session = async (userId: string): Promise<AnonymousAuth> => ({
+  const session = async (userId: string, refreshToken: string): Promise<AnonymousAuth> => ({
     access_token: await issueAccessToken(userId, jwtSecret),
     user_id: userId,
     expires_in: TOKEN_TTL_SECONDS,
-    refresh_token: await localAuth.createRefreshToken(userId, REFRESH_TTL_SECONDS),
+    refresh_token: refreshToken,
   });
   return {
-    signIn: async () => session(await localAuth.createAnonymousUser()),
+    signIn: async () => {
+      const userId = await localAuth.createAnonymousUser();
+      return session(userId, await localAuth.createRefreshToken(userId, REFRESH_TTL_SECONDS, SESSION_LIFETIME_SECONDS));
+    },
     refresh: async (refreshToken: string) => {
-      const userId = await localAuth.consumeRefreshToken(refreshToken);
-      if (!userId) throw invalidRefreshToken();
-      return session(userId);
+      const rotated = await localAuth.rotateRefreshToken(refreshToken, REFRESH_TTL_SECONDS);
+      if (!rotated) throw invalidRefreshToken();
+      return session(rotated.userId, rotated.refreshToken);
     },
   };
 }

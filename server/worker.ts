@@ -8,7 +8,7 @@ import { Hono, type ExecutionContext } from 'hono';
 import { supabasePasswordSignIn } from './admin/session.ts';
 import { createApp, depsFromConfig } from './app.ts';
 import { turnstileConfig, turnstileVerifier } from './auth/captcha.ts';
-import { bindingSignupLimiter, type RateLimitBinding } from './auth/signup-limit.ts';
+import { bindingLimiter, type RateLimitBinding } from './http/client-limit.ts';
 import { supabaseAnonymousSignIn, supabaseRefresh } from './auth/supabase-anonymous.ts';
 import { readConfig } from './config/index.ts';
 import { retryPolicyFor } from './store/rpc-retry.ts';
@@ -33,8 +33,12 @@ export interface WorkerEnv {
   /** Where browsers fetch models and the ORT wasm; defaults to this Worker's own assets. */
   MODELS_URL?: string;
   ORT_WASM_URL?: string;
-  /** wrangler.toml `[[ratelimits]]`: anonymous sign-ups per client IP (period 60 s). */
+  /** wrangler.toml `[[ratelimits]]` (period 60 s each), per client network: anonymous sign-ups, */
   SIGNUP_LIMITER?: RateLimitBinding;
+  /** refreshes (`POST /api/auth/refresh`), */
+  REFRESH_LIMITER?: RateLimitBinding;
+  /** and console sign-in attempts (`POST /api/admin/session` and `/password` together). */
+  ADMIN_SIGNIN_LIMITER?: RateLimitBinding;
   /** The static assets (wrangler.toml `[assets] binding`): read for kb-assets.json, the build's model URL. */
   ASSETS?: { fetch(input: string): Promise<Response> };
   [name: string]: unknown;
@@ -77,10 +81,18 @@ async function workerApp(env: WorkerEnv): Promise<Hono> {
     refreshSignIn: supabaseRefresh({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
     // The console (/admin): admins sign in with Supabase Auth (password grant relayed; no uploads or
     // server-side embedding here — documents are added with the CLI).
-    admin: { passwordSignIn: supabasePasswordSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }) },
+    admin: {
+      passwordSignIn: supabasePasswordSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
+      ...(env.ADMIN_SIGNIN_LIMITER ? { signInLimiter: bindingLimiter(env.ADMIN_SIGNIN_LIMITER, 60, 'admin-signin') } : {}),
+    },
     // Cloudflare's edge sets CF-Connecting-IP and overwrites whatever a client sent.
     clientIp: (c) => c.req.header('CF-Connecting-IP') ?? null,
-    ...(env.SIGNUP_LIMITER ? { signupLimiter: bindingSignupLimiter(env.SIGNUP_LIMITER, 60) } : {}),
+    ...(env.SIGNUP_LIMITER ? { signupLimiter: bindingLimiter(env.SIGNUP_LIMITER, 60, 'signup') } : {}),
+    // Refresh is Supabase Auth's: it rotates refresh tokens and, with "Detect and revoke potentially
+    // compromised refresh tokens" (on by default), ends the session when a used token comes back after its
+    // reuse interval (10 s); an absolute end is its "Time-box user sessions" setting (Auth → Sessions). This
+    // limit is in front of its token endpoint, whose per-IP quota every client of the Worker shares.
+    ...(env.REFRESH_LIMITER ? { refreshLimiter: bindingLimiter(env.REFRESH_LIMITER, 60, 'refresh') } : {}),
     // Turnstile: the token is relayed to Supabase Auth, which checks it (its CAPTCHA protection holds the
     // secret); with KB_CAPTCHA_SECRET the Worker checks it too, before calling Supabase at all.
     ...(config.captcha
@@ -95,7 +107,8 @@ async function workerApp(env: WorkerEnv): Promise<Hono> {
       : {}),
     ...auth,
     // Legacy only: a Worker holding the HS256 secret can sign any role's token, service_role included.
-    jwtSecret: env.KB_JWT_SECRET || null,
+    // (readConfig has refused one shorter than 32 bytes.)
+    jwtSecret: config.jwtSecret,
     modelsUrl: await modelsUrl(env),
     // The embedder appends `<ORT version>/ort-wasm-simd-threaded.wasm`.
     ortWasmUrl: env.ORT_WASM_URL || '/ort/',

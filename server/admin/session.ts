@@ -4,18 +4,25 @@
  * - **Local (Node, embedded database)**: `npm run admin -- link` prints a one-time link. The link's token is
  *   signed with KB_JWT_SECRET (the CLI never opens the database the running server holds), lives 15
  *   minutes, and is for this purpose only (its audience is not `authenticated`, so it is never an access
- *   token). `POST /api/admin/session {link_token}` checks it and uses it up — its SHA-256 is stored, so a
- *   second use fails — and answers an access token for the local admin user with `app_metadata.role = admin`.
+ *   token). `POST /api/admin/session {link_token}` checks it and uses it up — the `jti` of its verified
+ *   payload is stored, so a second use fails however the token is spelled — and answers an access token for
+ *   the local admin user with `app_metadata.role = admin`.
  * - **Supabase (Workers)**: admins are Supabase Auth users whose `app_metadata.role` is `admin` (set with the
  *   service role; users cannot change app_metadata). `POST /api/admin/password {email, password}` relays
  *   Supabase Auth's password grant; a magic link works too (the console accepts `#access_token=` in its URL,
  *   as Supabase's redirect delivers it).
+ *
+ * Both routes are limited per client network (one budget for the two), before the body is read: a link
+ * cannot be guessed, but each password attempt on Workers spends Supabase Auth's per-IP sign-in quota,
+ * which every client of the Worker shares (they all reach Supabase from its addresses) — without a limit
+ * here one client could use it up and lock the real admin out.
  */
 import { Hono } from 'hono';
 import { sign, verify } from 'hono/jwt';
 import { LinkSessionSchema, PasswordSessionSchema, type AdminSession } from '../../protocol/index.ts';
 import { TOKEN_TTL_SECONDS } from '../auth/jwt.ts';
 import { parseBody, readJson } from '../chat/request.ts';
+import { limitPerClient, type ClientAddress, type ClientLimiter } from '../http/client-limit.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { StoreError } from '../store/types.ts';
 
@@ -25,9 +32,12 @@ const LINK_AUDIENCE = 'kb-chat-admin-link';
 
 export interface AdminSignIn {
   /** Local: the JWT secret and the store that uses links up. */
-  link?: { secret: string; consume(tokenHash: string): Promise<string | null> };
+  link?: { secret: string; consume(jti: string): Promise<string | null> };
   /** Supabase: the password grant, relayed. */
   password?: (email: string, password: string) => Promise<AdminSession>;
+  /** Sign-in attempts per client network, both routes together; none when unset. */
+  limiter?: ClientLimiter;
+  clientIp?: ClientAddress;
 }
 
 /** A one-time sign-in token for the local admin (what `npm run admin -- link` puts in the link). */
@@ -47,19 +57,31 @@ export async function issueAdminToken(userId: string, secret: string, now = Math
 
 const badLink = () => new AppError(401, 'unauthorized', 'This sign-in link is invalid, expired or already used. Run `npm run admin -- link` for a new one.');
 
-export function sessionRoute({ link, password }: AdminSignIn) {
+export function sessionRoute({ link, password, limiter, clientIp }: AdminSignIn) {
   const app = new Hono();
+  if (limiter) {
+    const limit = limitPerClient({ limiter, clientIp, message: 'Too many sign-in attempts from your network. Please wait a minute and try again.' });
+    app.use('/session', limit);
+    app.use('/password', limit);
+  }
 
   app.post('/session', async function linkSession(c) {
     if (!link) throw new AppError(404, 'not_found', 'Sign-in links are for the embedded server; sign in with Supabase Auth.');
     const { link_token } = parseBody(LinkSessionSchema, await readJson(c.req.raw));
+    let jti: string;
     try {
       const payload = await verify(link_token, link.secret, { alg: 'HS256', aud: LINK_AUDIENCE });
-      if (typeof payload.exp !== 'number' || typeof payload.jti !== 'string') throw new Error('no exp or jti');
+      if (typeof payload.exp !== 'number' || typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 100) {
+        throw new Error('no exp or jti');
+      }
+      jti = payload.jti;
     } catch {
       throw badLink();
     }
-    const userId = await link.consume(await sha256(link_token)).catch((error) => {
+    // Used up by the signed payload's jti, never by the token's text: the verifier reads base64url leniently
+    // (`=` padding, the spare low bits of the signature's last character), so one signature is spelled
+    // several ways that all verify, and a key made from the text would let each spelling sign in once.
+    const userId = await link.consume(jti).catch((error) => {
       throw fromStoreError(error);
     });
     if (!userId) throw badLink();
@@ -101,9 +123,4 @@ export function supabasePasswordSignIn({ url, anonKey, timeoutMs = 4_000 }: { ur
     if (!response.ok || !body?.access_token) throw new StoreError('unavailable', `password sign-in failed: ${response.status}`);
     return { access_token: body.access_token, expires_in: body.expires_in ?? 3600 };
   };
-}
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }

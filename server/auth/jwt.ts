@@ -18,8 +18,15 @@ import { jwksKeys } from './jwks.ts';
  * for an hour, not a week. The widget renews it before it expires (POST /api/auth/refresh).
  */
 export const TOKEN_TTL_SECONDS = 60 * 60;
-/** A local refresh token renews the session for a day; after that the visitor starts a new one. */
+/** A local refresh token must be used within a day (an idle tab past that starts a new session). */
 export const REFRESH_TTL_SECONDS = 60 * 60 * 24;
+/**
+ * The absolute end of a local session: refreshes renew it for at most 7 days from the sign-in, then the
+ * visitor starts a new one. The widget keeps its session per tab (sessionStorage), so this ends only tabs
+ * open for over a week, and it bounds what a copied refresh token is worth when the visitor never comes
+ * back to trip the reuse check (which ends the copy at once when they do).
+ */
+export const SESSION_LIFETIME_SECONDS = 60 * 60 * 24 * 7;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ASYMMETRIC = ['RS256', 'ES256'] as const;
 

@@ -10,7 +10,7 @@ import type { AnonymousAuth, ErrorBody } from '../../protocol/index.ts';
 import { startNodeServer } from '../node/server.ts';
 import { createTestApi, TEST_SECRET, type TestApi } from '../testing/api.ts';
 import { turnstileConfig, turnstileVerifier } from './captcha.ts';
-import { MemorySignupLimiter } from './signup-limit.ts';
+import { MemoryClientLimiter } from '../http/client-limit.ts';
 import { TOKEN_TTL_SECONDS, verifyAccessToken } from './jwt.ts';
 
 let api: TestApi;
@@ -77,7 +77,7 @@ describe('anonymous sign-ups per client address (a real Node server)', () => {
       jwtSecret: TEST_SECRET,
       evidenceThreshold: 0.35,
       embedModel: 'test-model',
-      signupLimiter: new MemorySignupLimiter(2, 3600),
+      signupLimiter: new MemoryClientLimiter(2, 3600),
       modelDir: '/nonexistent',
       port: 0,
     });
@@ -105,13 +105,24 @@ describe('anonymous sign-ups per client address (a real Node server)', () => {
 
   it('forgets the oldest window before it grows past its bound, and opens a new window when one ends', async () => {
     const clock = { t: 0 };
-    const limiter = new MemorySignupLimiter(1, 60, () => clock.t, 3);
+    const limiter = new MemoryClientLimiter(1, 60, () => clock.t, 3);
     for (const ip of ['a', 'b', 'c', 'd']) expect(await limiter.hit(ip)).toEqual({ allowed: true });
     // 'a' was forgotten when 'd' came (the map held 3): it may sign up again; 'd' may not.
     expect(await limiter.hit('a')).toEqual({ allowed: true });
     expect(await limiter.hit('d')).toEqual({ allowed: false, retryAfter: 60 });
     clock.t += 60_000;
     expect(await limiter.hit('d')).toEqual({ allowed: true });
+  });
+});
+
+describe('anonymous sign-ups per client network: IPv6 by its /64', () => {
+  it('two addresses in one /64 share a limit; another /64 does not; IPv4-mapped IPv6 counts as the IPv4 address', async () => {
+    const app = api.instance({ signupLimiter: new MemoryClientLimiter(2, 3600), clientIp: (c) => c.req.header('X-Test-Client') ?? null });
+    const signUp = async (ip: string) => (await app.request('/api/auth/anonymous', { method: 'POST', headers: { 'X-Test-Client': ip } })).status;
+    expect([await signUp('2001:db8:1:2::1'), await signUp('2001:db8:1:2::2'), await signUp('2001:db8:1:2:ffff::3')]).toEqual([200, 200, 429]);
+    expect(await signUp('2001:db8:1:3::1')).toBe(200);
+    expect([await signUp('192.0.2.50'), await signUp('::ffff:192.0.2.50'), await signUp('192.0.2.50')]).toEqual([200, 200, 429]);
+    expect(await signUp('192.0.2.51')).toBe(200);
   });
 });
 

@@ -45,6 +45,17 @@ export interface Config {
    * (seconds); 0 turns the limit off. Workers use the SIGNUP_LIMITER binding in wrangler.toml instead.
    */
   signupLimit: { limit: number; windowSeconds: number };
+  /**
+   * KB_REFRESH_LIMIT / KB_REFRESH_WINDOW: embedded server only — `POST /api/auth/refresh` per client network
+   * per window; 0 turns it off. Workers: the REFRESH_LIMITER binding.
+   */
+  refreshLimit: { limit: number; windowSeconds: number };
+  /**
+   * KB_ADMIN_SIGNIN_LIMIT / KB_ADMIN_SIGNIN_WINDOW: embedded server only — console sign-in attempts
+   * (`/api/admin/session` and `/password` together) per client network per window; 0 turns it off.
+   * Workers: the ADMIN_SIGNIN_LIMITER binding.
+   */
+  adminSignInLimit: { limit: number; windowSeconds: number };
   /** KB_ANSWER_MODE: how answers are written unless an admin chose otherwise (`/api/admin/settings`). */
   answerMode: AnswerMode;
   /**
@@ -74,7 +85,7 @@ export function readConfig(env: Env): Config {
     embedModel: nonEmpty(env.KB_EMBED_MODEL) ?? DEFAULT_EMBED_MODEL,
     modelDir: nonEmpty(env.KB_MODEL_DIR),
     dataDir: nonEmpty(env.KB_DATA_DIR) ?? '.kb-data',
-    jwtSecret: nonEmpty(env.KB_JWT_SECRET),
+    jwtSecret: strongSecret(nonEmpty(env.KB_JWT_SECRET), 'KB_JWT_SECRET'),
     evidenceThreshold: number(env, 'CHAT_EVIDENCE_THRESHOLD', DEFAULT_EVIDENCE_THRESHOLD, 0, 1),
     port: number(env, 'PORT', 8787, 0, 65535),
     jwksUrl: nonEmpty(env.KB_JWKS_URL),
@@ -107,11 +118,39 @@ export function readConfig(env: Env): Config {
       limit: number(env, 'KB_SIGNUP_LIMIT', 30, 0, 1_000_000),
       windowSeconds: number(env, 'KB_SIGNUP_WINDOW', 3600, 1, 86_400),
     },
+    // A widget renews once an hour per open tab: 60 a minute leaves room for a whole office behind one NAT.
+    refreshLimit: {
+      limit: number(env, 'KB_REFRESH_LIMIT', 60, 0, 1_000_000),
+      windowSeconds: number(env, 'KB_REFRESH_WINDOW', 60, 1, 86_400),
+    },
+    // A person signs in to the console a few times a day; 5 a minute is typing a password wrong four times.
+    adminSignInLimit: {
+      limit: number(env, 'KB_ADMIN_SIGNIN_LIMIT', 5, 0, 1_000_000),
+      windowSeconds: number(env, 'KB_ADMIN_SIGNIN_WINDOW', 60, 1, 86_400),
+    },
     confidence: {
       high: number(env, 'CHAT_CONFIDENCE_HIGH', 0.6, 0, 1),
       medium: number(env, 'CHAT_CONFIDENCE_MEDIUM', 0.45, 0, 1),
     },
   };
+}
+
+/** HS256's key is the secret's UTF-8 bytes; below the hash's own 32 bytes it is the weakest link. */
+export const MIN_JWT_SECRET_BYTES = 32;
+
+/**
+ * Refuses a JWT secret shorter than 32 bytes, at start-up: anyone holding one token the server signed can
+ * try secrets offline, and a short one is found; with it they sign admin and service tokens.
+ */
+export function strongSecret(secret: string | null, name: string): string | null {
+  if (secret === null) return null;
+  const bytes = new TextEncoder().encode(secret).length;
+  if (bytes >= MIN_JWT_SECRET_BYTES) return secret;
+  throw new Error(
+    `${name} is ${bytes} bytes long; it must be at least ${MIN_JWT_SECRET_BYTES}: a shorter secret can be guessed offline from any token it signed. ` +
+      `Make one with \`openssl rand -base64 32\` or \`node -e "console.log(require('node:crypto').randomBytes(32).toString('base64url'))"\`, ` +
+      `or leave it unset: the Node server then keeps a random one in KB_DATA_DIR, and a Worker verifies tokens with the Supabase project's signing keys.`,
+  );
 }
 
 function answerMode(raw: string | undefined): AnswerMode {

@@ -6,11 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { strongSecret } from '../config/index.ts';
 
 export async function localJwtSecret(dataDir: string): Promise<string> {
   const file = join(dataDir, 'kb-chat-jwt-secret');
   const existing = await readFile(file, 'utf8').catch(() => '');
-  if (existing.trim()) return existing.trim();
+  // A file someone wrote by hand is held to the same minimum as KB_JWT_SECRET.
+  if (existing.trim()) return strongSecret(existing.trim(), file)!;
   await mkdir(dataDir, { recursive: true });
   const secret = randomBytes(32).toString('hex');
   // 'wx': if the server wrote one meanwhile, keep (and read) that one.

@@ -265,7 +265,7 @@ class Store implements PgliteStore {
     return toOverview(rows[0]!.v);
   }
 
-  async consumeAdminLink(tokenHash: string): Promise<string | null> {
+  async consumeAdminLink(jti: string): Promise<string | null> {
     return this.run((db) =>
       db.transaction(async (tx) => {
         const known = await tx.query<{ user_id: string }>('select user_id from auth.admin_link_uses order by used_at limit 1');
@@ -273,8 +273,8 @@ class Store implements PgliteStore {
           known.rows[0]?.user_id ??
           (await tx.query<{ id: string }>('insert into auth.users (is_anonymous) values (false) returning id')).rows[0]!.id;
         const used = await tx.query<{ user_id: string }>(
-          'insert into auth.admin_link_uses (token_hash, user_id) values ($1, $2) on conflict (token_hash) do nothing returning user_id',
-          [tokenHash, userId],
+          'insert into auth.admin_link_uses (jti, user_id) values ($1, $2) on conflict (jti) do nothing returning user_id',
+          [jti, userId],
         );
         return used.rows[0]?.user_id ?? null;
       }),
@@ -288,27 +288,52 @@ class Store implements PgliteStore {
     return rows[0]!.id;
   }
 
-  async createRefreshToken(userId: string, ttlSeconds: number): Promise<string> {
+  async createRefreshToken(userId: string, ttlSeconds: number, lifetimeSeconds: number): Promise<string> {
     const token = randomToken();
-    await this.run((q) =>
-      q.query('insert into auth.refresh_tokens (token_hash, user_id, expires_at) values ($1, $2, now() + make_interval(secs => $3))', [
-        sha256(token),
-        userId,
-        ttlSeconds,
-      ]),
+    await this.run((db) =>
+      db.transaction(async (tx) => {
+        await tx.query(
+          `insert into auth.refresh_tokens (token_hash, user_id, family_id, family_expires_at, expires_at)
+           select $1, $2, gen_random_uuid(), e, least(now() + make_interval(secs => $3), e)
+           from (select now() + make_interval(secs => $4) as e) as family`,
+          [sha256(token), userId, ttlSeconds, lifetimeSeconds],
+        );
+        await pruneRefreshTokens(tx);
+      }),
     );
     return token;
   }
 
-  async consumeRefreshToken(token: string): Promise<string | null> {
-    // One statement: two requests racing with the same token cannot both use it.
-    const { rows } = await this.run((q) =>
-      q.query<{ user_id: string }>(
-        'update auth.refresh_tokens set used_at = now() where token_hash = $1 and used_at is null and expires_at > now() returning user_id',
-        [sha256(token)],
-      ),
+  async rotateRefreshToken(token: string, ttlSeconds: number): Promise<{ userId: string; refreshToken: string } | null> {
+    const hash = sha256(token);
+    return this.run((db) =>
+      db.transaction(async (tx) => {
+        // One statement uses it up: two requests racing with the same token cannot both use it.
+        const used = await tx.query<{ user_id: string; family_id: string; family_expires_at: Date }>(
+          `update auth.refresh_tokens set used_at = now()
+           where token_hash = $1 and used_at is null and expires_at > now() and family_expires_at > now()
+           returning user_id, family_id, family_expires_at`,
+          [hash],
+        );
+        const family = used.rows[0];
+        if (!family) {
+          // Used before: whoever presents it now, someone else holds its successor. End the family for both.
+          await tx.query(
+            'delete from auth.refresh_tokens where family_id = (select family_id from auth.refresh_tokens where token_hash = $1 and used_at is not null)',
+            [hash],
+          );
+          return null;
+        }
+        const next = randomToken();
+        await tx.query(
+          `insert into auth.refresh_tokens (token_hash, user_id, family_id, family_expires_at, expires_at)
+           values ($1, $2, $3, $4, least(now() + make_interval(secs => $5), $4))`,
+          [sha256(next), family.user_id, family.family_id, family.family_expires_at, ttlSeconds],
+        );
+        await pruneRefreshTokens(tx);
+        return { userId: family.user_id, refreshToken: next };
+      }),
     );
-    return rows[0]?.user_id ?? null;
   }
 
   async documentState(source: string, model: string): Promise<DocumentState | null> {
@@ -422,6 +447,23 @@ class Store implements PgliteStore {
       throw toStoreError(error);
     }
   }
+}
+
+/** At most this many ended refresh-token rows are deleted per token issued: more than one is added. */
+export const REFRESH_PRUNE_BATCH = 100;
+
+/**
+ * Deletes ended rows, a bounded batch: families past their absolute end, and unused tokens past their own
+ * expiry. A used token stays until its family ends, so presenting it again is recognised as reuse.
+ */
+async function pruneRefreshTokens(tx: Transaction): Promise<void> {
+  await tx.query(
+    `delete from auth.refresh_tokens where token_hash in (
+       select token_hash from auth.refresh_tokens
+       where family_expires_at <= now() or (used_at is null and expires_at <= now())
+       limit $1)`,
+    [REFRESH_PRUNE_BATCH],
+  );
 }
 
 /** 32 random bytes, base64url: what a refresh token is. */

@@ -246,15 +246,22 @@ export type SettingsPatch = Partial<Omit<StoredSettings, 'updated_at'>>;
 /** Local mode only: the stand-in for Supabase Auth's anonymous sign-in creates the auth.users row. */
 export interface LocalAuthStore {
   createAnonymousUser(): Promise<string>;
-  /** A new refresh token for the user (stored hashed), valid `ttlSeconds`. */
-  createRefreshToken(userId: string, ttlSeconds: number): Promise<string>;
-  /** Uses up a refresh token: its user, or null when it is unknown, used or expired. */
-  consumeRefreshToken(token: string): Promise<string | null>;
   /**
-   * Local admin sign-in: uses up a one-time link (by its SHA-256) and returns the local admin's user id, or
-   * null when the link was used before. The first link ever used creates that user.
+   * A sign-in: the first refresh token (stored hashed) of a new family, valid `ttlSeconds`; no token of the
+   * family is valid past `lifetimeSeconds` from now. Prunes a bounded batch of ended rows.
    */
-  consumeAdminLink(tokenHash: string): Promise<string | null>;
+  createRefreshToken(userId: string, ttlSeconds: number, lifetimeSeconds: number): Promise<string>;
+  /**
+   * A refresh: uses up `token` and issues the next token of its family (valid `ttlSeconds`, never past the
+   * family's end). Null when the token is unknown, expired, or its family ended; a token used before
+   * deletes its whole family (reuse means it was copied) and gets null too.
+   */
+  rotateRefreshToken(token: string, ttlSeconds: number): Promise<{ userId: string; refreshToken: string } | null>;
+  /**
+   * Local admin sign-in: uses up a one-time link (by the `jti` of its verified payload) and returns the local
+   * admin's user id, or null when the link was used before. The first link ever used creates that user.
+   */
+  consumeAdminLink(jti: string): Promise<string | null>;
 }
 
 export interface DocumentState {

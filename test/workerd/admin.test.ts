@@ -136,3 +136,36 @@ describe('every admin endpoint in workerd', () => {
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
   });
 });
+
+describe('sign-in attempts per client network (wrangler.toml ADMIN_SIGNIN_LIMITER: 5 a minute, both routes)', () => {
+  const from = (ip: string, path: string, body: unknown) =>
+    harness.worker(`/api/admin${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'CF-Connecting-IP': ip }, body: JSON.stringify(body) });
+
+  it('answers 429 rate_limited with Retry-After past 5 from one /64, before Supabase Auth is asked; another /64 signs in', async () => {
+    const grants = () => harness.supabase.log.filter((e) => e.path.startsWith('/auth/v1/token?grant_type=password')).length;
+    const before = grants();
+    const statuses: number[] = [];
+    for (let i = 1; i <= 7; i++) {
+      const res = i % 2
+        ? await from(`2001:db8:77:1::${i}`, '/password', { email: 'owner@example.com', password: `guess ${i}` })
+        : await from(`2001:db8:77:1::${i}`, '/session', { link_token: 'x' });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(res.headers.get('Retry-After')).toBe('60');
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
+      } else await res.arrayBuffer();
+      expect(res.headers.get('Cache-Control')).toBe('no-store');
+    }
+    // Three password attempts relayed (401), two link attempts (404 here), then refused.
+    expect(statuses).toEqual([401, 404, 401, 404, 401, 429, 429]);
+    expect(grants() - before).toBe(3);
+    expect((await from('2001:db8:77:2::1', '/password', { email: 'owner@example.com', password: 'correct horse' })).status).toBe(200);
+  });
+
+  it('sends Cache-Control: no-store on admin data and refusals', async () => {
+    for (const res of [await call('GET', '/me', admin), await call('GET', '/gaps?status=open', admin), await call('GET', '/me', visitor), await call('GET', '/me', null)]) {
+      expect(res.headers.get('Cache-Control')).toBe('no-store');
+      await res.arrayBuffer();
+    }
+  });
+});

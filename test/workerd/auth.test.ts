@@ -2,8 +2,9 @@
  * Auth on the production path. The Worker as the deploy guide now sets it up: no JWT secret at all. Visitor tokens are signed by Supabase
  * Auth with an asymmetric key (ES256) and verified against the project's JWKS, which the Worker finds from
  * SUPABASE_URL by default, with the issuer checked against <SUPABASE_URL>/auth/v1 by default. Refresh is
- * relayed to Supabase Auth (same user, token used once); sign-ups are limited per CF-Connecting-IP by the
- * rate-limiting binding of wrangler.toml.
+ * relayed to Supabase Auth (same user, token used once; Supabase Auth keeps the families and revokes on
+ * reuse); sign-ups and refreshes are limited per CF-Connecting-IP network (an IPv6 client by its /64) by the
+ * rate-limiting bindings of wrangler.toml.
  */
 import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,5 +125,59 @@ describe('with Turnstile before sign-ups (KB_CAPTCHA_SITE_KEY; Supabase Auth che
     expect(await users()).toBe(before);
     expect((await signUpWith({ captcha_token: 'turnstile-ok-1' })).status).toBe(200);
     expect(await users()).toBe(before + 1);
+  });
+});
+
+it('counts an IPv6 client by its /64 for sign-ups: five addresses of one /64 share the 5; the next /64 is not affected', async () => {
+  const statuses: number[] = [];
+  for (let i = 1; i <= 6; i++) {
+    const res = await signUp(`2001:db8:66:1::${i}`);
+    statuses.push(res.status);
+    await res.arrayBuffer();
+  }
+  expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+  expect((await signUp('2001:db8:66:2::1')).status).toBe(200);
+});
+
+it('limits refreshes per client network (wrangler.toml REFRESH_LIMITER: 60 a minute) before Supabase Auth is asked', async () => {
+  const refreshFrom = (ip: string, token: string) =>
+    harness.worker('/api/auth/refresh', { method: 'POST', headers: { 'Content-Type': 'application/json', 'CF-Connecting-IP': ip }, body: JSON.stringify({ refresh_token: token }) });
+  const relayed = () => harness.supabase.log.filter((e) => e.path.startsWith('/auth/v1/token?grant_type=refresh_token')).length;
+  const before = relayed();
+  const statuses: number[] = [];
+  for (let i = 1; i <= 62; i++) {
+    const res = await refreshFrom(`2001:db8:88:1::${i}`, `made-up-${i}`);
+    statuses.push(res.status);
+    if (res.status === 429) expect(res.headers.get('Retry-After')).toBe('60');
+    expect(res.headers.get('Cache-Control')).toBe('no-store');
+    await res.arrayBuffer();
+  }
+  expect(statuses.filter((s) => s === 401)).toHaveLength(60);
+  expect(statuses.slice(60)).toEqual([429, 429]);
+  expect(relayed() - before).toBe(60);
+  expect((await refreshFrom('2001:db8:88:2::1', 'made-up')).status).toBe(401);
+});
+
+describe('with a legacy KB_JWT_SECRET shorter than 32 bytes', () => {
+  let weak: WorkerHarness;
+  beforeAll(async () => {
+    weak = await startWorker({ KB_JWT_SECRET: 'too-short-secret-0123456789' });
+  });
+  afterAll(() => weak?.close());
+
+  it('serves no API request: the app is never built with it (the error, logged, says how to make one)', async () => {
+    const res = await weak.worker('/api/health');
+    expect(res.status).toBe(500);
+    // Miniflare shows the uncaught error (Cloudflare logs it and answers its own error page).
+    const text = await res.text();
+    expect(text).not.toContain('"status":"ok"');
+    expect(text).toContain('KB_JWT_SECRET is 27 bytes long');
+    expect(text).toContain('openssl rand -base64 32');
+    // A token signed with the weak secret gets nowhere either.
+    const now = Math.floor(Date.now() / 1000);
+    const forged = await sign({ sub: crypto.randomUUID(), role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 600 }, 'too-short-secret-0123456789', 'HS256');
+    const chat = await weak.worker('/api/sessions', { headers: { Authorization: `Bearer ${forged}` } });
+    expect(chat.status).toBe(500);
+    await chat.arrayBuffer();
   });
 });
