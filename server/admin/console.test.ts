@@ -3,6 +3,9 @@
  * token, 403 for a visitor — and for a forged role claim the SQL functions refuse too) and validation (400
  * naming the field), then what each one does.
  */
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sign } from 'hono/jwt';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +13,7 @@ import type { AdminConversation, AdminDocument, AdminGap, AdminMe, Overview, Pag
 import { createEmbedder } from '../ingest/embedder.ts';
 import { nodeUploader, sharedEmbedder } from '../node/upload.ts';
 import { createTestApi, question, TEST_SECRET, type TestApi } from '../testing/api.ts';
+import { codeFrontMatter } from '../testing/front-matter-attack.ts';
 import { basis } from '../testing/vectors.ts';
 import { createLinkToken } from './session.ts';
 
@@ -293,6 +297,22 @@ describe('uploads (Node: the ingestion pipeline)', () => {
     expect((await events(res)).at(-1)).toMatchObject({ type: 'done', added: 1 });
     const [doc] = (await json<Page<AdminDocument>>(call('GET', '/documents?q=warranty', admin))).items;
     expect(doc).toMatchObject({ source: 'uploads/warranty.pdf', source_type: 'pdf', status: 'ready' });
+  });
+
+  it.each(['js', 'javascript'])('refuses ---%s front matter without running it; the next upload is stored', async (language) => {
+    const marker = join(tmpdir(), `kb-upload-${language}-${process.pid}-${Date.now()}.ran`);
+    const res = await upload(`evil-${language}.md`, codeFrontMatter(language, marker));
+    expect(res.status).toBe(200);
+    const progress = await events(res);
+    expect(existsSync(marker)).toBe(false);
+    expect(progress.at(-1)).toMatchObject({
+      type: 'done',
+      added: 0,
+      failed: [{ source: `uploads/evil-${language}.md`, error: `front matter in '${language}' is refused: only YAML front matter is read` }],
+    });
+    expect((await api.store.db.query('select 1 from kb_documents where source = $1', [`uploads/evil-${language}.md`])).rows).toEqual([]);
+    const next = await upload(`after-${language}.md`, '# Returns\n\nReturns are accepted within 60 days.\n');
+    expect((await events(next)).at(-1)).toMatchObject({ type: 'done', added: 1, failed: [] });
   });
 
   it('leaves nothing half-written when the pipeline fails on a document', async () => {
