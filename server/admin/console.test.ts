@@ -315,6 +315,56 @@ describe('uploads (Node: the ingestion pipeline)', () => {
     expect((await events(next)).at(-1)).toMatchObject({ type: 'done', added: 1, failed: [] });
   });
 
+  it('two uploads at once: one runs, the other gets 409 and nothing of it is written; the slot is free again after', async () => {
+    // The first upload's body arrives slowly (a client on a slow line): the second arrives while it is read.
+    const boundary = 'kb-race-boundary';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="race-slow.md"\r\nContent-Type: text/markdown\r\n\r\n`;
+    const tail = `# Slow\n\nA page that took its time to arrive.\n\r\n--${boundary}--\r\n`;
+    let reading!: () => void;
+    const bodyRead = new Promise<void>((resolve) => (reading = resolve));
+    let finish!: () => void;
+    const rest = new Promise<void>((resolve) => (finish = resolve));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          sent += 1;
+          if (sent === 1) return controller.enqueue(new TextEncoder().encode(head));
+          reading();
+          await rest;
+          controller.enqueue(new TextEncoder().encode(tail));
+          controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const slow = api.app.request('/api/admin/documents/upload', {
+      method: 'POST',
+      // With its length announced the body limit lets it through unread, so the handler reads it.
+      headers: {
+        Authorization: `Bearer ${admin}`,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': String(new TextEncoder().encode(head + tail).length),
+      },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    await bodyRead;
+    const second = await upload('race-fast.md', '# Fast\n\nA page sent while another upload was still arriving.\n');
+    finish();
+    const first = await slow;
+
+    expect(second.status).toBe(409);
+    expect(await errorOf(second)).toEqual({ code: 'conflict', message: 'Another upload is running. Please wait for it to finish.' });
+    expect(first.status).toBe(200);
+    expect((await events(first)).at(-1)).toMatchObject({ type: 'done', added: 1, failed: [] });
+    const stored = async (name: string) => (await api.store.db.query('select 1 from kb_documents where source = $1', [`uploads/${name}`])).rows.length;
+    expect(await stored('race-slow.md')).toBe(1);
+    expect(await stored('race-fast.md')).toBe(0);
+    const again = await upload('race-fast.md', '# Fast\n\nA page sent while another upload was still arriving.\n');
+    expect((await events(again)).at(-1)).toMatchObject({ type: 'done', added: 1 });
+  });
+
   it('leaves nothing half-written when the pipeline fails on a document', async () => {
     const real = await embedder();
     const failing = Object.assign(Object.create(real) as typeof real, { embed: async () => { throw new Error('the model crashed'); } });
