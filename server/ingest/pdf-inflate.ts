@@ -6,7 +6,7 @@
  * streams together at most `maxTotalBytes`, any single stream at most `maxStreamBytes`. Images count only
  * against the per-stream limit — extracting text never decodes them, and screenshots in a manual add up to
  * more than its text ever does. A stream inside a stream (`/Filter [/FlateDecode /FlateDecode]`) is
- * followed through one more layer.
+ * followed, up to MAX_LAYERS deep.
  *
  * What this does not see — streams of an encrypted PDF, other filters such as LZWDecode — is left to the
  * reader's memory watchdog and time limit (pdf-reader.ts).
@@ -29,6 +29,8 @@ export interface InflateLimits {
 const STREAM = Buffer.from('stream');
 const END_STREAM = Buffer.from('endstream');
 const MB = 1024 * 1024;
+/** Flate inside Flate inside Flate…: deeper than this, the rest is left to the reader's limits. */
+const MAX_LAYERS = 4;
 
 /**
  * Throws PdfLimitError when the PDF's streams inflate to more than the limits allow; returns the bytes
@@ -89,11 +91,11 @@ async function inflatedBytes(data: Uint8Array, limit: number): Promise<number> {
       },
     });
   const drain = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const stages: NodeJS.ReadWriteStream[] = [];
   // Large output chunks: fewer trips through the counter (16 KB by default).
-  const inflate = () => createInflate({ chunkSize: 256 * 1024 });
+  for (let i = 0; i < layers; i++) stages.push(createInflate({ chunkSize: 256 * 1024 }), counter());
   try {
-    if (layers === 2) await pipeline(Readable.from([data]), inflate(), counter(), inflate(), counter(), drain);
-    else await pipeline(Readable.from([data]), inflate(), counter(), drain);
+    await pipeline([Readable.from([data]), ...stages, drain]);
   } catch (error) {
     if (error instanceof PdfLimitError) return counted;
     // Damaged data: what came out before the damage is what counts.
@@ -101,16 +103,20 @@ async function inflatedBytes(data: Uint8Array, limit: number): Promise<number> {
   return counted;
 }
 
-/** 0 when `data` is not zlib data, 2 when what it inflates to starts as zlib data again, else 1. */
+/** How many zlib layers `data` has, as far as the start of each layer's output shows: 0 when it is not zlib data. */
 function zlibLayers(data: Uint8Array): number {
-  if (!isZlibHeader(data)) return 0;
-  try {
-    // The first bytes only (a partial inflate flushes what it has), to look at the start of the output.
-    const head = inflateSync(data.subarray(0, 512), { finishFlush: constants.Z_SYNC_FLUSH });
-    return isZlibHeader(head) ? 2 : 1;
-  } catch {
-    return 0;
+  let layers = 0;
+  let head = data;
+  while (layers < MAX_LAYERS && isZlibHeader(head)) {
+    try {
+      // The first bytes only (a partial inflate flushes what it has), to look at the start of the output.
+      head = inflateSync(head.subarray(0, 512), { finishFlush: constants.Z_SYNC_FLUSH });
+    } catch {
+      break;
+    }
+    layers += 1;
   }
+  return layers;
 }
 
 function isZlibHeader(data: Uint8Array): boolean {
