@@ -1,6 +1,6 @@
 /**
- * Markdown (and MDX) reader: front matter (YAML only, front-matter.ts), structure with marked's lexer, heading anchors
- * with github-slugger, MDX components and raw HTML stripped (mdx.ts).
+ * Markdown (and MDX) reader: front matter (YAML only, front-matter.ts), structure with marked's lexer,
+ * heading anchors with github-slugger, MDX components and raw HTML stripped (mdx.ts).
  */
 import { marked, type Token, type Tokens } from 'marked';
 import GithubSlugger from 'github-slugger';

@@ -1,8 +1,9 @@
 /**
  * PDF reader: text with positions and font sizes per page (unpdf, PDF.js built for servers, run in a worker
  * thread within limits by pdf-reader.ts). Lines are grouped into paragraphs by vertical gaps; a short line
- * set clearly larger than the page's body text is a heading. Every section lies on one page (a heading's section continues on the next page as a new section
- * with the same path), so every chunk carries the page it came from.
+ * set clearly larger than the page's body text is a heading. Every section lies on one page (a heading's
+ * section continues on the next page as a new section with the same path), so every chunk carries the page
+ * it came from.
  *
  * The source text for offsets is the pages' text, lines joined by \n and pages by \f.
  */
