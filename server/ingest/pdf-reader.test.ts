@@ -66,6 +66,20 @@ describe('readPdf', () => {
     await expect(readPdf(await textPdf(3), { maxPages: 2 })).rejects.toThrow('PDF refused: it has 3 pages; at most 2 are read');
   });
 
+  it('reads the next PDF in the same worker, but never in one that hit a limit', async () => {
+    const post = vi.spyOn(Worker.prototype, 'postMessage');
+    const pdf = await textPdf(1);
+    await readPdf(pdf);
+    await readPdf(pdf);
+    await expect(readPdf(await textPdf(3), { maxPages: 2 })).rejects.toThrow(PdfLimitError);
+    await readPdf(pdf);
+    const [first, second, limited, after] = post.mock.contexts;
+    post.mockRestore();
+    expect(second).toBe(first);
+    expect(limited).toBe(first);
+    expect(after).not.toBe(limited);
+  });
+
   it('says a damaged file is not a readable PDF', async () => {
     await expect(readPdf(new TextEncoder().encode('%PDF-1.4\nnothing else'))).rejects.toThrow(/^not a readable PDF/);
   });
