@@ -3,8 +3,11 @@
  * token, 403 for a visitor — and for a forged role claim the SQL functions refuse too) and validation (400
  * naming the field), then what each one does.
  */
+import { existsSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sign } from 'hono/jwt';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +16,7 @@ import { publicAddressesOnly } from '../ingest/address-policy.ts';
 import { createEmbedder } from '../ingest/embedder.ts';
 import { nodeUploader, sharedEmbedder } from '../node/upload.ts';
 import { createTestApi, question, TEST_SECRET, type TestApi } from '../testing/api.ts';
+import { codeFrontMatter } from '../testing/front-matter-attack.ts';
 import { basis } from '../testing/vectors.ts';
 import { createLinkToken } from './session.ts';
 
@@ -296,6 +300,72 @@ describe('uploads (Node: the ingestion pipeline)', () => {
     expect((await events(res)).at(-1)).toMatchObject({ type: 'done', added: 1 });
     const [doc] = (await json<Page<AdminDocument>>(call('GET', '/documents?q=warranty', admin))).items;
     expect(doc).toMatchObject({ source: 'uploads/warranty.pdf', source_type: 'pdf', status: 'ready' });
+  });
+
+  it.each(['js', 'javascript'])('refuses ---%s front matter without running it; the next upload is stored', async (language) => {
+    const marker = join(tmpdir(), `kb-upload-${language}-${process.pid}-${Date.now()}.ran`);
+    const res = await upload(`evil-${language}.md`, codeFrontMatter(language, marker));
+    expect(res.status).toBe(200);
+    const progress = await events(res);
+    expect(existsSync(marker)).toBe(false);
+    expect(progress.at(-1)).toMatchObject({
+      type: 'done',
+      added: 0,
+      failed: [{ source: `uploads/evil-${language}.md`, error: `front matter in '${language}' is refused: only YAML front matter is read` }],
+    });
+    expect((await api.store.db.query('select 1 from kb_documents where source = $1', [`uploads/evil-${language}.md`])).rows).toEqual([]);
+    const next = await upload(`after-${language}.md`, '# Returns\n\nReturns are accepted within 60 days.\n');
+    expect((await events(next)).at(-1)).toMatchObject({ type: 'done', added: 1, failed: [] });
+  });
+
+  it('two uploads at once: one runs, the other gets 409 and nothing of it is written; the slot is free again after', async () => {
+    // The first upload's body arrives slowly (a client on a slow line): the second arrives while it is read.
+    const boundary = 'kb-race-boundary';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="race-slow.md"\r\nContent-Type: text/markdown\r\n\r\n`;
+    const tail = `# Slow\n\nA page that took its time to arrive.\n\r\n--${boundary}--\r\n`;
+    let reading!: () => void;
+    const bodyRead = new Promise<void>((resolve) => (reading = resolve));
+    let finish!: () => void;
+    const rest = new Promise<void>((resolve) => (finish = resolve));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          sent += 1;
+          if (sent === 1) return controller.enqueue(new TextEncoder().encode(head));
+          reading();
+          await rest;
+          controller.enqueue(new TextEncoder().encode(tail));
+          controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const slow = api.app.request('/api/admin/documents/upload', {
+      method: 'POST',
+      // With its length announced the body limit lets it through unread, so the handler reads it.
+      headers: {
+        Authorization: `Bearer ${admin}`,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': String(new TextEncoder().encode(head + tail).length),
+      },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    await bodyRead;
+    const second = await upload('race-fast.md', '# Fast\n\nA page sent while another upload was still arriving.\n');
+    finish();
+    const first = await slow;
+
+    expect(second.status).toBe(409);
+    expect(await errorOf(second)).toEqual({ code: 'conflict', message: 'Another upload is running. Please wait for it to finish.' });
+    expect(first.status).toBe(200);
+    expect((await events(first)).at(-1)).toMatchObject({ type: 'done', added: 1, failed: [] });
+    const stored = async (name: string) => (await api.store.db.query('select 1 from kb_documents where source = $1', [`uploads/${name}`])).rows.length;
+    expect(await stored('race-slow.md')).toBe(1);
+    expect(await stored('race-fast.md')).toBe(0);
+    const again = await upload('race-fast.md', '# Fast\n\nA page sent while another upload was still arriving.\n');
+    expect((await events(again)).at(-1)).toMatchObject({ type: 'done', added: 1 });
   });
 
   it('leaves nothing half-written when the pipeline fails on a document', async () => {

@@ -53,20 +53,43 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
   const app = new Hono<{ Variables: AuthVariables }>();
   let busy = false;
 
-  const start = async (claims: AuthVariables['claims']) => {
+  /**
+   * Takes the one upload slot, or throws 409. The check and the claim happen together, before any await:
+   * checked after an await (the admin check, reading the body), two requests arriving together could both
+   * see the slot free and both run. Returns the slot's release, which must be called exactly once.
+   */
+  const claim = (): (() => void) => {
     if (!uploader) {
       throw new AppError(501, 'unavailable', 'Uploads run on the Node server. Here, add documents with the CLI: npm run ingest -- <files|urls> (see the README).');
     }
+    if (busy) throw new AppError(409, 'conflict', 'Another upload is running. Please wait for it to finish.');
+    busy = true;
+    let held = true;
+    return () => {
+      if (held) busy = held = false;
+    };
+  };
+
+  const checkAdmin = async (claims: AuthVariables['claims']) => {
     await store.adminWhoami(claims).catch((error) => {
       if (error instanceof StoreError && error.kind === 'forbidden') throw new AppError(403, 'forbidden', 'Only administrators can add documents.');
       throw fromStoreError(error);
     });
-    if (busy) throw new AppError(409, 'conflict', 'Another upload is running. Please wait for it to finish.');
+  };
+
+  /** Runs `handle` holding the upload slot: released when it throws (a 4xx before the stream), else by the stream. */
+  const exclusive = async (handle: (release: () => void) => Promise<Response>): Promise<Response> => {
+    const release = claim();
+    try {
+      return await handle(release);
+    } catch (error) {
+      release();
+      throw error;
+    }
   };
 
   /** Streams the pipeline's progress as NDJSON; the last line is `done` or `error`. */
-  const progress = (c: Parameters<typeof stream>[0], run: (onProgress: (e: UploadEvent) => void) => Promise<UploadDone>) => {
-    busy = true;
+  const progress = (c: Parameters<typeof stream>[0], release: () => void, run: (onProgress: (e: UploadEvent) => void) => Promise<UploadDone>) => {
     c.header('Content-Type', 'application/x-ndjson; charset=utf-8');
     c.header('Cache-Control', 'no-store');
     return stream(c, async (out) => {
@@ -79,33 +102,37 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
         const message = error instanceof StoreError || !(error instanceof Error) ? 'The knowledge base is unavailable.' : error.message;
         await write({ type: 'error', code: 'ingest_failed', message });
       } finally {
-        busy = false;
+        release();
       }
     });
   };
 
-  app.post('/upload', async function uploadFile(c) {
-    await start(c.get('claims'));
-    const type = c.req.header('Content-Type') ?? '';
-    if (!type.startsWith('multipart/form-data')) throw new AppError(400, 'invalid_request', 'body: must be multipart/form-data with a file field.');
-    const form = await c.req.formData().catch(() => {
-      throw new AppError(400, 'invalid_request', 'body: is not valid multipart/form-data.');
-    });
-    const file = form.get('file');
-    if (!(file instanceof File)) throw new AppError(400, 'invalid_request', 'file: is required.');
-    const name = safeFileName(file.name);
-    if (!name) throw new AppError(400, 'invalid_request', 'file: needs a name.');
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    const problem = uploadProblem(name, bytes);
-    if (problem) throw new AppError(problem.includes('at most') ? 413 : 400, problem.includes('at most') ? 'payload_too_large' : 'invalid_request', `${problem}.`);
-    return progress(c, (onProgress) => uploader!.files([{ name, bytes }], onProgress));
-  });
+  app.post('/upload', (c) =>
+    exclusive(async function uploadFile(release) {
+      await checkAdmin(c.get('claims'));
+      const type = c.req.header('Content-Type') ?? '';
+      if (!type.startsWith('multipart/form-data')) throw new AppError(400, 'invalid_request', 'body: must be multipart/form-data with a file field.');
+      const form = await c.req.formData().catch(() => {
+        throw new AppError(400, 'invalid_request', 'body: is not valid multipart/form-data.');
+      });
+      const file = form.get('file');
+      if (!(file instanceof File)) throw new AppError(400, 'invalid_request', 'file: is required.');
+      const name = safeFileName(file.name);
+      if (!name) throw new AppError(400, 'invalid_request', 'file: needs a name.');
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      const problem = uploadProblem(name, bytes);
+      if (problem) throw new AppError(problem.includes('at most') ? 413 : 400, problem.includes('at most') ? 'payload_too_large' : 'invalid_request', `${problem}.`);
+      return progress(c, release, (onProgress) => uploader!.files([{ name, bytes }], onProgress));
+    }),
+  );
 
-  app.post('/url', async function uploadUrl(c) {
-    const { url, max_pages } = parseBody(UrlUploadSchema, await readJson(c.req.raw));
-    await start(c.get('claims'));
-    return progress(c, (onProgress) => uploader!.url(url, max_pages, onProgress));
-  });
+  app.post('/url', (c) =>
+    exclusive(async function uploadUrl(release) {
+      await checkAdmin(c.get('claims'));
+      const { url, max_pages } = parseBody(UrlUploadSchema, await readJson(c.req.raw));
+      return progress(c, release, (onProgress) => uploader!.url(url, max_pages, onProgress));
+    }),
+  );
 
   return app;
 }

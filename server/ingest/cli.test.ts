@@ -1,5 +1,6 @@
 /** `npm run ingest` end to end: a real process, a real data directory, the real test-double model. */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeFrontMatter } from '../testing/front-matter-attack.ts';
 import { FIXTURES_DIR, MODEL, MODEL_DIR } from './fixtures/paths.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -102,6 +104,26 @@ describe('scripts/ingest.ts', () => {
     const missing = await docs('enable', 'nope.md');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No document with id or source "nope.md"');
+  });
+
+  it('refuses ---js and ---javascript front matter without running it, and ingests the other files', { timeout: 120_000 }, async () => {
+    await mkdir(path.join(dir, 'hostile'));
+    const markers = ['js', 'javascript'].map((language) => path.join(dir, `cli-${language}.ran`));
+    await writeFile(path.join(dir, 'hostile/a-js.md'), codeFrontMatter('js', markers[0]!));
+    await writeFile(path.join(dir, 'hostile/b-javascript.md'), codeFrontMatter('javascript', markers[1]!));
+    await writeFile(path.join(dir, 'hostile/c-good.md'), '# Shipping\n\nWe ship to every planet of the solar system.\n');
+    // The worker pool (the default) parses: code there would run in a worker thread with `require` at hand.
+    const result = await cli('hostile', '--json', '--workers', '1');
+    for (const marker of markers) expect(existsSync(marker), marker).toBe(false);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      added: 1,
+      failed: [
+        { source: 'hostile/a-js.md', error: "front matter in 'js' is refused: only YAML front matter is read" },
+        { source: 'hostile/b-javascript.md', error: "front matter in 'javascript' is refused: only YAML front matter is read" },
+      ],
+    });
+    expect(result.stderr).toContain("✗ hostile/a-js.md: front matter in 'js' is refused: only YAML front matter is read");
   });
 });
 

@@ -3,11 +3,15 @@
  * with backoff, canonical URLs as citations, the page limit, --prune of pages that disappeared, plus the
  * document lifecycle (list, disable, delete, dry run, reindex) on the same PGlite store.
  */
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import { codeFrontMatter } from '../testing/front-matter-attack.ts';
 import { createEmbedder, type Embedder } from './embedder.ts';
 import { MODEL, MODEL_DIR } from './fixtures/paths.ts';
 import { ingest } from './pipeline.ts';
@@ -151,5 +155,27 @@ describe('managing documents', () => {
     expect(summary.documents).toBe(1);
     expect(await store.staleDocuments(MODEL)).toEqual([]);
     expect((await store.db.query("select 1 from kb_embeddings where model <> $1", [MODEL])).rows).toHaveLength(0);
+  });
+});
+
+describe('crawled Markdown whose front matter is code', () => {
+  it('refuses ---js (text/markdown) and ---javascript (a .md path as text/plain) without running it; the sitemap\'s other page is stored', async () => {
+    const markers = ['js', 'javascript'].map((language) => path.join(tmpdir(), `kb-crawl-${language}-${process.pid}-${Date.now()}.ran`));
+    pages.set('/hostile/js', { type: 'text/markdown; charset=utf-8', body: codeFrontMatter('js', markers[0]!) });
+    pages.set('/hostile/javascript.md', { type: 'text/plain', body: codeFrontMatter('javascript', markers[1]!) });
+    pages.set('/hostile/good.md', { type: 'text/markdown', body: '# Shipping\n\nWe ship to every planet of the solar system.\n' });
+    const urls = ['/hostile/js', '/hostile/javascript.md', '/hostile/good.md'].map((p) => `<url><loc>${base}${p}</loc></url>`).join('');
+    pages.set('/hostile/sitemap.xml', { type: 'application/xml', body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls}</urlset>` });
+
+    const summary = await ingest({ store, embedder, model: MODEL, inputs: [`${base}/hostile/sitemap.xml`], crawl: crawlOptions });
+    for (const marker of markers) expect(existsSync(marker), marker).toBe(false);
+    expect(summary.failed).toEqual([
+      { source: `${base}/hostile/js`, error: "front matter in 'js' is refused: only YAML front matter is read" },
+      { source: `${base}/hostile/javascript.md`, error: "front matter in 'javascript' is refused: only YAML front matter is read" },
+    ]);
+    expect(summary.added).toBe(1);
+    expect(await sources()).toContain(`${base}/hostile/good.md`);
+    expect(await sources()).not.toContain(`${base}/hostile/js`);
+    expect(await sources()).not.toContain(`${base}/hostile/javascript.md`);
   });
 });

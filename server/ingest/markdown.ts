@@ -1,16 +1,16 @@
 /**
- * Markdown (and MDX) reader: front matter with gray-matter, structure with marked's lexer, heading anchors
- * with github-slugger, MDX components and raw HTML stripped (mdx.ts).
+ * Markdown (and MDX) reader: front matter (YAML only, front-matter.ts), structure with marked's lexer,
+ * heading anchors with github-slugger, MDX components and raw HTML stripped (mdx.ts).
  */
-import matter from 'gray-matter';
 import { marked, type Token, type Tokens } from 'marked';
 import GithubSlugger from 'github-slugger';
+import { readFrontMatter } from './front-matter.ts';
 import { stripMdx } from './mdx.ts';
 import type { Block, DocumentDefaults, ParsedDocument, Section } from './document.ts';
 
 /**
  * Parses a Markdown file. Title: front matter `title`, else the first H1, else the file name. URL: front
- * matter `url`, else `defaults.url`.
+ * matter `url`, else `defaults.url`. Throws FrontMatterError when the front matter is not YAML (`---js`…).
  *
  * @example
  * parseMarkdown('---\ntitle: Refunds\n---\n## Requesting a refund\n…', { fileTitle: 'refunds', url: null })
@@ -18,7 +18,7 @@ import type { Block, DocumentDefaults, ParsedDocument, Section } from './documen
  */
 export function parseMarkdown(raw: string, defaults: DocumentDefaults): ParsedDocument {
   const source = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-  const { data, content } = matter(source);
+  const { data, content } = readFrontMatter(source);
   const body = stripMdx(content);
   const locate = locator(source, source.length - content.length);
 

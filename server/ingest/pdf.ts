@@ -1,13 +1,14 @@
 /**
- * PDF reader (unpdf, PDF.js built for servers): text with positions and font sizes per page. Lines are
- * grouped into paragraphs by vertical gaps; a short line set clearly larger than the page's body text is a
- * heading. Every section lies on one page (a heading's section continues on the next page as a new section
- * with the same path), so every chunk carries the page it came from.
+ * PDF reader: text with positions and font sizes per page (unpdf, PDF.js built for servers, run in a worker
+ * thread within limits by pdf-reader.ts). Lines are grouped into paragraphs by vertical gaps; a short line
+ * set clearly larger than the page's body text is a heading. Every section lies on one page (a heading's
+ * section continues on the next page as a new section with the same path), so every chunk carries the page
+ * it came from.
  *
  * The source text for offsets is the pages' text, lines joined by \n and pages by \f.
  */
-import { extractTextItems, getDocumentProxy, getMeta } from 'unpdf';
 import type { Block, DocumentDefaults, ParsedDocument, Section } from './document.ts';
+import { readPdf, type PdfTextItem } from './pdf-reader.ts';
 
 interface Line {
   text: string;
@@ -16,68 +17,61 @@ interface Line {
   start: number;
 }
 
+/**
+ * Parses a PDF read by pdf-reader.ts (in a worker thread, within PDF_LIMITS); throws PdfLimitError when a
+ * limit is reached.
+ */
 export async function parsePdf(bytes: Uint8Array, defaults: DocumentDefaults): Promise<ParsedDocument> {
-  let pdf;
-  try {
-    // PDF.js takes ownership of the buffer it is given; hand it a copy.
-    pdf = await getDocumentProxy(new Uint8Array(bytes));
-  } catch (error) {
-    throw new Error(`not a readable PDF (${error instanceof Error ? error.message : String(error)})`);
-  }
-  try {
-    const [{ items }, { info }] = await Promise.all([extractTextItems(pdf), getMeta(pdf).catch(() => ({ info: {} as Record<string, unknown> }))]);
-    const sections: Section[] = [];
-    let offset = 0;
-    let path: string[] = [];
-    items.forEach((pageItems, index) => {
-      const page = index + 1;
-      const lines = toLines(pageItems, offset);
-      const pageText = lines.map((l) => l.text).join('\n');
-      const body = bodySize(lines);
-      let current: Section = { headingPath: path, anchor: null, page, blocks: [] };
-      let paragraph: Line[] = [];
-      const flush = (): void => {
-        if (paragraph.length > 0) current.blocks.push(paragraphBlock(paragraph));
-        paragraph = [];
-      };
-      lines.forEach((line, i) => {
-        const previous = lines[i - 1];
-        const isHeading = line.size >= body * 1.25 && line.text.length <= 120 && !/[.:,;]$/.test(line.text);
-        if (isHeading) {
-          flush();
-          sections.push(current);
-          path = [line.text];
-          current = { headingPath: path, anchor: null, page, blocks: [] };
-          return;
-        }
-        // A gap clearly taller than a line, or a change of font size, starts a new paragraph.
-        if (previous && (Math.abs(previous.y - line.y) > Math.max(line.size, previous.size) * 1.6 || Math.abs(previous.size - line.size) > 0.5)) {
-          flush();
-        }
-        paragraph.push(line);
-      });
-      flush();
-      sections.push(current);
-      offset += pageText.length + 1; // the \f between pages
-    });
-    const title = typeof info.Title === 'string' && info.Title.trim() ? info.Title.trim() : defaults.fileTitle;
-    return {
-      title,
-      description: typeof info.Subject === 'string' && info.Subject.trim() ? info.Subject.trim() : null,
-      url: defaults.url,
-      format: 'pdf',
-      sections: sections.filter((s) => s.blocks.length > 0),
-      tags: typeof info.Keywords === 'string' ? info.Keywords.split(/[,;]/).map((t) => t.trim()).filter(Boolean) : [],
-      language: typeof info.Language === 'string' && info.Language.trim() ? info.Language.trim() : null,
-      publishedAt: pdfDate(info.CreationDate),
+  const { pages, info } = await readPdf(bytes);
+  const sections: Section[] = [];
+  let offset = 0;
+  let path: string[] = [];
+  pages.forEach((pageItems, index) => {
+    const page = index + 1;
+    const lines = toLines(pageItems, offset);
+    const pageText = lines.map((l) => l.text).join('\n');
+    const body = bodySize(lines);
+    let current: Section = { headingPath: path, anchor: null, page, blocks: [] };
+    let paragraph: Line[] = [];
+    const flush = (): void => {
+      if (paragraph.length > 0) current.blocks.push(paragraphBlock(paragraph));
+      paragraph = [];
     };
-  } finally {
-    await pdf.destroy();
-  }
+    lines.forEach((line, i) => {
+      const previous = lines[i - 1];
+      const isHeading = line.size >= body * 1.25 && line.text.length <= 120 && !/[.:,;]$/.test(line.text);
+      if (isHeading) {
+        flush();
+        sections.push(current);
+        path = [line.text];
+        current = { headingPath: path, anchor: null, page, blocks: [] };
+        return;
+      }
+      // A gap clearly taller than a line, or a change of font size, starts a new paragraph.
+      if (previous && (Math.abs(previous.y - line.y) > Math.max(line.size, previous.size) * 1.6 || Math.abs(previous.size - line.size) > 0.5)) {
+        flush();
+      }
+      paragraph.push(line);
+    });
+    flush();
+    sections.push(current);
+    offset += pageText.length + 1; // the \f between pages
+  });
+  const title = typeof info.Title === 'string' && info.Title.trim() ? info.Title.trim() : defaults.fileTitle;
+  return {
+    title,
+    description: typeof info.Subject === 'string' && info.Subject.trim() ? info.Subject.trim() : null,
+    url: defaults.url,
+    format: 'pdf',
+    sections: sections.filter((s) => s.blocks.length > 0),
+    tags: typeof info.Keywords === 'string' ? info.Keywords.split(/[,;]/).map((t) => t.trim()).filter(Boolean) : [],
+    language: typeof info.Language === 'string' && info.Language.trim() ? info.Language.trim() : null,
+    publishedAt: pdfDate(info.CreationDate),
+  };
 }
 
 /** Text items → lines (an item with hasEOL ends its line), with each line's offset in the source text. */
-function toLines(items: { str: string; y: number; fontSize: number; hasEOL: boolean }[], pageOffset: number): Line[] {
+function toLines(items: PdfTextItem[], pageOffset: number): Line[] {
   const lines: Line[] = [];
   let text = '';
   let y = 0;

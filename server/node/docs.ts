@@ -5,9 +5,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import GithubSlugger from 'github-slugger';
-import matter from 'gray-matter';
 import { Hono } from 'hono';
 import { Marked } from 'marked';
+import { readFrontMatter } from '../ingest/front-matter.ts';
 import { DEMO_KB_DIR } from './paths.ts';
 
 export function demoDocsRoute(dir = DEMO_KB_DIR) {
@@ -17,7 +17,8 @@ export function demoDocsRoute(dir = DEMO_KB_DIR) {
     if (!/^[a-z0-9-]+$/.test(name)) return c.notFound();
     const source = await readFile(join(dir, `${name}.md`), 'utf8').catch(() => null);
     if (source === null) return c.notFound();
-    const { data, content } = matter(source);
+    // YAML only, as ingestion reads it: gray-matter on its own would run a `---js` block.
+    const { data, content } = readFrontMatter(source);
     const slugger = new GithubSlugger();
     const marked = new Marked({
       renderer: {
