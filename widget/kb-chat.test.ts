@@ -184,6 +184,30 @@ describe('<kb-chat>', () => {
     expect(list.map((x) => x.id)).to.deep.equal([log.chat[1]!.body.session_id]);
   });
 
+  it('keeps the visitor when a renewal is rate limited: the question says wait, the next one renews the same session', async () => {
+    await fetch('/__fake/token-lifetime', { method: 'POST', body: JSON.stringify({ seconds: 31 }) });
+    const el = await createWidget();
+    await openReady(el);
+    await ask(el, 'What is the refund policy?');
+    await waitForAnswerEnd(el);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await fetch('/__fake/refresh-limited', { method: 'POST', body: JSON.stringify({ times: 1 }) });
+    await ask(el, 'And the warranty?');
+    await waitUntil(() => /7 seconds/.test(shadow(el).textContent ?? ''), 'no rate-limit message with its wait');
+    expect((await fakeLog()).auth).to.equal(1);
+    await ask(el, 'And the warranty?');
+    await waitForAnswerEnd(el);
+    const log = await fakeLog();
+    // One sign-up in all: the limited renewal did not start a new visitor, the next renewal went through.
+    expect({ auth: log.auth, refresh: log.refresh }).to.deep.equal({ auth: 1, refresh: 2 });
+    // The limited question never reached the chat; the retried one continues the first one's session.
+    expect(log.chat).to.have.length(2);
+    const last = log.chat[1]!;
+    const sessions = await fetch('/api/sessions', { headers: { Authorization: `Bearer ${last.token}` } });
+    const { sessions: list } = (await sessions.json()) as { sessions: { id: string }[] };
+    expect(list.map((x) => x.id)).to.deep.equal([last.body.session_id]);
+  });
+
   it('solves Turnstile before signing in when the server asks for it, in a box slotted into the panel', async () => {
     await fetch('/__fake/captcha', { method: 'POST', body: JSON.stringify({ on: true }) });
     const el = await createWidget();

@@ -127,9 +127,12 @@ export class ApiClient {
     if (token) return token;
     const stored = this.readToken();
     if (stored && stored.expires_at > Date.now()) return stored.access_token;
-    // Expired (tokens live an hour): renew it for the same visitor, or sign in anew if that fails.
+    // Expired (tokens live an hour): renew it for the same visitor, or sign in anew when the server says the
+    // refresh token is no good. A busy server (429, 5xx) or a dropped connection says nothing about the token:
+    // signing in anew then would start a new visitor and lose this tab's history, so the error is passed on
+    // (the question shows "try again") and the same refresh token is tried next time.
     const refresh = stored?.refresh_token;
-    this.tokenRequest ??= (refresh ? this.renew(refresh).catch(() => this.signIn()) : this.signIn()).finally(
+    this.tokenRequest ??= (refresh ? this.renew(refresh).catch((error) => (isTransient(error) ? Promise.reject(error) : this.signIn())) : this.signIn()).finally(
       () => (this.tokenRequest = undefined),
     );
     return this.tokenRequest;
@@ -287,6 +290,12 @@ export class ApiClient {
     if (!response.ok) throw await errorFromResponse(response);
     return response.json();
   }
+}
+
+/** An error that says nothing about the token sent: rate limited, a server error, or no response at all. */
+function isTransient(error: unknown): boolean {
+  if (error instanceof ApiError) return error.status === 429 || error.status >= 500;
+  return error instanceof TypeError; // fetch's network failure
 }
 
 /** Turn a non-2xx response into an ApiError, reading `{error:{code}}` and `Retry-After` when present. */

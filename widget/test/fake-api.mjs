@@ -89,6 +89,8 @@ export function createFakeApi({ delayMs = 150 } = {}) {
   let refusing = false;
   /** Seconds an issued access token lives (POST /__fake/token-lifetime sets it; the real server's is an hour). */
   let tokenLifetime = 3600;
+  /** POST /__fake/refresh-limited {times}: how many renewals are still to be answered 429 (as the server's per-client limit). */
+  let refreshLimited = 0;
   /** POST /__fake/captcha {on}: /api/config asks for Turnstile (the fake script below) and sign-ups need its token. */
   let captcha = false;
   /** Set by /__fake/hold-assets: asset requests wait for its release. */
@@ -352,6 +354,11 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     }
     if (path === '/api/auth/refresh' && ctx.method === 'POST') {
       log.refresh++;
+      if (refreshLimited > 0) {
+        refreshLimited--;
+        ctx.set('Retry-After', '7');
+        return json(ctx, 429, { error: { code: 'rate_limited', message: 'Too many renewals. Please wait.' } });
+      }
       const { refresh_token: refresh } = (await readJson(ctx.req)) ?? {};
       const user = refreshTokens.get(refresh);
       if (!user) return json(ctx, 401, { error: { code: 'unauthorized', message: 'cannot renew' } });
@@ -427,6 +434,7 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       greeting = null;
       captcha = false;
       tokenLifetime = 3600;
+      refreshLimited = 0;
       sessions = new Map();
       answers = new Map();
       attempts = new Map();
@@ -458,6 +466,10 @@ window.turnstile = {
   remove(id) { window.__turnstileRemoved = (window.__turnstileRemoved || []).concat(id); },
 };`;
       return;
+    }
+    if (path === '/__fake/refresh-limited' && ctx.method === 'POST') {
+      refreshLimited = (await readJson(ctx.req)).times;
+      return json(ctx, 200, {});
     }
     if (path === '/__fake/token-lifetime' && ctx.method === 'POST') {
       tokenLifetime = (await readJson(ctx.req)).seconds;
