@@ -5,7 +5,9 @@
  *
  * Two factories with two keys: `createSupabaseChatStore` (anon key + the visitor's token; what the Worker
  * uses) and `createSupabaseIngestStore` (service-role key; only the ingestion CLI). The Worker never holds
- * the service-role key.
+ * the service-role key. The chat store also holds the answer write key (KB_ANSWER_WRITE_KEY): the functions
+ * that store the server's word — the answer, a content gap, a written answer — refuse a caller without it,
+ * so a visitor's own JWT is not enough to call them over PostgREST.
  */
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import {
@@ -64,6 +66,8 @@ export const RETRIED: Record<string, boolean> = {
   list_content_gaps: true,
   // The first written answer stays: a second attempt returns it.
   chat_save_generated: true,
+  // Sets the same hash however often (`npm run admin -- answer-key`).
+  kb_set_answer_write_key: true,
   kb_get_settings: true,
   // Sets the same value however often.
   kb_set_settings: true,
@@ -108,6 +112,11 @@ export interface SupabaseStoreOptions {
   retry?: RetryPolicy;
 }
 
+export interface SupabaseChatStoreOptions extends SupabaseStoreOptions {
+  /** KB_ANSWER_WRITE_KEY: sent to chat_finish_turn, record_content_gap and chat_save_generated. */
+  answerWriteKey: string;
+}
+
 type RpcResult<T> = PromiseLike<{ data: T | null; error: { code?: string; message: string } | null; status: number }>;
 
 /** `rpc(fn, args, token?)`: one SQL function through PostgREST, with its timeout and, if idempotent, retries. */
@@ -130,8 +139,9 @@ function rpcCaller({ url, key, realtimeTransport, fetch, retry = DEFAULT_RETRY_P
 }
 
 /** The visitor-facing store: kb_stats as `anon`, everything else as the visitor (their JWT, RLS applies). */
-export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStore {
+export function createSupabaseChatStore(options: SupabaseChatStoreOptions): ChatStore {
   const rpc = rpcCaller(options);
+  const { answerWriteKey } = options;
 
   /** One rpc as the visitor: the token they authenticated with, forwarded unchanged. */
   const asVisitor = <T>(claims: JwtClaims, fn: string, args: Record<string, unknown>) => {
@@ -200,6 +210,7 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
           p_content: turn.content,
           p_citations: turn.citations,
           p_meta: turn.meta,
+          p_write_key: answerWriteKey,
         }),
       );
     },
@@ -264,7 +275,12 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
     },
 
     async recordContentGap(claims, question, reason, messageId): Promise<void> {
-      await asVisitor<null>(claims, 'record_content_gap', { p_question: question, p_reason: reason, p_message_id: messageId });
+      await asVisitor<null>(claims, 'record_content_gap', {
+        p_question: question,
+        p_reason: reason,
+        p_message_id: messageId,
+        p_write_key: answerWriteKey,
+      });
     },
 
     async saveGenerated(claims, messageId, generated): Promise<Generated> {
@@ -272,6 +288,7 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
         p_message_id: messageId,
         p_text: generated.text,
         p_model: generated.model,
+        p_write_key: answerWriteKey,
       });
       if (!row || typeof row.text !== 'string') throw new StoreError('unavailable', 'chat_save_generated returned no answer');
       return { text: row.text, model: row.model };
@@ -394,6 +411,15 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
       await rpc('kb_optimize');
     },
   };
+}
+
+/**
+ * Stores the SHA-256 of the answer write key (`kb_set_answer_write_key`), replacing any earlier one: with the
+ * service-role key, as `npm run admin -- answer-key` does. The key itself is not sent.
+ */
+export async function setSupabaseAnswerWriteKey(options: SupabaseStoreOptions, keyHash: string): Promise<void> {
+  const rpc = rpcCaller(options);
+  await rpc('kb_set_answer_write_key', { p_key_hash: keyHash });
 }
 
 /**
