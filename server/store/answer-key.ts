@@ -24,6 +24,14 @@ export async function answerWriteKeyHash(key: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/**
+ * The database's refusal of the key (supabase/migrations/20261126020000_server_written_answers.sql). To a
+ * PostgREST caller it is insufficient_privilege; to the server it means its own key is not the one the
+ * database holds (rotated without updating the server, or never set), so the stores report it as an
+ * unavailable database: a 503 and a log line with the database's message, which says what to set.
+ */
+export const ANSWER_KEY_REFUSED = /answers are written by the server only/;
+
 /** Why a configured key cannot be used, or null when it can. */
 export function answerWriteKeyProblem(key: string | null | undefined, name = 'KB_ANSWER_WRITE_KEY'): string | null {
   if (!key) return `${name} is not set (see docs/deploy.md)`;

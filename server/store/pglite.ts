@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { Overview } from '../../protocol/index.ts';
-import { answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
+import { ANSWER_KEY_REFUSED, answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import {
   StoreError,
@@ -461,6 +461,8 @@ function toStoreError(error: unknown): StoreError {
   // 23505 unique_violation; 42501 insufficient_privilege / row-level security; 23503 foreign key (e.g. a
   // token for a user that does not exist).
   if (code === '23505') return new StoreError('conflict', message, { cause: error });
+  // The database refusing this store's own answer write key: a misconfiguration, not the visitor's doing.
+  if (code === '42501' && ANSWER_KEY_REFUSED.test(message)) return new StoreError('unavailable', message, { cause: error });
   if (code === '42501' || code === '23503') return new StoreError('forbidden', message, { cause: error });
   if (code === '22023') return new StoreError('invalid', message, { cause: error });
   return new StoreError('unavailable', message, { cause: error });

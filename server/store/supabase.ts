@@ -35,6 +35,7 @@ import {
   type StoredChunk,
   type TurnState,
 } from './types.ts';
+import { ANSWER_KEY_REFUSED } from './answer-key.ts';
 import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './rpc-retry.ts';
 
@@ -441,7 +442,8 @@ async function call<T>(fn: string, attempt: (signal: AbortSignal) => RpcResult<T
 
 /**
  * PostgREST reports the Postgres SQLSTATE as `code`: 23505 unique_violation (a reused message id);
- * 42501 insufficient_privilege / row-level security (somebody else's session); 23503 foreign key (a
+ * 42501 insufficient_privilege / row-level security (somebody else's session; but the database refusing the
+ * server's own answer write key is a misconfiguration, `unavailable`); 23503 foreign key (a
  * token for a user that no longer exists); 22023 invalid_parameter_value (a function refused an argument the
  * API should have caught first). Anything else — PGRST* (PostgREST itself: bad JWT, unknown
  * function), network failures (supabase-js reports those with an empty code) — is `unavailable`.
@@ -449,6 +451,7 @@ async function call<T>(fn: string, attempt: (signal: AbortSignal) => RpcResult<T
 export function toStoreError(fn: string, error: { code?: string; message: string }): StoreError {
   const message = `${fn}: ${error.message}`;
   if (error.code === '23505') return new StoreError('conflict', message, { cause: error });
+  if (error.code === '42501' && ANSWER_KEY_REFUSED.test(error.message)) return new StoreError('unavailable', message, { cause: error });
   if (error.code === '42501' || error.code === '23503') return new StoreError('forbidden', message, { cause: error });
   if (error.code === '22023') return new StoreError('invalid', message, { cause: error });
   return new StoreError('unavailable', message, { cause: error });
