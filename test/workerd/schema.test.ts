@@ -209,7 +209,8 @@ describe('supabase/migrations on a new database', () => {
     const policies = await rows<{ tablename: string; cmd: string; roles: string[] }>(
       `select tablename, cmd, roles::text[] as roles from pg_policies where schemaname = 'public' order by tablename, cmd`,
     );
-    // Reads only: visitors write through chat_begin_turn / chat_finish_turn, which check the owner.
+    // Reads only: chat rows are written through chat_begin_turn (the visitor's question) and chat_finish_turn
+    // (the server's answer, with its answer write key), which check the owner.
     expect(policies.map((p) => `${p.tablename}:${p.cmd}:${p.roles.join(',')}`)).toEqual([
       'chat_messages:SELECT:authenticated',
       'chat_sessions:SELECT:authenticated',
