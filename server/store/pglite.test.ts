@@ -70,6 +70,17 @@ describe('the answer write key', () => {
     }
   });
 
+  it('is left alone by a store opened without one for answers (the ingestion CLI)', async () => {
+    const key = await localAnswerWriteKey(dir);
+    const cli = await openPgliteStore(dir, { answerWriteKey: null });
+    try {
+      expect((await cli.db.query('select key_hash from kb_answer_write_key')).rows).toEqual([{ key_hash: await answerWriteKeyHash(key) }]);
+      await expect(answer(cli)).rejects.toMatchObject({ kind: 'unavailable' });
+    } finally {
+      await cli.close();
+    }
+  });
+
   it('is the last opener\'s: the database refuses answers written with any other key', async () => {
     const store = await openPgliteStore(null, { answerWriteKey: newAnswerWriteKey() });
     try {

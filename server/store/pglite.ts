@@ -49,9 +49,10 @@ export interface PgliteStoreOptions {
    * The key this store writes answers with (server/store/answer-key.ts). Its hash is stored at open, so the
    * database accepts this store's answers and no one else's: the embedded database has one process at a
    * time, and whoever opened it last holds the key. `npm start` passes the one kept in KB_DATA_DIR (or
-   * KB_ANSWER_WRITE_KEY); without one, a random key for this open.
+   * KB_ANSWER_WRITE_KEY); without one, a random key for this open. `null`: leave the database's key alone,
+   * for a store that writes no answers (the ingestion CLI), whose answer writes are then refused.
    */
-  answerWriteKey?: string;
+  answerWriteKey?: string | null;
 }
 
 /**
@@ -63,6 +64,7 @@ export async function openPgliteStore(dataDir: string | null, options: PgliteSto
   // Supabase puts `extensions` on every role's search_path; do the same for this (single) connection.
   await db.exec('set search_path = public, extensions');
   const migrations = await migrate(db);
+  if (options.answerWriteKey === null) return new Store(db, migrations, null);
   const answerWriteKey = options.answerWriteKey ?? newAnswerWriteKey();
   // As the database owner, as the service role does it on Supabase (`npm run admin -- answer-key`).
   await db.query('select kb_set_answer_write_key($1)', [await answerWriteKeyHash(answerWriteKey)]);
@@ -73,7 +75,7 @@ class Store implements PgliteStore {
   constructor(
     readonly db: PGlite,
     readonly migrations: MigrationResult,
-    private readonly answerWriteKey: string,
+    private readonly answerWriteKey: string | null,
   ) {}
 
   async close(): Promise<void> {
