@@ -122,6 +122,7 @@ export function formatTime(iso: string | null): string {
   return iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—';
 }
 
-export function formatNumber(value: number | null | undefined, digits = 3): string {
-  return value === null || value === undefined ? '—' : value.toFixed(digits);
+/** "—" for anything but a finite number (a stored value of the wrong type included): never throws. */
+export function formatNumber(value: unknown, digits = 3): string {
+  return typeof value === 'number' && Number.isFinite(value) ? value.toFixed(digits) : '—';
 }

@@ -85,7 +85,8 @@ export interface AdminConversation {
   answer: string;
   kind: 'answer' | 'refusal';
   reason: string | null;
-  citations: Citation[];
+  /** As stored, each field of its type or null (rows written before answers were the server's alone may be odd). */
+  citations: AdminCitation[];
   confidence: Confidence | null;
   mode: RetrievalMode | null;
   /** 1 (👍), -1 (👎) or null (not rated). */
@@ -93,6 +94,21 @@ export interface AdminConversation {
   comment: string | null;
   /** Generative mode: the answer the visitor's model wrote from the quoted one's sources (text ≤ 4,000 characters). */
   generated: { text: string; model: string } | null;
+}
+
+/**
+ * A stored citation as the console shows it: a field of the wrong type is null ("—"), never an error. A
+ * Citation is one (every field present and typed).
+ */
+export interface AdminCitation {
+  n: number | null;
+  chunk_id: string | null;
+  document_id: string | null;
+  title: string | null;
+  page: number | null;
+  section: string | null;
+  url: string | null;
+  similarity: number | null;
 }
 
 export const DocumentsQuerySchema = v.object({

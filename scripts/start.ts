@@ -12,15 +12,21 @@ import { ingest } from '../server/ingest/pipeline.ts';
 import { DEMO_KB_DIR } from '../server/node/paths.ts';
 import { turnstileConfig, turnstileVerifier, type CaptchaOptions } from '../server/auth/captcha.ts';
 import { MemoryClientLimiter } from '../server/http/client-limit.ts';
+import { localAnswerWriteKey } from '../server/node/answer-key.ts';
 import { localJwtSecret } from '../server/node/jwt-secret.ts';
 import { startNodeServer } from '../server/node/server.ts';
 import { nodeUploader, sharedEmbedder } from '../server/node/upload.ts';
 import { onShutdownSignals } from '../server/node/shutdown.ts';
+import { answerWriteKeyProblem } from '../server/store/answer-key.ts';
 import { openPgliteStore, type PgliteStore } from '../server/store/pglite.ts';
 
 const config = readConfig(process.env);
 const started = performance.now();
-const store = await openPgliteStore(config.dataDir);
+// The key this server writes answers with: the database accepts answers from its holder only.
+const answerWriteKey = config.answerWriteKey ?? (await localAnswerWriteKey(config.dataDir));
+const problem = answerWriteKeyProblem(answerWriteKey);
+if (problem) throw new Error(problem);
+const store = await openPgliteStore(config.dataDir, { answerWriteKey });
 const jwtSecret = config.jwtSecret ?? (await localJwtSecret(config.dataDir));
 // An ingestion killed during a bulk load leaves the vector index dropped and BM25's statistics uncounted
 // (kb_deferred_indexes): rebuild them before serving, so search is as fast and as well ranked as before.

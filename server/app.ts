@@ -225,6 +225,7 @@ export function createApp(deps: AppDeps) {
       streaming,
       streams,
       settings: readSettings,
+      generationModel: deps.generationModel ?? DEFAULT_GENERATION_MODEL,
     }),
   );
   app.route(API_PATHS.search, searchRoute({ store, auth, rateLimit }));

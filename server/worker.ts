@@ -12,11 +12,14 @@ import { bindingLimiter, type RateLimitBinding } from './http/client-limit.ts';
 import { supabaseAnonymousSignIn, supabaseRefresh } from './auth/supabase-anonymous.ts';
 import { readConfig } from './config/index.ts';
 import { retryPolicyFor } from './store/rpc-retry.ts';
+import { answerWriteKeyProblem } from './store/answer-key.ts';
 import { createSupabaseChatStore } from './store/supabase.ts';
 
 export interface WorkerEnv {
   SUPABASE_URL: string;
   SUPABASE_ANON_KEY: string;
+  /** A secret (`wrangler secret put`): what answers are written with; `npm run admin -- answer-key` makes it. */
+  KB_ANSWER_WRITE_KEY: string;
   /**
    * Legacy, discouraged: the project's HS256 JWT secret. Only for projects that have not moved to asymmetric
    * signing keys; it can sign tokens for any role, so keep it out of the Worker when you can.
@@ -67,6 +70,9 @@ async function workerApp(env: WorkerEnv): Promise<Hono> {
   for (const name of ['SUPABASE_URL', 'SUPABASE_ANON_KEY'] as const) {
     if (!env[name]) throw new Error(`${name} is not set (see docs/deploy.md)`);
   }
+  // Without it every answer would be refused by the database: fail here, where the message says what to set.
+  const keyProblem = answerWriteKeyProblem(config.answerWriteKey);
+  if (keyProblem) throw new Error(keyProblem);
   const auth = supabaseTokenChecks(env.SUPABASE_URL, config.jwksUrl, config.jwtIssuer);
   const app = new Hono();
   // CORS, SSE headers (identity encoding, no-transform) and everything else are the app's own.
@@ -76,7 +82,13 @@ async function workerApp(env: WorkerEnv): Promise<Hono> {
     allowedOrigins: config.allowedOrigins.length > 0 ? config.allowedOrigins : splitList(env.ALLOWED_ORIGINS),
     // Every Supabase call is bounded (KB_DB_TIMEOUT_MS) and idempotent ones are retried within twice that,
     // so a visitor learns in seconds, with a 503 or an in-band error, that the database is unavailable.
-    store: createSupabaseChatStore({ url: env.SUPABASE_URL, key: env.SUPABASE_ANON_KEY, retry: retryPolicyFor(config.dbTimeoutMs) }),
+    store: createSupabaseChatStore({
+      url: env.SUPABASE_URL,
+      key: env.SUPABASE_ANON_KEY,
+      // The narrow credential answers are written with (never the service-role key, which bypasses RLS).
+      answerWriteKey: config.answerWriteKey!,
+      retry: retryPolicyFor(config.dbTimeoutMs),
+    }),
     anonymousSignIn: supabaseAnonymousSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
     refreshSignIn: supabaseRefresh({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
     // The console (/admin): admins sign in with Supabase Auth (password grant relayed; no uploads or

@@ -27,7 +27,7 @@ let api: TestApi;
 let admin: string;
 let visitor: string;
 beforeAll(async () => {
-  const created = await createTestApi();
+  const created = await createTestApi({ generationModel: 'test-double/lm' });
   // The uploader writes with the server's own connection (the store), as on the Node server.
   const app = created.instance({ admin: { uploader: nodeUploader({ store: created.store, model: 'test-double/bert-384', embedder }) } });
   api = { ...created, app };
@@ -184,11 +184,13 @@ describe('what the endpoints do', () => {
     expect(answer).toMatchObject({ comment: 'Wrong: I meant annual plans', confidence: expect.any(String), mode: 'vector', generated: null });
     expect(mine[0]!.generated).toBeNull();
     // Generative mode: the visitor's written version shows beside the quoted answer, flagged with its model.
+    await api.store.db.query(`update kb_settings set answer_mode = 'generative'`);
     const save = await api.app.request(`/api/chat/${answer_message_id}/generated`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${v.token}` },
       body: JSON.stringify({ text: 'Refunds come within 14 days [1].', model: 'test-double/lm' }),
     });
+    await api.store.db.query('update kb_settings set answer_mode = null');
     expect(save.status).toBe(200);
     const withWritten = await json<Page<AdminConversation>>(call('GET', '/conversations?rating=down', admin));
     expect(withWritten.items[0]!.generated).toEqual({ text: 'Refunds come within 14 days [1].', model: 'test-double/lm' });

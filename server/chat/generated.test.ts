@@ -4,7 +4,7 @@
  * and `POST /api/chat/:answer_id/generated` stores the visitor's written answer once, for its owner only,
  * citing only the answer's own sources.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PASSAGE_MAX_CHARS, type ChatEvent, type ErrorBody, type Generated, type SessionDetail, type SourcesSchema } from '../../protocol/index.ts';
 import { question, useTestApi } from '../testing/api.ts';
 import { readChatEvents } from '../testing/sse.ts';
@@ -13,7 +13,9 @@ import type * as v from 'valibot';
 
 type Sources = v.InferOutput<typeof SourcesSchema>;
 
-const api = useTestApi({ seed: true });
+/** The model a written answer may be stored under: the server's KB_GENERATION_MODEL. */
+const MODEL = 'test-double/lm';
+const api = useTestApi({ seed: true, overrides: { generationModel: MODEL } });
 
 async function setMode(mode: 'extractive' | 'generative' | null): Promise<void> {
   await api().store.db.query('update kb_settings set answer_mode = $1', [mode]);
@@ -81,6 +83,10 @@ describe('the answer events in each mode', () => {
 });
 
 describe('POST /api/chat/:answer_id/generated', () => {
+  // Written answers are stored in generative mode only (its own test below).
+  beforeEach(() => setMode('generative'));
+  afterEach(() => setMode(null));
+
   it('stores the written answer once, shows it in history and in a replay, flagged with its model', async () => {
     const { token } = await api().signIn();
     const { answerId, body } = await ask(token);
@@ -88,7 +94,7 @@ describe('POST /api/chat/:answer_id/generated', () => {
     expect(first.status).toBe(200);
     expect(await first.json()).toEqual<Generated>({ text: 'Refunds are issued in 14 days [1].', model: 'test-double/lm' });
     // A second one (another tab, a retry after a lost response) does not replace it.
-    const again = await saveGenerated(token, answerId, { text: 'Something else [1].', model: 'other' });
+    const again = await saveGenerated(token, answerId, { text: 'Something else [1].', model: MODEL });
     expect(await again.json()).toEqual({ text: 'Refunds are issued in 14 days [1].', model: 'test-double/lm' });
 
     const replay = await ask(token, body);
@@ -106,29 +112,29 @@ describe('POST /api/chat/:answer_id/generated', () => {
     const { token } = await api().signIn();
     const { answerId, sources } = await ask(token);
     const invented = sources.citations.length + 8;
-    const res = await saveGenerated(token, answerId, { text: `Refunds take 14 days [1] [${invented}].`, model: 'm' });
+    const res = await saveGenerated(token, answerId, { text: `Refunds take 14 days [1] [${invented}].`, model: MODEL });
     expect(res.status).toBe(400);
     expect(((await res.json()) as ErrorBody).error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^text: /) });
     for (const text of [`A list [1, ${invented}].`, `Zero-padded [0${invented}].`]) {
-      expect((await saveGenerated(token, answerId, { text, model: 'm' })).status, text).toBe(400);
+      expect((await saveGenerated(token, answerId, { text, model: MODEL })).status, text).toBe(400);
     }
     expect(await storedGenerated(answerId)).toBeNull();
-    expect((await saveGenerated(token, answerId, { text: 'Listed [01, 1].', model: 'm' })).status).toBe(200);
+    expect((await saveGenerated(token, answerId, { text: 'Listed [01, 1].', model: MODEL })).status).toBe(200);
   });
 
   it("is 404 for another visitor's answer, a refusal or an unknown id — the same answer for each", async () => {
     const alice = await api().signIn();
     const mallory = await api().signIn();
     const { answerId } = await ask(alice.token);
-    const theirs = await saveGenerated(mallory.token, answerId, { text: 'pwned [1]', model: 'm' });
+    const theirs = await saveGenerated(mallory.token, answerId, { text: 'pwned [1]', model: MODEL });
     expect(theirs.status).toBe(404);
     expect(await storedGenerated(answerId)).toBeNull();
 
     await api().chat(mallory.token, question(basis(300), 'Who won the match?'));
     const { rows } = await api().store.db.query<{ id: string }>(`select id from chat_messages where meta ->> 'kind' = 'refusal' limit 1`);
-    const refusal = await saveGenerated(mallory.token, rows[0]!.id, { text: 'Actually, I know [1]', model: 'm' });
+    const refusal = await saveGenerated(mallory.token, rows[0]!.id, { text: 'Actually, I know [1]', model: MODEL });
     expect(refusal.status).toBe(404);
-    const unknown = await saveGenerated(mallory.token, crypto.randomUUID(), { text: 'x', model: 'm' });
+    const unknown = await saveGenerated(mallory.token, crypto.randomUUID(), { text: 'x', model: MODEL });
     expect(unknown.status).toBe(404);
   });
 
@@ -151,5 +157,29 @@ describe('POST /api/chat/:answer_id/generated', () => {
       expect(((await res.json()) as ErrorBody).error.message).toMatch(message);
     }
     expect(await storedGenerated(answerId)).toBeNull();
+  });
+
+  it('is refused in extractive mode (409) and under any model but the configured one (400), storing nothing, counting nothing', async () => {
+    const { token } = await api().signIn();
+    const { answerId } = await ask(token);
+    const hits = async () => Number((await api().store.db.query<{ n: number }>('select coalesce(sum(hits), 0)::int as n from rate_limits')).rows[0]!.n);
+    const before = await hits();
+    // A free-text name would be shown in the console as the model that wrote the answer.
+    for (const model of ['evil/model', `${MODEL} `, MODEL.toUpperCase()]) {
+      const res = await saveGenerated(token, answerId, { text: 'Refunds take 14 days [1].', model });
+      expect(res.status, model).toBe(400);
+      expect(((await res.json()) as ErrorBody).error.message).toMatch(/^model: /);
+    }
+    // The mode in effect, read per request: an admin's switch back to extractive stops the stores at once.
+    for (const mode of ['extractive', null] as const) {
+      await setMode(mode);
+      const res = await saveGenerated(token, answerId, { text: 'Refunds take 14 days [1].', model: MODEL });
+      expect(res.status, String(mode)).toBe(409);
+      expect(((await res.json()) as ErrorBody).error.code).toBe('conflict');
+    }
+    expect(await storedGenerated(answerId)).toBeNull();
+    expect(await hits()).toBe(before);
+    await setMode('generative');
+    expect((await saveGenerated(token, answerId, { text: 'Refunds take 14 days [1].', model: MODEL })).status).toBe(200);
   });
 });

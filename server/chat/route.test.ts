@@ -8,6 +8,7 @@ import { createApp } from '../app.ts';
 import { question, TEST_SECRET, useTestApi } from '../testing/api.ts';
 import { readChatEvents } from '../testing/sse.ts';
 import { basis } from '../testing/vectors.ts';
+import { answerWriteKeyHash, newAnswerWriteKey } from '../store/answer-key.ts';
 import { StoreError, type ChatStore } from '../store/types.ts';
 
 const api = useTestApi({ seed: true });
@@ -176,6 +177,27 @@ describe('streaming robustness', () => {
     expect(events[0]!.event.event).toBe('answer_start');
     const last = events.at(-1)!.event;
     expect(last).toEqual({ event: 'error', data: { code: 'unavailable', message: expect.not.stringContaining('SECRET-INTERNAL') } });
+  });
+});
+
+describe('an answer write key the database does not hold', () => {
+  it('is the server\'s misconfiguration: a 503 for the visitor (never a 404), no answer stored, no gap counted', async () => {
+    const db = api().store.db;
+    const [held] = (await db.query<{ key_hash: string }>('select key_hash from kb_answer_write_key')).rows;
+    // As if the key had been rotated on the database and not on this server.
+    await db.query('select kb_set_answer_write_key($1)', [await answerWriteKeyHash(newAnswerWriteKey())]);
+    try {
+      const { token } = await api().signIn();
+      const answered = await api().chat(token, question(basis(0)), { headers: { Accept: 'application/json' } });
+      expect(answered.status).toBe(503);
+      expect(((await answered.json()) as ErrorBody).error.code).toBe('unavailable');
+      const refused = await api().chat(token, question(basis(300), 'Who won the match?'));
+      expect(refused.status).toBe(503);
+      expect(await count("select 1 from chat_messages where role = 'assistant'")).toBe(0);
+      expect(await count('select 1 from content_gaps')).toBe(0);
+    } finally {
+      await db.query('select kb_set_answer_write_key($1)', [held!.key_hash]);
+    }
   });
 });
 

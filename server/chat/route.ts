@@ -6,7 +6,10 @@
  * `error` event.
  *
  * POST /api/chat/:answer_id/generated (issue 13, generative mode): the answer the visitor's model wrote from
- * the passages of their answer `answer_id`, stored against it once (the first one stays).
+ * the passages of their answer `answer_id`, stored against it once (the first one stays) — only while the
+ * answer mode in effect is generative and only under the configured generation model's name. The database
+ * cannot check either (the server's default mode is not stored there); it refuses a caller without the
+ * server's answer write key instead, so this route is the only way in.
  */
 import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
@@ -30,11 +33,13 @@ export interface ChatRouteOptions {
   streams: StreamSlots;
   /** The settings in effect, read once per question (server/settings). */
   settings?: AnswerTurnOptions['settings'];
+  /** KB_GENERATION_MODEL: the only model name a written answer is stored under. */
+  generationModel: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming, streams, settings }: ChatRouteOptions) {
+export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming, streams, settings, generationModel }: ChatRouteOptions) {
   const app = new Hono<{ Variables: AuthVariables & { chatRequest: ReadChatRequest; generated: Generated } }>();
 
   // The body is read and validated before the rate limiter: an invalid request costs no database work and
@@ -87,7 +92,18 @@ export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming
   app.post('/:answer_id/generated', requireAuth(auth), async (c, next) => {
     // Validated before the rate limiter, like a question: a bad request writes nothing, not even a count.
     if (!UUID.test(c.req.param('answer_id'))) throw new AppError(400, 'invalid_request', 'answer_id: must be a UUID');
-    c.set('generated', parseBody(GeneratedRequestSchema, await readJson(c.req.raw)));
+    const generated = parseBody(GeneratedRequestSchema, await readJson(c.req.raw));
+    // A written answer is shown in the console as the configured model's: any other name is refused, and in
+    // extractive mode there is nothing to store (the widget writes nothing then). Before the rate limiter, so
+    // a refused request counts nothing; reading the settings writes nothing either.
+    if (generated.model !== generationModel) {
+      throw new AppError(400, 'invalid_request', 'model: must be the generation model this server is configured with');
+    }
+    // Without a settings reader, extractive, as answerTurn decides (the app's reader never rejects).
+    if (((await settings?.())?.answerMode ?? 'extractive') !== 'generative') {
+      throw new AppError(409, 'conflict', 'Written answers are stored only in generative mode.');
+    }
+    c.set('generated', generated);
     await next();
   }, rateLimit({ store, ...limits }), async function saveGenerated(c) {
     const stored = await store.saveGenerated(c.get('claims'), c.req.param('answer_id'), c.get('generated')).catch((error: unknown) => {

@@ -16,6 +16,11 @@ export interface Config {
   dataDir: string;
   /** KB_JWT_SECRET: HS256 secret for access tokens (Supabase's JWT secret in production). */
   jwtSecret: string | null;
+  /**
+   * KB_ANSWER_WRITE_KEY: the key the server writes answers with (server/store/answer-key.ts). Workers: required
+   * (a secret); Node: unset, one is kept in KB_DATA_DIR.
+   */
+  answerWriteKey: string | null;
   /** CHAT_EVIDENCE_THRESHOLD: minimum cosine similarity of the best chunk to answer at all. */
   evidenceThreshold: number;
   /** PORT: where the Node server listens. */
@@ -86,6 +91,7 @@ export function readConfig(env: Env): Config {
     modelDir: nonEmpty(env.KB_MODEL_DIR),
     dataDir: nonEmpty(env.KB_DATA_DIR) ?? '.kb-data',
     jwtSecret: strongSecret(nonEmpty(env.KB_JWT_SECRET), 'KB_JWT_SECRET'),
+    answerWriteKey: nonEmpty(env.KB_ANSWER_WRITE_KEY),
     evidenceThreshold: number(env, 'CHAT_EVIDENCE_THRESHOLD', DEFAULT_EVIDENCE_THRESHOLD, 0, 1),
     port: number(env, 'PORT', 8787, 0, 65535),
     jwksUrl: nonEmpty(env.KB_JWKS_URL),

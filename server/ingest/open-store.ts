@@ -22,6 +22,7 @@ export async function openCliStore(env: Record<string, string | undefined>, data
     return { store: createSupabaseIngestStore({ url, key, realtimeTransport: ws }), where: `Supabase (${url})`, close: async () => {} };
   }
   if (url && !key) throw new Error('SUPABASE_URL is set but SUPABASE_SERVICE_ROLE_KEY is not: ingestion needs the service-role key.');
-  const store = await openPgliteStore(dataDir);
+  // The CLI writes documents, never answers: it leaves the server's answer write key as it is.
+  const store = await openPgliteStore(dataDir, { answerWriteKey: null });
   return { store, where: `KB_DATA_DIR=${dataDir}`, close: () => store.close() };
 }

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basis, withSimilarity } from '../testing/vectors.ts';
+import { localAnswerWriteKey } from '../node/answer-key.ts';
+import { ANSWER_WRITE_KEY_MIN_CHARS, answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
 import { openPgliteStore, type PgliteStore } from './pglite.ts';
 
 const chunk = (content: string, embedding: number[]) => ({ content, meta: {}, embedding });
@@ -33,6 +35,63 @@ describe('persisted data directory', () => {
     expect(rows.map((r) => r.version)).toEqual(first.migrations.applied.map((f) => f.split('_')[0]));
     expect(await again.kbStats()).toEqual({ documents: 1, ready_documents: 1, chunks: 1, embeddings: 1 });
     await again.close();
+  });
+});
+
+describe('the answer write key', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kb-store-key-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  /** A question and its answer through the store, as the chat route stores them. */
+  async function answer(store: PgliteStore): Promise<string> {
+    const claims = { sub: await store.createAnonymousUser(), role: 'authenticated' };
+    const messageId = crypto.randomUUID();
+    const { session_id } = await store.beginTurn(claims, { message_id: messageId, content: 'Refunds?', title: 'Refunds?' });
+    return store.finishTurn(claims, { session_id, reply_to: messageId, content: 'Within 14 days.', citations: [], meta: { kind: 'answer' } });
+  }
+
+  it('npm start keeps one in KB_DATA_DIR, stores its hash (never the key) and answers are stored with it, across restarts', async () => {
+    const key = await localAnswerWriteKey(dir);
+    expect(key.length).toBeGreaterThanOrEqual(ANSWER_WRITE_KEY_MIN_CHARS);
+    expect(await localAnswerWriteKey(dir)).toBe(key);
+    for (let run = 0; run < 2; run++) {
+      const store = await openPgliteStore(dir, { answerWriteKey: key });
+      try {
+        expect(await answer(store)).toMatch(/^[0-9a-f-]{36}$/);
+        const { rows } = await store.db.query<{ key_hash: string }>('select key_hash from kb_answer_write_key');
+        expect(rows).toEqual([{ key_hash: await answerWriteKeyHash(key) }]);
+        expect(rows[0]!.key_hash).not.toContain(key);
+      } finally {
+        await store.close();
+      }
+    }
+  });
+
+  it('is left alone by a store opened without one for answers (the ingestion CLI)', async () => {
+    const key = await localAnswerWriteKey(dir);
+    const cli = await openPgliteStore(dir, { answerWriteKey: null });
+    try {
+      expect((await cli.db.query('select key_hash from kb_answer_write_key')).rows).toEqual([{ key_hash: await answerWriteKeyHash(key) }]);
+      await expect(answer(cli)).rejects.toMatchObject({ kind: 'unavailable' });
+    } finally {
+      await cli.close();
+    }
+  });
+
+  it('is the last opener\'s: the database refuses answers written with any other key', async () => {
+    const store = await openPgliteStore(null, { answerWriteKey: newAnswerWriteKey() });
+    try {
+      expect(await answer(store)).toMatch(/^[0-9a-f-]{36}$/);
+      // Another process's key replaces the hash; this store's answers are then refused — reported as an
+      // unavailable database (a 503 and a log line naming the key), not as the visitor's fault.
+      await store.db.query('select kb_set_answer_write_key($1)', [await answerWriteKeyHash(newAnswerWriteKey())]);
+      await expect(answer(store)).rejects.toMatchObject({ kind: 'unavailable', message: expect.stringMatching(/answer write key is missing or wrong/) });
+    } finally {
+      await store.close();
+    }
   });
 });
 

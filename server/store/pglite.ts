@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { Overview } from '../../protocol/index.ts';
+import { ANSWER_KEY_REFUSED, answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import {
   StoreError,
@@ -43,22 +44,38 @@ export interface PgliteStore extends ChatStore, LocalAuthStore, IngestStore {
   close(): Promise<void>;
 }
 
+export interface PgliteStoreOptions {
+  /**
+   * The key this store writes answers with (server/store/answer-key.ts). Its hash is stored at open, so the
+   * database accepts this store's answers and no one else's: the embedded database has one process at a
+   * time, and whoever opened it last holds the key. `npm start` passes the one kept in KB_DATA_DIR (or
+   * KB_ANSWER_WRITE_KEY); without one, a random key for this open. `null`: leave the database's key alone,
+   * for a store that writes no answers (the ingestion CLI), whose answer writes are then refused.
+   */
+  answerWriteKey?: string | null;
+}
+
 /**
- * Opens (creating when needed) the database in `dataDir`, or in memory when `dataDir` is null, and
- * applies pending migrations.
+ * Opens (creating when needed) the database in `dataDir`, or in memory when `dataDir` is null, applies
+ * pending migrations and sets the answer write key.
  */
-export async function openPgliteStore(dataDir: string | null): Promise<PgliteStore> {
+export async function openPgliteStore(dataDir: string | null, options: PgliteStoreOptions = {}): Promise<PgliteStore> {
   const db = await PGlite.create(dataDir ?? undefined, { extensions: { vector } });
   // Supabase puts `extensions` on every role's search_path; do the same for this (single) connection.
   await db.exec('set search_path = public, extensions');
   const migrations = await migrate(db);
-  return new Store(db, migrations);
+  if (options.answerWriteKey === null) return new Store(db, migrations, null);
+  const answerWriteKey = options.answerWriteKey ?? newAnswerWriteKey();
+  // As the database owner, as the service role does it on Supabase (`npm run admin -- answer-key`).
+  await db.query('select kb_set_answer_write_key($1)', [await answerWriteKeyHash(answerWriteKey)]);
+  return new Store(db, migrations, answerWriteKey);
 }
 
 class Store implements PgliteStore {
   constructor(
     readonly db: PGlite,
     readonly migrations: MigrationResult,
+    private readonly answerWriteKey: string | null,
   ) {}
 
   async close(): Promise<void> {
@@ -119,12 +136,13 @@ class Store implements PgliteStore {
 
   async finishTurn(claims: JwtClaims, turn: FinishTurn): Promise<string> {
     const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<{ id: string }>('select chat_finish_turn($1, $2, $3, $4, $5) as id', [
+      tx.query<{ id: string }>('select chat_finish_turn($1, $2, $3, $4, $5, $6) as id', [
         turn.session_id,
         turn.reply_to,
         turn.content,
         turn.citations === null ? null : JSON.stringify(turn.citations),
         JSON.stringify(turn.meta),
+        this.answerWriteKey,
       ]),
     );
     return rows[0]!.id;
@@ -190,7 +208,7 @@ class Store implements PgliteStore {
   }
 
   async recordContentGap(claims: JwtClaims, question: string, reason: string, messageId: string): Promise<void> {
-    await this.asVisitor(claims, (tx) => tx.query('select record_content_gap($1, $2, $3)', [question, reason, messageId]));
+    await this.asVisitor(claims, (tx) => tx.query('select record_content_gap($1, $2, $3, $4)', [question, reason, messageId, this.answerWriteKey]));
   }
 
   async listContentGaps(claims: JwtClaims, limit: number): Promise<ContentGap[]> {
@@ -200,7 +218,12 @@ class Store implements PgliteStore {
 
   async saveGenerated(claims: JwtClaims, messageId: string, generated: Generated): Promise<Generated> {
     const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<{ generated: Generated }>('select chat_save_generated($1, $2, $3) as generated', [messageId, generated.text, generated.model]),
+      tx.query<{ generated: Generated }>('select chat_save_generated($1, $2, $3, $4) as generated', [
+        messageId,
+        generated.text,
+        generated.model,
+        this.answerWriteKey,
+      ]),
     );
     return { text: rows[0]!.generated.text, model: rows[0]!.generated.model };
   }
@@ -482,6 +505,8 @@ function toStoreError(error: unknown): StoreError {
   // 23505 unique_violation; 42501 insufficient_privilege / row-level security; 23503 foreign key (e.g. a
   // token for a user that does not exist).
   if (code === '23505') return new StoreError('conflict', message, { cause: error });
+  // The database refusing this store's own answer write key: a misconfiguration, not the visitor's doing.
+  if (code === '42501' && ANSWER_KEY_REFUSED.test(message)) return new StoreError('unavailable', message, { cause: error });
   if (code === '42501' || code === '23503') return new StoreError('forbidden', message, { cause: error });
   if (code === '22023') return new StoreError('invalid', message, { cause: error });
   return new StoreError('unavailable', message, { cause: error });

@@ -2,7 +2,7 @@
  * Row shapes that both stores read back from the SQL functions, and their conversion to what the API uses.
  * PGlite hands back Dates and parsed JSON; PostgREST hands back ISO strings and parsed JSON.
  */
-import type { AdminConversation, AdminDocument, AdminGap, Citation, Overview, Page } from '../../protocol/index.ts';
+import type { AdminCitation, AdminConversation, AdminDocument, AdminGap, Citation, Overview, Page } from '../../protocol/index.ts';
 import type { StoredSettings, TurnState } from './types.ts';
 
 /** One row of `chat_begin_turn`. */
@@ -65,13 +65,32 @@ export function toAdminConversation(r: Record<string, unknown>): AdminConversati
     asked_at: iso(r.asked_at),
     answer: String(r.answer),
     kind: r.kind === 'refusal' ? 'refusal' : 'answer',
-    reason: (r.reason as string | null) ?? null,
-    citations: Array.isArray(r.citations) ? (r.citations as Citation[]) : [],
-    confidence: (r.confidence as AdminConversation['confidence']) ?? null,
-    mode: (r.mode as AdminConversation['mode']) ?? null,
+    reason: text(r.reason),
+    // admin_list_conversations already types every value (20261126020000); checked again here, so a value of
+    // the wrong type can never reach the console from either store.
+    citations: Array.isArray(r.citations) ? r.citations.filter(isObject).map(toAdminCitation) : [],
+    confidence: r.confidence === 'high' || r.confidence === 'medium' || r.confidence === 'low' ? r.confidence : null,
+    mode: r.mode === 'hybrid' || r.mode === 'vector' || r.mode === 'lexical' ? r.mode : null,
     rating: r.rating === null || r.rating === undefined ? null : Number(r.rating) === 1 ? 1 : -1,
     comment: (r.comment as string | null) ?? null,
     generated: isGenerated(r.generated) ? { text: r.generated.text, model: r.generated.model } : null,
+  };
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const finite = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function toAdminCitation(c: Record<string, unknown>): AdminCitation {
+  return {
+    n: finite(c.n),
+    chunk_id: text(c.chunk_id),
+    document_id: text(c.document_id),
+    title: text(c.title),
+    page: finite(c.page),
+    section: text(c.section),
+    url: text(c.url),
+    similarity: finite(c.similarity),
   };
 }
 
@@ -107,7 +126,7 @@ export function toOverview(raw: unknown): Overview {
     up: n(o.up),
     down: n(o.down),
     median_confidence: (o.median_confidence as Overview['median_confidence']) ?? null,
-    median_evidence: o.median_evidence === null || o.median_evidence === undefined ? null : Number(o.median_evidence),
+    median_evidence: finite(typeof o.median_evidence === 'string' ? Number(o.median_evidence) : o.median_evidence),
     days: ((o.days as Record<string, unknown>[]) ?? []).map((d) => ({
       day: String(d.day),
       questions: n(d.questions),

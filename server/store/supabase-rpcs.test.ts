@@ -13,20 +13,23 @@ import { verifyAccessToken } from '../auth/jwt.ts';
 import { supabaseAnonymousSignIn } from '../auth/supabase-anonymous.ts';
 import { basis } from '../testing/vectors.ts';
 import { openPgliteStore, type PgliteStore } from './pglite.ts';
-import { createSupabaseChatStore, createSupabaseIngestStore, RETRIED } from './supabase.ts';
+import { answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
+import { createSupabaseChatStore, createSupabaseIngestStore, RETRIED, setSupabaseAnswerWriteKey } from './supabase.ts';
 import type { ChatStore, IngestStore, JwtClaims } from './types.ts';
 
 const SECRET = 'test-secret-for-supabase-rpcs-0123456789';
 const MODEL = 'test-model';
+/** The answer write key the server holds; the database holds its hash (set by openPgliteStore). */
+const KEY = newAnswerWriteKey();
 let pg: PgliteStore;
 let server: RpcServer;
 let chat: ChatStore;
 let ingest: IngestStore;
 
 beforeAll(async () => {
-  pg = await openPgliteStore(null);
+  pg = await openPgliteStore(null, { answerWriteKey: KEY });
   server = await startRpcServer({ store: pg, jwtSecret: SECRET });
-  chat = createSupabaseChatStore({ url: server.url, key: server.anonKey, realtimeTransport: ws });
+  chat = createSupabaseChatStore({ url: server.url, key: server.anonKey, answerWriteKey: KEY, realtimeTransport: ws });
   ingest = createSupabaseIngestStore({ url: server.url, key: server.serviceRoleKey, realtimeTransport: ws });
 });
 afterAll(async () => {
@@ -218,6 +221,20 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     await ingest.optimize();
     const { rows } = await pg.db.query<{ chunks: string }>('select chunks from kb_corpus_stats');
     expect(Number(rows[0]!.chunks)).toBe(2);
+  },
+  // `npm run admin -- answer-key`: the service role replaces the hash; the old key is refused at once.
+  setSupabaseAnswerWriteKey: async () => {
+    const next = newAnswerWriteKey();
+    try {
+      await setSupabaseAnswerWriteKey({ url: server.url, key: server.serviceRoleKey, realtimeTransport: ws }, await answerWriteKeyHash(next));
+      await expect(aliceTurn()).rejects.toMatchObject({ kind: 'unavailable', message: expect.stringMatching(/answer write key is missing or wrong/) });
+      const rotated = createSupabaseChatStore({ url: server.url, key: server.anonKey, answerWriteKey: next, realtimeTransport: ws });
+      const messageId = crypto.randomUUID();
+      const { session_id } = await rotated.beginTurn(world.alice, { message_id: messageId, content: 'Rotated?', title: 'Rotated?' });
+      expect(await rotated.finishTurn(world.alice, { session_id, reply_to: messageId, content: 'Yes.', citations: [], meta: {} })).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      await pg.db.query('select kb_set_answer_write_key($1)', [await answerWriteKeyHash(KEY)]);
+    }
   },
   // The console's (admins only; Alice's claims with the admin role).
   adminWhoami: async () => expect(await chat.adminWhoami(await asAdmin())).toEqual({ user_id: world.alice.sub }),

@@ -12,20 +12,22 @@ import { AppError } from '../http/errors.ts';
 import { supabaseAnonymousSignIn } from '../auth/supabase-anonymous.ts';
 import { basis, withSimilarity } from '../testing/vectors.ts';
 import { openPgliteStore, type PgliteStore } from './pglite.ts';
+import { newAnswerWriteKey } from './answer-key.ts';
 import { createSupabaseChatStore, createSupabaseIngestStore } from './supabase.ts';
 import { ACCESS_TOKEN, StoreError, type ChatStore, type IngestStore, type JwtClaims } from './types.ts';
 
 const SECRET = 'test-secret-for-supabase-store-0123456789';
+const KEY = newAnswerWriteKey();
 let pg: PgliteStore;
 let server: RpcServer;
 let chatStore: ChatStore;
 let ingestStore: IngestStore;
 
 beforeAll(async () => {
-  pg = await openPgliteStore(null);
+  pg = await openPgliteStore(null, { answerWriteKey: KEY });
   server = await startRpcServer({ store: pg, jwtSecret: SECRET });
   // Node 20 has no native WebSocket: supabase-js's (unused) realtime client needs `ws`.
-  chatStore = createSupabaseChatStore({ url: server.url, key: server.anonKey, realtimeTransport: ws });
+  chatStore = createSupabaseChatStore({ url: server.url, key: server.anonKey, answerWriteKey: KEY, realtimeTransport: ws });
   ingestStore = createSupabaseIngestStore({ url: server.url, key: server.serviceRoleKey, realtimeTransport: ws });
 });
 afterAll(async () => {
@@ -153,7 +155,7 @@ describe('Supabase chat store (anon key + the visitor token)', () => {
     expect((error as StoreError).kind).toBe('unavailable');
     expect(server.log.at(-1)).toMatchObject({ status: 401 });
 
-    const offline = createSupabaseChatStore({ url: 'http://127.0.0.1:9', key: server.anonKey, realtimeTransport: ws });
+    const offline = createSupabaseChatStore({ url: 'http://127.0.0.1:9', key: server.anonKey, answerWriteKey: KEY, realtimeTransport: ws });
     const down = await offline.kbStats().catch((e: unknown) => e);
     expect((down as StoreError).kind).toBe('unavailable');
   });

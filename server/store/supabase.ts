@@ -5,7 +5,9 @@
  *
  * Two factories with two keys: `createSupabaseChatStore` (anon key + the visitor's token; what the Worker
  * uses) and `createSupabaseIngestStore` (service-role key; only the ingestion CLI). The Worker never holds
- * the service-role key.
+ * the service-role key. The chat store also holds the answer write key (KB_ANSWER_WRITE_KEY): the functions
+ * that store the server's word — the answer, a content gap, a written answer — refuse a caller without it,
+ * so a visitor's own JWT is not enough to call them over PostgREST.
  */
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import {
@@ -33,6 +35,7 @@ import {
   type StoredChunk,
   type TurnState,
 } from './types.ts';
+import { ANSWER_KEY_REFUSED } from './answer-key.ts';
 import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './rpc-retry.ts';
 
@@ -64,6 +67,8 @@ export const RETRIED: Record<string, boolean> = {
   list_content_gaps: true,
   // The first written answer stays: a second attempt returns it.
   chat_save_generated: true,
+  // Sets the same hash however often (`npm run admin -- answer-key`).
+  kb_set_answer_write_key: true,
   kb_get_settings: true,
   // Sets the same value however often.
   kb_set_settings: true,
@@ -108,6 +113,11 @@ export interface SupabaseStoreOptions {
   retry?: RetryPolicy;
 }
 
+export interface SupabaseChatStoreOptions extends SupabaseStoreOptions {
+  /** KB_ANSWER_WRITE_KEY: sent to chat_finish_turn, record_content_gap and chat_save_generated. */
+  answerWriteKey: string;
+}
+
 type RpcResult<T> = PromiseLike<{ data: T | null; error: { code?: string; message: string } | null; status: number }>;
 
 /** `rpc(fn, args, token?)`: one SQL function through PostgREST, with its timeout and, if idempotent, retries. */
@@ -130,8 +140,9 @@ function rpcCaller({ url, key, realtimeTransport, fetch, retry = DEFAULT_RETRY_P
 }
 
 /** The visitor-facing store: kb_stats as `anon`, everything else as the visitor (their JWT, RLS applies). */
-export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStore {
+export function createSupabaseChatStore(options: SupabaseChatStoreOptions): ChatStore {
   const rpc = rpcCaller(options);
+  const { answerWriteKey } = options;
 
   /** One rpc as the visitor: the token they authenticated with, forwarded unchanged. */
   const asVisitor = <T>(claims: JwtClaims, fn: string, args: Record<string, unknown>) => {
@@ -200,6 +211,7 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
           p_content: turn.content,
           p_citations: turn.citations,
           p_meta: turn.meta,
+          p_write_key: answerWriteKey,
         }),
       );
     },
@@ -264,7 +276,12 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
     },
 
     async recordContentGap(claims, question, reason, messageId): Promise<void> {
-      await asVisitor<null>(claims, 'record_content_gap', { p_question: question, p_reason: reason, p_message_id: messageId });
+      await asVisitor<null>(claims, 'record_content_gap', {
+        p_question: question,
+        p_reason: reason,
+        p_message_id: messageId,
+        p_write_key: answerWriteKey,
+      });
     },
 
     async saveGenerated(claims, messageId, generated): Promise<Generated> {
@@ -272,6 +289,7 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
         p_message_id: messageId,
         p_text: generated.text,
         p_model: generated.model,
+        p_write_key: answerWriteKey,
       });
       if (!row || typeof row.text !== 'string') throw new StoreError('unavailable', 'chat_save_generated returned no answer');
       return { text: row.text, model: row.model };
@@ -397,6 +415,15 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
 }
 
 /**
+ * Stores the SHA-256 of the answer write key (`kb_set_answer_write_key`), replacing any earlier one: with the
+ * service-role key, as `npm run admin -- answer-key` does. The key itself is not sent.
+ */
+export async function setSupabaseAnswerWriteKey(options: SupabaseStoreOptions, keyHash: string): Promise<void> {
+  const rpc = rpcCaller(options);
+  await rpc('kb_set_answer_write_key', { p_key_hash: keyHash });
+}
+
+/**
  * Runs one rpc (retried when RETRIED says so) and maps its error to the StoreError kinds the API understands
  * (as pglite.ts does).
  */
@@ -415,7 +442,8 @@ async function call<T>(fn: string, attempt: (signal: AbortSignal) => RpcResult<T
 
 /**
  * PostgREST reports the Postgres SQLSTATE as `code`: 23505 unique_violation (a reused message id);
- * 42501 insufficient_privilege / row-level security (somebody else's session); 23503 foreign key (a
+ * 42501 insufficient_privilege / row-level security (somebody else's session; but the database refusing the
+ * server's own answer write key is a misconfiguration, `unavailable`); 23503 foreign key (a
  * token for a user that no longer exists); 22023 invalid_parameter_value (a function refused an argument the
  * API should have caught first). Anything else — PGRST* (PostgREST itself: bad JWT, unknown
  * function), network failures (supabase-js reports those with an empty code) — is `unavailable`.
@@ -423,6 +451,7 @@ async function call<T>(fn: string, attempt: (signal: AbortSignal) => RpcResult<T
 export function toStoreError(fn: string, error: { code?: string; message: string }): StoreError {
   const message = `${fn}: ${error.message}`;
   if (error.code === '23505') return new StoreError('conflict', message, { cause: error });
+  if (error.code === '42501' && ANSWER_KEY_REFUSED.test(error.message)) return new StoreError('unavailable', message, { cause: error });
   if (error.code === '42501' || error.code === '23503') return new StoreError('forbidden', message, { cause: error });
   if (error.code === '22023') return new StoreError('invalid', message, { cause: error });
   return new StoreError('unavailable', message, { cause: error });

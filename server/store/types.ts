@@ -190,7 +190,11 @@ export interface ChatStore extends AdminStore {
   searchChunks(claims: JwtClaims, params: SearchChunksParams): Promise<SearchChunkRow[]>;
   /** Creates the session when needed and stores the user message, or finds the earlier turn with this id. */
   beginTurn(claims: JwtClaims, turn: BeginTurn): Promise<TurnState>;
-  /** Returns the assistant message id (the existing one when the turn was already answered). */
+  /**
+   * Returns the assistant message id (the existing one when the turn was already answered). Sent with the
+   * store's answer write key (server/store/answer-key.ts), as are recordContentGap and saveGenerated: the
+   * database refuses these writes from anyone without it, visitors calling PostgREST directly included.
+   */
   finishTurn(claims: JwtClaims, turn: FinishTurn): Promise<string>;
   /** Counts one request of the visitor against `bucket`. */
   rateLimitHit(claims: JwtClaims, bucket: string, limit: number, windowSeconds: number): Promise<RateLimitState>;

@@ -7,7 +7,10 @@
  * - every function and every table, the lists read from pg_proc / pg_class (a new function or table is
  *   covered without editing this file): refused unless it is one of the few an attacker may call;
  * - each function an attacker may call, with the arguments an attacker would send (huge counts, negative
- *   thresholds, megabytes of text, somebody else's ids, invented buckets and reasons): bounded as designed.
+ *   thresholds, megabytes of text, somebody else's ids, invented buckets and reasons): bounded as designed;
+ * - every function that stores the server's word (an answer, a content gap's count, a written answer), with
+ *   forged meta and citations and without the server's answer write key, or with a wrong one: refused,
+ *   nothing stored. Their bounds are then checked as the server calls them, with the key, for Mallory.
  *
  * Two paths over the same PGlite database: PostgREST over HTTP (rpc-server.ts: apikey, JWT, role, RLS), and
  * the embedded database itself, running each call as PostgREST does (claims set, `set local role`) — so the
@@ -20,6 +23,14 @@ import { basis, withSimilarity } from '../../server/testing/vectors.ts';
 import { startRpcServer, statusFor, type RpcServer } from './rpc-server.ts';
 
 const SECRET = 'attacker-test-jwt-secret-0123456789abcdef';
+/** The server's answer write key; its hash is in the database, the key itself never reaches a visitor. */
+const SERVER_KEY = 'attacker-test-answer-write-key-0123456789abcdef';
+/**
+ * The chat_* / record_* functions that store the server's word, each refusing a caller without SERVER_KEY.
+ * The other chat writes store the visitor's own word (their question, their rating of their own answer).
+ */
+const SERVER_WRITES = ['chat_finish_turn', 'chat_save_generated', 'record_content_gap'];
+const VISITOR_WRITES = ['chat_begin_turn', 'chat_set_feedback'];
 const MODEL = 'test-model';
 
 /** What an anon-key holder without a user token may call: /api/health's counts and the empty-KB check. */
@@ -90,7 +101,7 @@ async function signUp(): Promise<{ token: string; claims: JwtClaims }> {
 }
 
 beforeAll(async () => {
-  pg = await openPgliteStore(null);
+  pg = await openPgliteStore(null, { answerWriteKey: SERVER_KEY });
   server = await startRpcServer({ store: pg, jwtSecret: SECRET });
   ({ token, claims: mallory } = await signUp());
   ({ claims: alice } = await signUp());
@@ -312,14 +323,16 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
   async chat_finish_turn(path) {
     const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'my own', p_title: 'mine' }, 'mallory');
     const mySession = own.body[0].session_id as string;
-    // Taking Alice's question's one answer slot, from her session or from Mallory's own.
+    // Without the key Mallory is refused outright (SERVER_WRITES below); with it — the server answering her,
+    // a bug in the server being what is guarded against here — her answer still cannot take Alice's
+    // question's one answer slot, from Alice's session or from her own.
     for (const session of [world.session, mySession]) {
-      const steal = await path.rpc('chat_finish_turn', { p_session_id: session, p_reply_to: world.question, p_content: 'pwned', p_citations: [], p_meta: {} }, 'mallory');
+      const steal = await path.rpc('chat_finish_turn', { p_session_id: session, p_reply_to: world.question, p_content: 'pwned', p_citations: [], p_meta: {}, p_write_key: SERVER_KEY }, 'mallory');
       expectRefused(steal, 'mallory', /is not a question of this user/);
     }
     const [myQuestion] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [mySession]);
     const finish = (extra: Record<string, unknown>) =>
-      path.rpc('chat_finish_turn', { p_session_id: mySession, p_reply_to: myQuestion!.id, p_content: 'ok', p_citations: [], p_meta: {}, ...extra }, 'mallory');
+      path.rpc('chat_finish_turn', { p_session_id: mySession, p_reply_to: myQuestion!.id, p_content: 'ok', p_citations: [], p_meta: {}, p_write_key: SERVER_KEY, ...extra }, 'mallory');
     expectInvalid(await finish({ p_content: 'x'.repeat(32_001) }));
     expectInvalid(await finish({ p_citations: { not: 'an array' } }));
     expectInvalid(await finish({ p_meta: { blob: 'x'.repeat(70_000) } }));
@@ -329,9 +342,9 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
   },
   async chat_save_generated(path) {
     const generated = async (id: string) => (await owner<{ g: unknown }>(`select meta -> 'generated' as g from chat_messages where id = $1`, [id]))[0]?.g ?? null;
-    // Writing "her" answer over Alice's.
+    // Writing "her" answer over Alice's, even through the server (with its key).
     expectRefused(
-      await path.rpc('chat_save_generated', { p_message_id: world.citedAnswer, p_text: 'Refunds are never issued [1].', p_model: 'evil' }, 'mallory'),
+      await path.rpc('chat_save_generated', { p_message_id: world.citedAnswer, p_text: 'Refunds are never issued [1].', p_model: 'evil', p_write_key: SERVER_KEY }, 'mallory'),
       'mallory',
       /is not an answer of this user/,
     );
@@ -345,15 +358,17 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
       p_content: 'ok [1]',
       p_citations: [{ n: 1, chunk_id: world.enabledChunk }],
       p_meta: { kind: 'answer' },
+      p_write_key: SERVER_KEY,
     }, 'mallory');
     const mine = finished.body as string;
-    expectInvalid(await path.rpc('chat_save_generated', { p_message_id: mine, p_text: 'See [1] and [9].', p_model: 'm' }, 'mallory'));
-    expectInvalid(await path.rpc('chat_save_generated', { p_message_id: mine, p_text: 'x'.repeat(8001), p_model: 'm' }, 'mallory'));
-    expectInvalid(await path.rpc('chat_save_generated', { p_message_id: mine, p_text: 'ok', p_model: 'm'.repeat(201) }, 'mallory'));
+    const save = (args: Record<string, unknown>) => path.rpc('chat_save_generated', { p_message_id: mine, p_write_key: SERVER_KEY, ...args }, 'mallory');
+    expectInvalid(await save({ p_text: 'See [1] and [9].', p_model: 'm' }));
+    expectInvalid(await save({ p_text: 'x'.repeat(8001), p_model: 'm' }));
+    expectInvalid(await save({ p_text: 'ok', p_model: 'm'.repeat(201) }));
     expect(await generated(mine)).toBeNull();
-    expect((await path.rpc('chat_save_generated', { p_message_id: mine, p_text: 'Written [1].', p_model: 'm' }, 'mallory')).status).toBe(200);
+    expect((await save({ p_text: 'Written [1].', p_model: 'm' })).status).toBe(200);
     // The first stays: a second call cannot rewrite it.
-    await path.rpc('chat_save_generated', { p_message_id: mine, p_text: 'Rewritten [1].', p_model: 'm' }, 'mallory');
+    await save({ p_text: 'Rewritten [1].', p_model: 'm' });
     expect(await generated(mine)).toMatchObject({ text: 'Written [1].', model: 'm' });
   },
   async chat_set_feedback(path) {
@@ -368,7 +383,7 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
     const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'rate me', p_title: 'rate' }, 'mallory');
     const mySession = own.body[0].session_id as string;
     const [myQuestion] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [mySession]);
-    const answer = await path.rpc('chat_finish_turn', { p_session_id: mySession, p_reply_to: myQuestion!.id, p_content: 'ok', p_citations: [], p_meta: {} }, 'mallory');
+    const answer = await path.rpc('chat_finish_turn', { p_session_id: mySession, p_reply_to: myQuestion!.id, p_content: 'ok', p_citations: [], p_meta: {}, p_write_key: SERVER_KEY }, 'mallory');
     const myAnswer = answer.body as string;
     const rate = (extra: Record<string, unknown>) =>
       path.rpc('chat_set_feedback', { p_message_id: myAnswer, p_rating: 1, p_comment: null, ...extra }, 'mallory');
@@ -404,15 +419,13 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
     expect((await path.rpc('rate_limit_hit', { p_bucket: 'api', p_limit: 100, p_window_seconds: 60 }, 'mallory')).status).toBe(200);
   },
   async record_content_gap(path) {
-    expectRefused(
-      await path.rpc('record_content_gap', { p_question: 'spam', p_reason: 'no_evidence', p_message_id: world.question }, 'mallory'),
-      'mallory',
-      /is not a question of this user/,
-    );
+    // As the server calls it for Mallory (with the key): only her own question, a known reason, bounded.
+    const gap = (args: Record<string, unknown>) => path.rpc('record_content_gap', { p_write_key: SERVER_KEY, ...args }, 'mallory');
+    expectRefused(await gap({ p_question: 'spam', p_reason: 'no_evidence', p_message_id: world.question }), 'mallory', /is not a question of this user/);
     const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'gap?', p_title: 'gap' }, 'mallory');
     const [message] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1`, [own.body[0].session_id]);
-    expectInvalid(await path.rpc('record_content_gap', { p_question: 'gap?', p_reason: 'r'.repeat(10_000), p_message_id: message!.id }, 'mallory'));
-    expectInvalid(await path.rpc('record_content_gap', { p_question: 'g'.repeat(2001), p_reason: 'no_evidence', p_message_id: message!.id }, 'mallory'));
+    expectInvalid(await gap({ p_question: 'gap?', p_reason: 'r'.repeat(10_000), p_message_id: message!.id }));
+    expectInvalid(await gap({ p_question: 'g'.repeat(2001), p_reason: 'no_evidence', p_message_id: message!.id }));
     expect(await owner(`select 1 from content_gaps where reason not in ('no_evidence', 'empty_kb') or char_length(question) > 500`)).toEqual([]);
   },
   async list_content_gaps(path) {
@@ -500,6 +513,77 @@ describe.each([
     }
     expect(await aliceRows()).toEqual(before);
     expect((await owner<{ n: number }>('select count(*)::int as n from kb_chunks'))[0]!.n).toBe(world.chunks);
+  });
+
+  it('cannot store the server\'s word: every chat_* / record_* write without the key, or with a wrong one, is refused and stores nothing', async () => {
+    // Which functions take the key is read from pg_proc: a new chat_* / record_* write must take it or be
+    // named here as storing the visitor's own word.
+    const writes = await owner<{ name: string; keyed: boolean }>(
+      `select proname as name, 'p_write_key' = any(coalesce(proargnames, '{}')) as keyed from pg_proc
+       where pronamespace = 'public'::regnamespace and (proname like 'chat\\_%' or proname like 'record\\_%')
+         and proname not in ('chat_existing_turn') order by proname`,
+    );
+    expect(writes.filter((w) => w.keyed).map((w) => w.name)).toEqual(SERVER_WRITES);
+    expect(writes.filter((w) => !w.keyed).map((w) => w.name)).toEqual(VISITOR_WRITES);
+
+    // Mallory's own question, unanswered, and her own answer (stored by the server, with the key).
+    const asked = async (content: string) => {
+      const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: content, p_title: 't' }, 'mallory');
+      const session = own.body[0].session_id as string;
+      const [q] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [session]);
+      return { session, question: q!.id };
+    };
+    const open = await asked('Is it free?');
+    const answered = await asked('Refunds?');
+    const answer = await pg.finishTurn(mallory, { session_id: answered.session, reply_to: answered.question, content: 'Within 14 days. [1]', citations: [{ n: 1, chunk_id: world.enabledChunk, document_id: world.docId, title: 'Billing', page: null, section: null, url: null, similarity: 0.9 }], meta: { kind: 'answer' } });
+
+    // What the console would trust: "high" confidence, a non-numeric evidence and similarity, an attacker's link.
+    const forgedMeta = { kind: 'answer', confidence: 'high', evidence: 'very strong', mode: 'hybrid' };
+    const forgedCitations = [{ n: 1, chunk_id: world.enabledChunk, document_id: world.docId, title: 'Official refund form', page: null, section: null, url: 'https://evil.example/refund', similarity: 'high' }];
+    const attempts: Record<string, Record<string, unknown>> = {
+      chat_finish_turn: { p_session_id: open.session, p_reply_to: open.question, p_content: 'Send your card number to evil.example [1]', p_citations: forgedCitations, p_meta: forgedMeta },
+      chat_save_generated: { p_message_id: answer, p_text: 'Refunds: https://evil.example/refund [1]', p_model: 'HuggingFaceTB/SmolLM2-360M-Instruct' },
+      record_content_gap: { p_question: 'Why is this product a scam?', p_reason: 'no_evidence', p_message_id: open.question },
+    };
+    const stored = () =>
+      owner(`select (select count(*) from chat_messages where role = 'assistant')::int as answers,
+                    (select count(*) from chat_messages where meta ? 'generated')::int as written,
+                    (select coalesce(sum(asked), 0) from content_gaps)::int as gaps`);
+    const before = await stored();
+    for (const fn of SERVER_WRITES) {
+      for (const key of [undefined, null, '', 'wrong-key', SERVER_KEY.slice(0, -1), `${SERVER_KEY} `, SERVER_KEY.toUpperCase()]) {
+        for (const who of ['anon', 'mallory'] as const) {
+          const attempt = await path.rpc(fn, { ...attempts[fn], ...(key === undefined ? {} : { p_write_key: key }) }, who);
+          if (key === undefined) {
+            // The signature without the key is gone: PostgREST (and Postgres) find no such function.
+            expect(attempt.status, `${fn} without p_write_key as ${who}`).toBe(404);
+            continue;
+          }
+          expectRefused(attempt, who, /answers are written by the server only|permission denied/);
+          if (who === 'mallory') expect(attempt.body.message, `${fn} with ${String(key)}`).toMatch(/the answer write key is missing or wrong/);
+        }
+      }
+    }
+    expect(await stored()).toEqual(before);
+    expect(await owner(`select 1 from chat_messages where reply_to = $1`, [open.question])).toEqual([]);
+  });
+
+  it('is refused by every server write before an answer write key is set, with a message saying how to set one', async () => {
+    const [saved] = await owner<{ key_hash: string }>(`select key_hash from kb_answer_write_key`);
+    await owner(`delete from kb_answer_write_key`);
+    try {
+      const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'unset?', p_title: 't' }, 'mallory');
+      const session = own.body[0].session_id as string;
+      const [q] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [session]);
+      // Even with the key the server holds: nothing to compare it with is nothing accepted (fail closed).
+      for (const key of [SERVER_KEY, null]) {
+        const attempt = await path.rpc('chat_finish_turn', { p_session_id: session, p_reply_to: q!.id, p_content: 'x', p_citations: [], p_meta: {}, p_write_key: key }, 'mallory');
+        expectRefused(attempt, 'mallory', /no answer write key is set: on Supabase run `npm run admin -- answer-key`/);
+      }
+      expect(await owner(`select 1 from chat_messages where reply_to = $1`, [q!.id])).toEqual([]);
+    } finally {
+      await owner(`select kb_set_answer_write_key($1)`, [saved!.key_hash]);
+    }
   });
 
   it.each(Object.keys(BOUNDED))('calls %s as an attacker would, and it holds its bounds', async (fn) => {

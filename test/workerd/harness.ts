@@ -16,6 +16,11 @@ import { startRpcServer, type RpcServer, type RpcServerOptions } from './rpc-ser
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 export const SECRET = 'workerd-test-jwt-secret-0123456789abcdef';
+/**
+ * The answer write key, as `npm run admin -- answer-key` sets it up: its hash in the project's database, the
+ * key itself a secret of the Worker (KB_ANSWER_WRITE_KEY).
+ */
+export const ANSWER_WRITE_KEY = 'workerd-test-answer-write-key-0123456789abcdef';
 
 /** The stand-in dist/public: a loader, a hashed chat UI, a versioned wasm and model, kb-assets.json. */
 export const STAND_IN_ASSETS: Record<string, string | Uint8Array> = {
@@ -48,7 +53,7 @@ export async function startWorker(
   const outdir = await mkdtemp(join(tmpdir(), 'kb-chat-worker-'));
   const [, pg] = await Promise.all([
     promisify(execFile)('node', ['scripts/build-worker.mjs', '--skip-assets', '--outdir', outdir], { cwd: ROOT }),
-    openPgliteStore(null),
+    openPgliteStore(null, { answerWriteKey: ANSWER_WRITE_KEY }),
   ]);
   const supabase = await startRpcServer({ store: pg, jwtSecret: SECRET, ...supabaseOptions });
 
@@ -75,6 +80,7 @@ export async function startWorker(
       SUPABASE_URL: supabase.url,
       SUPABASE_ANON_KEY: supabase.anonKey,
       KB_JWT_SECRET: SECRET,
+      KB_ANSWER_WRITE_KEY: ANSWER_WRITE_KEY,
       ALLOWED_ORIGINS: SITE,
       KB_EMBED_MODEL: 'test-model',
       CHAT_EVIDENCE_THRESHOLD: '0.35',

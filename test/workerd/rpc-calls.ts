@@ -18,7 +18,7 @@ export interface RpcCall {
   fn: string;
   /** Argument names in the order the code writes them. */
   args: string[];
-  /** The store method the call is in (kbStats, beginTurn, …). */
+  /** The store method (kbStats, beginTurn, …) or exported function (setSupabaseAnswerWriteKey) the call is in. */
   method: string;
   line: number;
 }
@@ -50,7 +50,7 @@ export function rpcCalls(file = SUPABASE_STORE): RpcCall[] {
 
 function enclosingMethod(node: ts.Node): string {
   for (let n: ts.Node | undefined = node; n; n = n.parent) {
-    if (ts.isMethodDeclaration(n) && ts.isIdentifier(n.name)) return n.name.text;
+    if ((ts.isMethodDeclaration(n) || ts.isFunctionDeclaration(n)) && n.name && ts.isIdentifier(n.name)) return n.name.text;
   }
   return '(top level)';
 }

@@ -37,9 +37,16 @@ const CALLERS: Record<string, string[]> = {
   kb_search_chunks: ['service_role'],
   chat_begin_turn: ['authenticated', 'service_role'],
   chat_existing_turn: ['service_role'],
+  // Reached with the visitor's JWT (so RLS applies), refused without the server's answer write key (20261126020000).
   chat_finish_turn: ['authenticated', 'service_role'],
-  // Generative mode: a visitor stores the written version of their own answer (checked inside).
+  // Generative mode: the server stores the written version of a visitor's own answer (checked inside, with the key).
   chat_save_generated: ['authenticated', 'service_role'],
+  // The answer write key: its hash set by the service role (`npm run admin -- answer-key`), checked by the
+  // write functions only.
+  kb_set_answer_write_key: ['service_role'],
+  kb_assert_answer_writer: ['service_role'],
+  // The console's defensive reading of a stored citation: called by admin_list_conversations only.
+  kb_shown_citation: ['service_role'],
   list_chat_sessions: ['authenticated', 'service_role'],
   get_chat_session: ['authenticated', 'service_role'],
   get_chat_messages: ['authenticated', 'service_role'],
@@ -110,6 +117,7 @@ describe('supabase/migrations on a new database', () => {
         'chat_sessions',
         'content_gap_messages',
         'content_gaps',
+        'kb_answer_write_key',
         'kb_chunks',
         'kb_corpus_stats',
         'kb_deferred_indexes',
@@ -174,12 +182,15 @@ describe('supabase/migrations on a new database', () => {
       'chat_set_feedback',
       'get_chat_feedback',
       'get_chunk',
+      // The answer write key's: the only readers and writer of kb_answer_write_key.
+      'kb_assert_answer_writer',
       'kb_defer_embedding_index',
       'kb_get_settings',
       'kb_has_documents',
       'kb_optimize',
       'kb_restore_indexes',
       'kb_search_chunks',
+      'kb_set_answer_write_key',
       'kb_set_settings',
       'kb_stats',
       'list_content_gaps',
@@ -198,7 +209,8 @@ describe('supabase/migrations on a new database', () => {
     const policies = await rows<{ tablename: string; cmd: string; roles: string[] }>(
       `select tablename, cmd, roles::text[] as roles from pg_policies where schemaname = 'public' order by tablename, cmd`,
     );
-    // Reads only: visitors write through chat_begin_turn / chat_finish_turn, which check the owner.
+    // Reads only: chat rows are written through chat_begin_turn (the visitor's question) and chat_finish_turn
+    // (the server's answer, with its answer write key), which check the owner.
     expect(policies.map((p) => `${p.tablename}:${p.cmd}:${p.roles.join(',')}`)).toEqual([
       'chat_messages:SELECT:authenticated',
       'chat_sessions:SELECT:authenticated',
@@ -219,6 +231,17 @@ describe('supabase/migrations on a new database', () => {
       'authenticated:chat_messages:SELECT',
       'authenticated:chat_sessions:SELECT',
     ]);
+  });
+
+  it('keeps the answer write key\'s hash from every API role, service_role included, and takes the key in every function that stores the server\'s word', async () => {
+    const granted = await rows(
+      `select grantee, privilege_type from information_schema.role_table_grants where table_schema = 'public' and table_name = 'kb_answer_write_key' and grantee <> current_user`,
+    );
+    expect(granted).toEqual([]);
+    const keyed = await rows<{ name: string }>(
+      `select proname as name from pg_proc where pronamespace = 'public'::regnamespace and 'p_write_key' = any(proargnames) order by proname`,
+    );
+    expect(keyed.map((k) => k.name)).toEqual(['chat_finish_turn', 'chat_save_generated', 'record_content_gap']);
   });
 
   it("ends every function's search_path in pg_temp, so a temporary object never shadows what it uses", async () => {

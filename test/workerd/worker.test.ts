@@ -8,7 +8,9 @@ import ws from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnonymousAuth, ErrorBody, Health, Refusal } from '../../protocol/index.ts';
 import type { PgliteStore } from '../../server/store/pglite.ts';
+import { DEFAULT_GENERATION_MODEL } from '../../server/config/index.ts';
 import { createSupabaseIngestStore } from '../../server/store/supabase.ts';
+import workerEntry, { type WorkerEnv } from '../../server/worker.ts';
 import { seedKb as seedDocuments } from '../../server/testing/api.ts';
 import { readChatEvents } from '../../server/testing/sse.ts';
 import { basis, withSimilarity } from '../../server/testing/vectors.ts';
@@ -154,13 +156,15 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
       if (sources.event !== 'sources' || end.event !== 'answer_end') throw new Error('not an answer');
       expect(sources.data.passages).toEqual([{ n: 1, text: expect.stringContaining('Refunds are issued within 14 days of a charge.') }]);
 
-      const save = (token: string, text: string) =>
+      const save = (token: string, text: string, model = DEFAULT_GENERATION_MODEL) =>
         worker(`/api/chat/${end.data.message_id}/generated`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-          body: JSON.stringify({ text, model: 'test-double/lm' }),
+          body: JSON.stringify({ text, model }),
         });
       const mallory = await signIn();
+      // Only under the configured model's name (KB_GENERATION_MODEL, here its default).
+      expect((await save(alice.access_token, 'Refunds come within 14 days [1].', 'evil/model')).status).toBe(400);
       expect((await save(mallory.access_token, 'Refunds are never issued [1].')).status).toBe(404);
       expect((await save(alice.access_token, 'Refunds come within 14 days [2].')).status).toBe(400);
       const saved = await save(alice.access_token, 'Refunds come within 14 days of a charge [1].');
@@ -174,6 +178,17 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
     } finally {
       await pg.db.query(`update kb_settings set answer_mode = null`);
     }
+  });
+
+  it('refuses to start without KB_ANSWER_WRITE_KEY, or with a short one, saying what to set', async () => {
+    const env = { SUPABASE_URL: supabase.url, SUPABASE_ANON_KEY: supabase.anonKey, KB_JWT_SECRET: SECRET } as WorkerEnv;
+    const ctx = { waitUntil() {}, passThroughOnException() {} } as never;
+    const start = (key: string | undefined) => workerEntry.fetch(new Request('https://kb-chat.test/api/health'), { ...env, KB_ANSWER_WRITE_KEY: key as string }, ctx);
+    await expect(start(undefined)).rejects.toThrow('KB_ANSWER_WRITE_KEY is not set (see docs/deploy.md)');
+    await expect(start('short')).rejects.toThrow(/KB_ANSWER_WRITE_KEY must be at least 32 characters: `npm run admin -- answer-key`/);
+    expect(supabase.log).toEqual([]);
+    // With the key it starts: every other test here runs the bundle in workerd with KB_ANSWER_WRITE_KEY set
+    // (the harness's), and its answers are stored through chat_finish_turn with it.
   });
 
   it('reports knowledge-base statistics through kb_stats as anon', async () => {
@@ -232,6 +247,8 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
     for (const fn of ['rate_limit_hit', 'search_chunks', 'chat_begin_turn', 'chat_finish_turn']) {
       expect(supabase.log).toContainEqual(expect.objectContaining({ path: `/rest/v1/rpc/${fn}`, status: 200, role: 'authenticated', sub: alice.user_id }));
     }
+    // The answer with the Worker's answer write key beside Alice's token: without it the database refuses it.
+    expect(supabase.log).toContainEqual(expect.objectContaining({ path: '/rest/v1/rpc/chat_finish_turn', args: expect.arrayContaining(['p_write_key']) }));
     expectNoServiceRole();
   });
 
