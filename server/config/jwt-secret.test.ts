@@ -72,7 +72,7 @@ describe('KB_JWT_SECRET shorter than 32 bytes', () => {
   });
 
   it('the Worker refuses to build its app (each request fails; nothing is served with the weak secret)', async () => {
-    const env = { SUPABASE_URL: 'http://127.0.0.1:9', SUPABASE_ANON_KEY: 'anon', KB_JWT_SECRET: SHORT, MODELS_URL: '/models/' };
+    const env = { SUPABASE_URL: 'http://127.0.0.1:9', SUPABASE_ANON_KEY: 'anon', KB_ANSWER_WRITE_KEY: 'k'.repeat(43), KB_JWT_SECRET: SHORT, MODELS_URL: '/models/' };
     await expect(worker.fetch(new Request('http://kb-chat.test/api/health'), env, {} as never)).rejects.toThrow(HOW);
   });
 });
