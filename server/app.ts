@@ -89,6 +89,8 @@ export interface AppDeps {
     rateLimit?: { limit: number; windowSeconds: number };
     /** `POST /api/admin/session` and `/password` together, per client network; none when unset. */
     signInLimiter?: ClientLimiter;
+    /** Rows per database page of an export (default 500). */
+    exportPageRows?: number;
   };
 }
 
@@ -240,6 +242,7 @@ export function createApp(deps: AppDeps) {
       rateLimit: deps.admin?.rateLimit,
       embedQuestion: deps.admin?.embedQuestion,
       uploader: deps.admin?.uploader,
+      exportPageRows: deps.admin?.exportPageRows,
       signIn: {
         ...(localAuth && jwtSecret ? { link: { secret: jwtSecret, consume: (jti: string) => localAuth.consumeAdminLink(jti) } } : {}),
         ...(deps.admin?.passwordSignIn ? { password: deps.admin.passwordSignIn } : {}),

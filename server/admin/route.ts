@@ -8,6 +8,7 @@
  * - `GET /documents`, `PUT /documents/:id`, `DELETE /documents/:id`; uploads: ./upload.ts (Node only).
  * - `GET /overview`: questions per day, answered vs refused, median confidence, 👍/👎 (computed in SQL).
  * - `POST /try`: the retrieval debugger (./try.ts); `GET/PUT /settings`; `GET /me`.
+ * - `GET /export/{conversations|gaps|feedback}`: CSV or JSON for a date range, streamed (./export/route.ts).
  * - `POST /session`, `POST /password`: sign-in (./session.ts), the only routes without a token.
  */
 import { Hono } from 'hono';
@@ -31,6 +32,7 @@ import { rateLimit } from '../http/rate-limit.ts';
 import { DEFAULT_EVIDENCE_THRESHOLD } from '../config/index.ts';
 import { adminSettings, settingsReader, type SettingsDefaults } from '../settings/runtime.ts';
 import { StoreError, type ChatStore, type ContentGap } from '../store/types.ts';
+import { exportRoute } from './export/route.ts';
 import { sessionRoute, type AdminSignIn } from './session.ts';
 import { tryQuestion, type EmbedQuestion } from './try.ts';
 import { uploadRoute, type AdminUploader } from './upload.ts';
@@ -50,6 +52,8 @@ export interface AdminRouteOptions {
   /** Runs the ingestion pipeline on an upload (Node only); without it, uploads answer 501 (use the CLI). */
   uploader?: AdminUploader;
   signIn?: AdminSignIn;
+  /** Rows per database page of an export (default 500); tests make it small to cross many pages. */
+  exportPageRows?: number;
 }
 
 const UUID = v.pipe(v.string(), v.uuid('must be a UUID'));
@@ -154,6 +158,8 @@ export function adminRoute(options: AdminRouteOptions) {
     const { retrieval, refusalSuggestions } = await settingsReader(store, defaults)();
     return c.json(await tryQuestion(store, c.get('claims'), request, retrieval, options.embedQuestion, refusalSuggestions));
   });
+
+  app.route('/export', exportRoute({ store, onStoreError: adminsOnly('export data'), pageRows: options.exportPageRows }));
 
   app.get('/settings', async function readSettings(c) {
     return c.json<Settings>(adminSettings(await store.getSettings().catch(adminsOnly('see the settings')), defaults));
