@@ -31,7 +31,8 @@ import { AppError, fromStoreError } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import { DEFAULT_EVIDENCE_THRESHOLD } from '../config/index.ts';
 import { adminSettings, settingsReader, type SettingsDefaults } from '../settings/runtime.ts';
-import { StoreError, type ChatStore, type ContentGap } from '../store/types.ts';
+import { StoreError, type ChatStore, type ContentGap, type JwtClaims } from '../store/types.ts';
+import { webhookUrlProblem } from '../webhooks/url.ts';
 import { exportRoute } from './export/route.ts';
 import { sessionRoute, type AdminSignIn } from './session.ts';
 import { tryQuestion, type EmbedQuestion } from './try.ts';
@@ -54,6 +55,8 @@ export interface AdminRouteOptions {
   signIn?: AdminSignIn;
   /** Rows per database page of an export (default 500); tests make it small to cross many pages. */
   exportPageRows?: number;
+  /** Whether this server reads back a webhook set in the console (the embedded store: yes; a Worker: no). */
+  webhookSetting?: boolean;
 }
 
 const UUID = v.pipe(v.string(), v.uuid('must be a UUID'));
@@ -91,6 +94,7 @@ export function adminRoute(options: AdminRouteOptions) {
         server_embedding: !!options.embedQuestion,
         link_sign_in: !!options.signIn?.link,
         password_sign_in: !!options.signIn?.password,
+        webhook_setting: options.webhookSetting ?? false,
       },
     });
   });
@@ -161,14 +165,27 @@ export function adminRoute(options: AdminRouteOptions) {
 
   app.route('/export', exportRoute({ store, onStoreError: adminsOnly('export data'), pageRows: options.exportPageRows }));
 
+  // The webhook's URL and whether a secret is set come from admin_get_webhook (admins only); the secret
+  // itself is in no response: kb_get_settings / kb_set_settings do not return it.
+  const webhookState = async (claims: JwtClaims) => ({
+    ...(await store.adminGetWebhook(claims).catch(adminsOnly('see the settings'))),
+    editable: options.webhookSetting ?? false,
+  });
+
   app.get('/settings', async function readSettings(c) {
-    return c.json<Settings>(adminSettings(await store.getSettings().catch(adminsOnly('see the settings')), defaults));
+    const stored = await store.getSettings().catch(adminsOnly('see the settings'));
+    return c.json<Settings>(adminSettings(stored, defaults, await webhookState(c.get('claims'))));
   });
 
   app.put('/settings', async function changeSettings(c) {
     const update = parseBody(SettingsUpdateSchema, await readJson(c.req.raw));
+    if (typeof update.webhook_url === 'string') {
+      // Loopback passes here (a development receiver); the server sends to it only with KB_WEBHOOK_ALLOW_LOOPBACK.
+      const problem = webhookUrlProblem(update.webhook_url, true);
+      if (problem) throw new AppError(400, 'invalid_request', `webhook_url: ${problem}`);
+    }
     const stored = await store.setSettings(c.get('claims'), update).catch(adminsOnly('change the settings'));
-    return c.json<Settings>(adminSettings(stored, defaults));
+    return c.json<Settings>(adminSettings(stored, defaults, await webhookState(c.get('claims'))));
   });
 
   return app;
