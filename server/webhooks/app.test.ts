@@ -76,6 +76,24 @@ describe('events from the app', () => {
     expect(await verifySignature(SECRET, delivery!.headers['kb-signature'] as string, delivery!.body)).toBe(true);
   });
 
+  it('hands each delivery to the runtime\'s waitUntil when there is one (Workers), which ends once delivered', async () => {
+    receiver = await startReceiver();
+    const app = api.instance({ webhooks: nodeWebhooks(api.store, env(receiver.url)) });
+    const visitor = await api.signIn(app);
+    const kept: Promise<unknown>[] = [];
+    const executionCtx = { waitUntil: (task: Promise<unknown>) => void kept.push(task), passThroughOnException: () => {}, props: {} };
+    const res = await app.request(
+      '/api/chat',
+      { method: 'POST', headers: { Authorization: `Bearer ${visitor.token}`, 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(refusedQuestion()) },
+      undefined,
+      executionCtx,
+    );
+    expect(((await res.json()) as Refusal).type).toBe('refusal');
+    expect(kept).toHaveLength(1);
+    await Promise.all(kept);
+    expect(receiver.deliveries).toHaveLength(1);
+  });
+
   it('a hanging receiver does not hold up the answer: it is sent while the delivery still waits', async () => {
     receiver = await startReceiver(() => 'hang');
     const webhooks = nodeWebhooks(api.store, env(receiver.url), { timeoutMs: 30_000, attempts: 1 });
