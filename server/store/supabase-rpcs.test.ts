@@ -214,6 +214,14 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     expect(await ingest.setEmbeddings('other-model', world.chunkIds.map((chunk_id, i) => ({ chunk_id, embedding: basis(10 + i) })))).toBe(2);
     expect(await ingest.staleDocuments('other-model')).toEqual([]);
   },
+  webhookTarget: async () => {
+    await pg.db.exec(`update kb_settings set webhook_url = 'https://hooks.example.com/kb', webhook_secret = 'whsec-0123456789abcdef'`);
+    try {
+      expect(await ingest.webhookTarget!()).toEqual({ url: 'https://hooks.example.com/kb', secret: 'whsec-0123456789abcdef' });
+    } finally {
+      await pg.db.exec('update kb_settings set webhook_url = null, webhook_secret = null');
+    }
+  },
   optimize: async () => {
     await ingest.optimize();
     const { rows } = await pg.db.query<{ chunks: string }>('select chunks from kb_corpus_stats');

@@ -96,6 +96,9 @@ export const RETRIED: Record<string, boolean> = {
   admin_export_gaps: true,
   admin_export_feedback: true,
   admin_get_webhook: true,
+  // The webhook with its secret: the service role's only (the ingestion CLI's store), so a sync run emits
+  // `sync.finished` to the webhook an admin set in the console.
+  kb_webhook_target: true,
 };
 
 export interface SupabaseStoreOptions {
@@ -410,6 +413,11 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
 
     async setEmbeddings(model, rows) {
       return Number(await rpc<number>('kb_set_embeddings', { p_model: model, p_embeddings: rows }));
+    },
+
+    async webhookTarget() {
+      const rows = await rpc<{ url: string | null; secret: string | null }[]>('kb_webhook_target');
+      return rows?.[0] ?? { url: null, secret: null };
     },
 
     async optimize() {

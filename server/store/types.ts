@@ -341,6 +341,11 @@ export interface IngestStore {
    * (`kb_optimize`), so that searches use their indexes from the first question on.
    */
   optimize(): Promise<void>;
+  /**
+   * The webhook an admin stored, secret included (`kb_webhook_target`, service role): a sync run emits
+   * `sync.finished` to it (server/node/webhooks.ts).
+   */
+  webhookTarget?(): Promise<{ url: string | null; secret: string | null }>;
 }
 
 /** One row of `kb_list_documents`. */
