@@ -179,6 +179,11 @@ export function adminRoute(options: AdminRouteOptions) {
 
   app.put('/settings', async function changeSettings(c) {
     const update = parseBody(SettingsUpdateSchema, await readJson(c.req.raw));
+    // A webhook stored where this server never reads it back (a Worker) would look set and do nothing.
+    const webhookField = (['webhook_url', 'webhook_secret'] as const).find((key) => key in update);
+    if (webhookField && !options.webhookSetting) {
+      throw new AppError(400, 'invalid_request', `${webhookField}: this server reads the webhook only from KB_WEBHOOK_URL and KB_WEBHOOK_SECRET.`);
+    }
     if (typeof update.webhook_url === 'string') {
       // Loopback passes here (a development receiver); the server sends to it only with KB_WEBHOOK_ALLOW_LOOPBACK.
       const problem = webhookUrlProblem(update.webhook_url, true);

@@ -66,6 +66,14 @@ describe('webhooks from the Worker', () => {
       webhook_secret_set: true,
       webhook_editable: false,
     } satisfies Partial<Settings>);
+    // Setting it here would store a webhook this Worker never reads: refused, naming the field.
+    const put = await harness.worker('/api/admin/settings', {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ webhook_url: 'https://hooks.example.com/kb' }),
+    });
+    expect(put.status).toBe(400);
+    expect(((await put.json()) as { error: { message: string } }).error.message).toMatch(/^webhook_url: this server reads the webhook only from KB_WEBHOOK_URL/);
   });
 });
 
