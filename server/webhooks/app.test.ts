@@ -9,7 +9,7 @@ import type { Refusal, WebhookEvent } from '../../protocol/index.ts';
 import { nodeWebhooks } from '../node/webhooks.ts';
 import { createTestApi, question, TEST_SECRET, type TestApi } from '../testing/api.ts';
 import { basis } from '../testing/vectors.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
+import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts';
 import { verifySignature } from './sign.ts';
 
 const SECRET = 'whsec-app-test-0123456789';

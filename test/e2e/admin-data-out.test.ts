@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { nodeWebhooks } from '../../server/node/webhooks.ts';
 import { question } from '../../server/testing/api.ts';
 import { basis } from '../../server/testing/vectors.ts';
-import { startReceiver, type Receiver } from '../../server/webhooks/receiver.ts';
+import { startReceiver, type Receiver } from '../../server/testing/webhook-receiver.ts';
 import { verifySignature } from '../../server/webhooks/sign.ts';
 import { startConsoleServer, type ConsoleServer } from './console-server.ts';
 

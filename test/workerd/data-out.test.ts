@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminSession, AnonymousAuth, ConversationRecord, Refusal, Settings, WebhookEvent } from '../../protocol/index.ts';
 import { seedKb } from '../../server/testing/api.ts';
 import { basis } from '../../server/testing/vectors.ts';
-import { startReceiver, type Receiver } from '../../server/webhooks/receiver.ts';
+import { startReceiver, type Receiver } from '../../server/testing/webhook-receiver.ts';
 import { verifySignature } from '../../server/webhooks/sign.ts';
 import { startWorker, type WorkerHarness } from './harness.ts';
 
