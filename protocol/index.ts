@@ -5,5 +5,3 @@ export * from './history.ts';
 export * from './search.ts';
 export * from './feedback.ts';
 export * from './admin.ts';
-export * from './export.ts';
-export * from './webhooks.ts';

@@ -5,7 +5,7 @@
  */
 import { html } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import { exportPath, type ExportFormat, type ExportKind } from '../../protocol/index.ts';
+import { exportPath, type ExportFormat, type ExportKind } from '../../protocol/export.ts';
 import { AdminView } from './view.ts';
 
 const LABELS: Record<ExportKind, string> = { conversations: 'Conversations', gaps: 'Content gaps', feedback: 'Ratings' };

@@ -4,7 +4,7 @@
  * development opt-in.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WebhookEvent } from '../../protocol/index.ts';
+import type { WebhookEvent } from '../../protocol/webhooks.ts';
 import { guardedWebhookPost } from '../node/webhook-post.ts';
 import { createWebhooks, type WebhookOptions } from './dispatcher.ts';
 import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts';

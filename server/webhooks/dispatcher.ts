@@ -14,7 +14,7 @@
  * webhooks.emit('sync.finished', { source, started_at, finished_at, added, updated, unchanged, removed, failed: [] });
  * await webhooks.settle(5_000); // before a CLI exits
  */
-import { WEBHOOK_SIGNATURE_HEADER, type WebhookEvent, type WebhookEventData, type WebhookEventType } from '../../protocol/index.ts';
+import { WEBHOOK_SIGNATURE_HEADER, type WebhookEvent, type WebhookEventData, type WebhookEventType } from '../../protocol/webhooks.ts';
 import { signatureHeader } from './sign.ts';
 import { webhookUrlProblem } from './url.ts';
 

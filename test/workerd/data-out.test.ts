@@ -5,7 +5,9 @@
  * admin_export_* functions over PostgREST and streams CSV and JSON.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AdminSession, AnonymousAuth, ConversationRecord, Refusal, Settings, WebhookEvent } from '../../protocol/index.ts';
+import type { AdminSession, AnonymousAuth, Refusal, Settings } from '../../protocol/index.ts';
+import type { ConversationRecord } from '../../protocol/export.ts';
+import type { WebhookEvent } from '../../protocol/webhooks.ts';
 import { seedKb } from '../../server/testing/api.ts';
 import { basis } from '../../server/testing/vectors.ts';
 import { startReceiver, type Receiver } from '../../server/testing/webhook-receiver.ts';

@@ -5,7 +5,7 @@
  */
 import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ConversationRecord, FeedbackRecord, GapRecord } from '../../../protocol/index.ts';
+import type { ConversationRecord, FeedbackRecord, GapRecord } from '../../../protocol/export.ts';
 import { createTestApi, TEST_SECRET, type TestApi } from '../../testing/api.ts';
 
 const PAGE = 200;

@@ -3,7 +3,7 @@
  * protocol/export.ts, and the same fields as CSV columns. Timestamps arrive as Dates from PGlite and as
  * strings from PostgREST; both become ISO 8601.
  */
-import type { ConversationRecord, ExportCitation, ExportKind, FeedbackRecord, GapRecord } from '../../../protocol/index.ts';
+import type { ConversationRecord, ExportCitation, ExportKind, FeedbackRecord, GapRecord } from '../../../protocol/export.ts';
 import { iso } from '../../store/rows.ts';
 import type { CsvValue } from './csv.ts';
 

@@ -10,7 +10,7 @@
  * transfer, never a file that looks complete).
  */
 import { Hono } from 'hono';
-import { EXPORT_KINDS, ExportQuerySchema, type ExportFormat, type ExportKind } from '../../../protocol/index.ts';
+import { EXPORT_KINDS, ExportQuerySchema, type ExportFormat, type ExportKind } from '../../../protocol/export.ts';
 import type { AuthVariables } from '../../auth/jwt.ts';
 import { parseBody } from '../../chat/request.ts';
 import { AppError } from '../../http/errors.ts';
