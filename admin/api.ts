@@ -49,6 +49,25 @@ export class AdminApi {
     return this.request<T>('GET', search ? `${path}?${search}` : path);
   }
 
+  /** Fetches a file the server sends as an attachment and saves it under the name the server gives. */
+  async download(path: string, query: Record<string, string | undefined>): Promise<void> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value) params.set(name, value);
+    const res = await fetch(`${path}?${params}`, { headers: { Authorization: `Bearer ${this.token ?? ''}` } });
+    if (!res.ok) throw await this.failure(res, true);
+    const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'kb-chat-export';
+    const url = URL.createObjectURL(await res.blob());
+    try {
+      const link = Object.assign(document.createElement('a'), { href: url, download: name });
+      document.body.append(link);
+      link.click();
+      link.remove();
+    } finally {
+      // After the click has handed the file to the browser's download.
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    }
+  }
+
   async request<T>(method: string, path: string, body?: unknown, authed = true): Promise<T> {
     const res = await fetch(path, {
       method,

@@ -242,5 +242,12 @@ export interface AdminMe {
   user_id: string;
   role: 'admin';
   /** What this server can do: the Node server uploads and embeds; a Worker does neither (use the CLI). */
-  capabilities: { upload: boolean; server_embedding: boolean; link_sign_in: boolean; password_sign_in: boolean };
+  capabilities: {
+    upload: boolean;
+    server_embedding: boolean;
+    link_sign_in: boolean;
+    password_sign_in: boolean;
+    /** The webhook can be set in the console (Node); on a Worker it is KB_WEBHOOK_URL / KB_WEBHOOK_SECRET. */
+    webhook_setting: boolean;
+  };
 }

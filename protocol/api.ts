@@ -98,6 +98,9 @@ export interface Health {
 export const GREETING_MAX_CHARS = 500;
 export const REFUSAL_SUGGESTIONS_MAX = 5;
 export const REFUSAL_SUGGESTION_MAX_CHARS = 120;
+export const WEBHOOK_URL_MAX_CHARS = 2000;
+export const WEBHOOK_SECRET_MIN_CHARS = 16;
+export const WEBHOOK_SECRET_MAX_CHARS = 256;
 
 const Threshold = v.pipe(v.number('must be a number'), v.finite('must be a number'), v.minValue(0, 'must be from 0 to 1'), v.maxValue(1, 'must be from 0 to 1'));
 
@@ -143,6 +146,30 @@ export const SettingsUpdateSchema = v.pipe(
           ),
         ),
       ),
+      /**
+       * Where events are POSTed (README "Webhooks"): https, or http to loopback for a development receiver.
+       * null: KB_WEBHOOK_URL applies. Stored in the database; only admins read it back.
+       */
+      webhook_url: v.optional(
+        v.nullable(
+          v.pipe(
+            v.string('must be a string'),
+            v.trim(),
+            v.maxLength(WEBHOOK_URL_MAX_CHARS, `must be at most ${WEBHOOK_URL_MAX_CHARS} characters`),
+            v.regex(/^https?:\/\/[^\s]+$/i, 'must be an https URL'),
+          ),
+        ),
+      ),
+      /** The signing secret. Write-only: no response ever contains it (`webhook_secret_set` says whether one is set). */
+      webhook_secret: v.optional(
+        v.nullable(
+          v.pipe(
+            v.string('must be a string'),
+            v.minLength(WEBHOOK_SECRET_MIN_CHARS, `must be at least ${WEBHOOK_SECRET_MIN_CHARS} characters`),
+            v.maxLength(WEBHOOK_SECRET_MAX_CHARS, `must be at most ${WEBHOOK_SECRET_MAX_CHARS} characters`),
+          ),
+        ),
+      ),
     },
     'must be an object',
   ),
@@ -153,7 +180,7 @@ export const SettingsUpdateSchema = v.pipe(
   ),
   v.check((update) => Object.keys(update).length > 0, 'must name at least one setting'),
 );
-const SETTING_NAMES: readonly string[] = ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions'];
+const SETTING_NAMES: readonly string[] = ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions', 'webhook_url', 'webhook_secret'];
 export type SettingsUpdate = v.InferOutput<typeof SettingsUpdateSchema>;
 
 /** Where a setting in effect comes from: `admin` (stored by kb_set_settings) or `server` (its default). */
@@ -186,5 +213,16 @@ export interface Settings {
   refusal_suggestions: string[];
   refusal_suggestions_source: SettingSource;
   server_refusal_suggestions: string[];
+  /** Where events are POSTed: the admin's URL, else KB_WEBHOOK_URL; null: no webhook. */
+  webhook_url: string | null;
+  webhook_url_source: SettingSource;
+  /** Whether a signing secret is set (the admin's, else KB_WEBHOOK_SECRET). The secret itself is never sent. */
+  webhook_secret_set: boolean;
+  webhook_secret_source: SettingSource;
+  /**
+   * Whether this server reads a webhook set here: the Node server does; a Worker does not (it holds no key
+   * that may read the secret back), so there the webhook is KB_WEBHOOK_URL / KB_WEBHOOK_SECRET.
+   */
+  webhook_editable: boolean;
   updated_at: string;
 }

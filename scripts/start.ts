@@ -16,11 +16,14 @@ import { localAnswerWriteKey } from '../server/node/answer-key.ts';
 import { localJwtSecret } from '../server/node/jwt-secret.ts';
 import { startNodeServer } from '../server/node/server.ts';
 import { nodeUploader, sharedEmbedder } from '../server/node/upload.ts';
-import { onShutdownSignals } from '../server/node/shutdown.ts';
+import { onShutdownSignals, settleWebhooks } from '../server/node/shutdown.ts';
+import { nodeWebhooks } from '../server/node/webhooks.ts';
 import { answerWriteKeyProblem } from '../server/store/answer-key.ts';
 import { openPgliteStore, type PgliteStore } from '../server/store/pglite.ts';
 
 const config = readConfig(process.env);
+/** How long a shutdown waits for webhook deliveries in progress. */
+const WEBHOOK_SHUTDOWN_WAIT_MS = 3_000;
 const started = performance.now();
 // The key this server writes answers with: the database accepts answers from its holder only.
 const answerWriteKey = config.answerWriteKey ?? (await localAnswerWriteKey(config.dataDir));
@@ -38,11 +41,15 @@ if (repaired > 0) console.log(`Repaired an interrupted ingestion: rebuilt ${repa
 const embedder = sharedEmbedder(() => createEmbedder({ model: config.embedModel, modelDir: config.modelDir }));
 
 if ((await store.kbStats()).documents === 0) await ingestDemo(store);
+// Webhook deliveries run beside the requests; the shutdown below gives them a moment to finish.
+const webhooks = nodeWebhooks(store, config.webhook);
 const { url, shutdown } = await startNodeServer({
   store,
   localAuth: store,
   ...depsFromConfig(config),
   jwtSecret,
+  webhooks,
+  webhookDefaults: { url: config.webhook.url, secretSet: config.webhook.secret !== null },
   ...(config.captcha ? { captcha: localCaptcha(config.captcha) } : {}),
   ...(config.signupLimit.limit > 0
     ? { signupLimiter: new MemoryClientLimiter(config.signupLimit.limit, config.signupLimit.windowSeconds) }
@@ -72,6 +79,7 @@ onShutdownSignals(async (signal) => {
   const draining = shutdown(config.shutdownGraceMs);
   console.log(`${signal}: stopping — no new requests; letting open answers finish (up to ${config.shutdownGraceMs / 1000} s) …`);
   const drained = await draining;
+  await settleWebhooks(webhooks, WEBHOOK_SHUTDOWN_WAIT_MS);
   await store.close();
   console.log(
     `kb-chat stopped in ${drained.seconds.toFixed(1)} s: ${drained.inFlight} requests were open` +

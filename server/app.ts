@@ -26,6 +26,7 @@ import { setBaseSecurityHeaders } from './http/security-headers.ts';
 import { settingsReader, type SettingsDefaults } from './settings/runtime.ts';
 import type { RetrievalOptions } from './retrieval/index.ts';
 import type { AnswerMode, ChatStore, LocalAuthStore } from './store/types.ts';
+import type { Webhooks } from './webhooks/dispatcher.ts';
 
 export interface AppDeps {
   store: ChatStore;
@@ -77,6 +78,14 @@ export interface AppDeps {
    * requests past it get 503 + Retry-After (see http/admission.ts). Unset: no bound (Workers + Supabase).
    */
   admission?: AdmissionOptions;
+  /**
+   * Webhook delivery (server/webhooks): `question.refused` and `answer.rated` are emitted here; none when
+   * unset. The entry builds it for its runtime (Node: guarded POSTs, drained on shutdown; Workers: fetch
+   * kept alive with waitUntil).
+   */
+  webhooks?: Webhooks;
+  /** KB_WEBHOOK_URL / KB_WEBHOOK_SECRET as the console shows them (the secret only as set or not). */
+  webhookDefaults?: { url: string | null; secretSet: boolean };
   /** The site-owner console's runtime-specific parts (server/admin); everything else it needs is above. */
   admin?: {
     /** Node: embed a question on the server for "try a question". */
@@ -89,6 +98,8 @@ export interface AppDeps {
     rateLimit?: { limit: number; windowSeconds: number };
     /** `POST /api/admin/session` and `/password` together, per client network; none when unset. */
     signInLimiter?: ClientLimiter;
+    /** Rows per database page of an export (default 500). */
+    exportPageRows?: number;
   };
 }
 
@@ -175,7 +186,11 @@ export function createApp(deps: AppDeps) {
   });
 
   const chatRetrieval: RetrievalOptions = { ...deps.retrieval, evidenceThreshold, ...(deps.confidence ? { confidence: deps.confidence } : {}) };
-  const settingsDefaults: SettingsDefaults = { answerMode: deps.answerMode ?? 'extractive', retrieval: chatRetrieval };
+  const settingsDefaults: SettingsDefaults = {
+    answerMode: deps.answerMode ?? 'extractive',
+    retrieval: chatRetrieval,
+    webhook: deps.webhookDefaults ?? { url: null, secretSet: false },
+  };
   // Read per use (never cached), so an admin's change applies at once on every instance and isolate. The
   // widget must load even when the database does not answer: then the server's defaults apply.
   const readSettings = settingsReader(store, settingsDefaults);
@@ -226,12 +241,13 @@ export function createApp(deps: AppDeps) {
       streams,
       settings: readSettings,
       generationModel: deps.generationModel ?? DEFAULT_GENERATION_MODEL,
+      webhooks: deps.webhooks,
     }),
   );
   app.route(API_PATHS.search, searchRoute({ store, auth, rateLimit }));
   app.route(API_PATHS.sessions, historyRoute({ store, auth }));
   app.route(API_PATHS.chunks, chunksRoute({ store, auth }));
-  app.route(API_PATHS.feedback, feedbackRoute({ store, auth, rateLimit }));
+  app.route(API_PATHS.feedback, feedbackRoute({ store, auth, rateLimit, webhooks: deps.webhooks }));
   app.route(
     '/api/admin',
     adminRoute({
@@ -241,6 +257,10 @@ export function createApp(deps: AppDeps) {
       rateLimit: deps.admin?.rateLimit,
       embedQuestion: deps.admin?.embedQuestion,
       uploader: deps.admin?.uploader,
+      exportPageRows: deps.admin?.exportPageRows,
+      // The console may set the webhook only where the server reads it back (the embedded store's own
+      // connection); a Worker holds no key that can, so there the webhook is its environment's.
+      webhookSetting: typeof store.webhookTarget === 'function',
       signIn: {
         ...(localAuth && jwtSecret ? { link: { secret: jwtSecret, consume: (jti: string) => localAuth.consumeAdminLink(jti) } } : {}),
         ...(deps.admin?.passwordSignIn ? { password: deps.admin.passwordSignIn } : {}),

@@ -14,6 +14,7 @@ import { readConfig } from './config/index.ts';
 import { retryPolicyFor } from './store/rpc-retry.ts';
 import { answerWriteKeyProblem } from './store/answer-key.ts';
 import { createSupabaseChatStore } from './store/supabase.ts';
+import { createWebhooks, fetchPost } from './webhooks/dispatcher.ts';
 
 export interface WorkerEnv {
   SUPABASE_URL: string;
@@ -42,6 +43,13 @@ export interface WorkerEnv {
   REFRESH_LIMITER?: RateLimitBinding;
   /** and console sign-in attempts (`POST /api/admin/session` and `/password` together). */
   ADMIN_SIGNIN_LIMITER?: RateLimitBinding;
+  /**
+   * Optional webhook (README "Webhooks"): where events are POSTed and the secret they are signed with —
+   * `wrangler secret put` both. A Worker reads the webhook only from here: it holds no key that could read
+   * a secret stored by the console back from the database.
+   */
+  KB_WEBHOOK_URL?: string;
+  KB_WEBHOOK_SECRET?: string;
   /** The static assets (wrangler.toml `[assets] binding`): read for kb-assets.json, the build's model URL. */
   ASSETS?: { fetch(input: string): Promise<Response> };
   [name: string]: unknown;
@@ -97,6 +105,18 @@ async function workerApp(env: WorkerEnv): Promise<Hono> {
       passwordSignIn: supabasePasswordSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
       ...(env.ADMIN_SIGNIN_LIMITER ? { signInLimiter: bindingLimiter(env.ADMIN_SIGNIN_LIMITER, 60, 'admin-signin') } : {}),
     },
+    // Deliveries are kept alive with the request's waitUntil (the routes pass it); Cloudflare's fetch cannot
+    // reach private networks, so no address guard is needed here.
+    ...(config.webhook.url
+      ? {
+          webhooks: createWebhooks({
+            target: async () => ({ url: config.webhook.url, secret: config.webhook.secret }),
+            post: fetchPost,
+            allowLoopback: config.webhook.allowLoopback,
+          }),
+        }
+      : {}),
+    webhookDefaults: { url: config.webhook.url, secretSet: config.webhook.secret !== null },
     // Cloudflare's edge sets CF-Connecting-IP and overwrites whatever a client sent.
     clientIp: (c) => c.req.header('CF-Connecting-IP') ?? null,
     ...(env.SIGNUP_LIMITER ? { signupLimiter: bindingLimiter(env.SIGNUP_LIMITER, 60, 'signup') } : {}),
@@ -126,7 +146,8 @@ async function workerApp(env: WorkerEnv): Promise<Hono> {
     ortWasmUrl: env.ORT_WASM_URL || '/ort/',
   });
   // Delegate whole requests (not `app.route`), so the API's own not-found and error handlers answer.
-  app.all('*', (c) => api.fetch(c.req.raw, c.env));
+  // The execution context goes along: webhook deliveries need its waitUntil to outlive the response.
+  app.all('*', (c) => api.fetch(c.req.raw, c.env, c.executionCtx));
   return app;
 }
 

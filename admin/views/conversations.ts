@@ -4,6 +4,7 @@ import { customElement, state } from 'lit/decorators.js';
 import { ADMIN_PATHS, type AdminConversation, type Page } from '../../protocol/index.ts';
 import { formatTime } from '../api.ts';
 import { citationList } from './citations.ts';
+import './export.ts';
 import { pager } from './pager.ts';
 import { AdminView } from './view.ts';
 
@@ -62,6 +63,7 @@ export class ConversationsView extends AdminView {
         <label>From <input type="date" .value=${this.filters.from} @change=${(e: Event) => this.set('from', (e.target as HTMLInputElement).value)} /></label>
         <label>To <input type="date" .value=${this.filters.to} @change=${(e: Event) => this.set('to', (e.target as HTMLInputElement).value)} /></label>
       </div>
+      <kb-admin-export .api=${this.api} .kinds=${['conversations', 'feedback']}></kb-admin-export>
       ${this.status()}
       ${this.page && items.length === 0 ? html`<p>No conversations match.</p>` : nothing}
       ${items.map((c) => this.renderItem(c))}

@@ -3,6 +3,7 @@ import { html, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
 import { ADMIN_PATHS, type AdminGap, type Page } from '../../protocol/index.ts';
 import { formatTime } from '../api.ts';
+import './export.ts';
 import { pager } from './pager.ts';
 import { AdminView } from './view.ts';
 
@@ -38,6 +39,7 @@ export class GapsView extends AdminView {
           </select>
         </label>
       </div>
+      <kb-admin-export .api=${this.api} .kinds=${['gaps']}></kb-admin-export>
       ${this.status()}
       ${this.page && items.length === 0 ? html`<p>No ${this.filter === 'all' ? '' : this.filter} gaps.</p>` : nothing}
       ${items.length > 0

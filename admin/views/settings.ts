@@ -1,6 +1,6 @@
 /**
  * Settings: the answer mode, the evidence gate's thresholds, the widget's greeting and the suggestions a
- * refusal offers — stored in the database (`/api/admin/settings`), read by every server and Worker on each
+ * refusal offers, the webhook — stored in the database (`/api/admin/settings`), read by every server and Worker on each
  * question. Each field shows the value in effect, where it comes from (set here, or the server's default)
  * and the server's default; an empty field hands the setting back to the server.
  *
@@ -10,11 +10,15 @@
  */
 import { css, html, nothing, type TemplateResult } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
+import { live } from 'lit/directives/live.js';
 import {
   ADMIN_PATHS,
   GREETING_MAX_CHARS,
   REFUSAL_SUGGESTION_MAX_CHARS,
   REFUSAL_SUGGESTIONS_MAX,
+  WEBHOOK_SECRET_MAX_CHARS,
+  WEBHOOK_SECRET_MIN_CHARS,
+  WEBHOOK_URL_MAX_CHARS,
   type Settings,
   type SettingsUpdate,
 } from '../../protocol/index.ts';
@@ -22,7 +26,7 @@ import { formatTime } from '../api.ts';
 import { consoleStyles } from '../styles.ts';
 import { AdminView } from './view.ts';
 
-type Field = 'answer_mode' | Threshold | 'greeting' | 'refusal_suggestions';
+type Field = 'answer_mode' | Threshold | 'greeting' | 'refusal_suggestions' | 'webhook_url' | 'webhook_secret';
 type Threshold = 'evidence_threshold' | 'lexical_threshold' | 'hybrid_threshold';
 
 const THRESHOLDS: { name: Threshold; label: string; variable: string; what: string }[] = [
@@ -94,7 +98,7 @@ export class SettingsView extends AdminView {
       ${this.status()}
       ${s
         ? html`<form class="panel" novalidate @submit=${this.save}>
-            ${this.answerMode(s)} ${this.thresholds(s)} ${this.greeting(s)} ${this.suggestions(s)}
+            ${this.answerMode(s)} ${this.thresholds(s)} ${this.greeting(s)} ${this.suggestions(s)} ${this.webhook(s)}
             <p class="muted">Last changed ${formatTime(s.updated_at)}. An empty field, or the server's choice, hands a setting back to the server.</p>
             <button type="submit" ?disabled=${this.loading}>Save</button> <span role="status">${this.saved || nothing}</span>
           </form>`
@@ -162,13 +166,41 @@ export class SettingsView extends AdminView {
     </fieldset>`;
   }
 
+  /** The secret is write-only: the field starts empty whatever is stored; typing one replaces it. */
+  private webhook(s: Settings): TemplateResult {
+    const url = s.webhook_url_source === 'admin' ? (s.webhook_url ?? '') : '';
+    return html`<fieldset ?disabled=${!s.webhook_editable}>
+      <legend>Webhook</legend>
+      <p class="muted">kb-chat POSTs <code>question.refused</code>, <code>answer.rated</code> and <code>sync.finished</code> events here, signed with the secret (the <code>KB-Signature</code> header).
+        ${s.webhook_editable ? '' : 'This server reads the webhook only from KB_WEBHOOK_URL and KB_WEBHOOK_SECRET (on Workers: `wrangler secret put`).'}</p>
+      <div class="field">
+        <label for="webhook_url">URL (https; empty: KB_WEBHOOK_URL)</label>
+        <input id="webhook_url" name="webhook_url" type="url" size="50" .value=${url} placeholder=${s.webhook_url_source === 'server' ? (s.webhook_url ?? '') : ''}
+          aria-invalid=${this.invalid.webhook_url ? 'true' : 'false'} aria-describedby="webhook_url-about webhook_url-error" />
+        <span id="webhook_url-about" class="muted">In effect: ${s.webhook_url ?? 'none (no events are sent)'} (${source(s.webhook_url_source)}).</span>
+        ${this.message('webhook_url')}
+      </div>
+      <div class="field">
+        <label for="webhook_secret">Signing secret (${WEBHOOK_SECRET_MIN_CHARS} to ${WEBHOOK_SECRET_MAX_CHARS} characters; never shown again once saved)</label>
+        <input id="webhook_secret" name="webhook_secret" type="password" autocomplete="new-password" size="50" .value=${live('')}
+          placeholder=${s.webhook_secret_set ? 'set — type a new one to replace it' : 'not set'}
+          aria-invalid=${this.invalid.webhook_secret ? 'true' : 'false'} aria-describedby="webhook_secret-about webhook_secret-error" />
+        <span id="webhook_secret-about" class="muted">${s.webhook_secret_set ? `A secret is set (${source(s.webhook_secret_source)}).` : 'No secret: nothing is sent until one is set.'}</span>
+        ${s.webhook_secret_source === 'admin' && s.webhook_secret_set
+          ? html`<label><span><input type="checkbox" name="webhook_secret_clear" /> Remove the secret set here (KB_WEBHOOK_SECRET applies)</span></label>`
+          : nothing}
+        ${this.message('webhook_secret')}
+      </div>
+    </fieldset>`;
+  }
+
   private message(field: Field): TemplateResult {
     return html`<span id=${`${field}-error`} class="error">${this.invalid[field] ?? nothing}</span>`;
   }
 }
 
 const source = (from: 'admin' | 'server') => (from === 'admin' ? 'set here' : 'server default');
-const FIELDS: readonly string[] = ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions'];
+const FIELDS: readonly string[] = ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions', 'webhook_url', 'webhook_secret'];
 const isField = (name: string): name is Field => FIELDS.includes(name);
 
 /**
@@ -211,6 +243,18 @@ export function readForm(form: FormData, s: Settings, serverSuggestions: boolean
   else {
     const stored = s.refusal_suggestions_source === 'admin' ? s.refusal_suggestions : null;
     if (JSON.stringify(lines) !== JSON.stringify(stored)) patch.refusal_suggestions = lines;
+  }
+  if (s.webhook_editable) {
+    const url = String(form.get('webhook_url') ?? '').trim();
+    const storedUrl = s.webhook_url_source === 'admin' ? s.webhook_url : null;
+    if (url && !/^https?:\/\/\S+$/i.test(url)) invalid.webhook_url = 'Enter an https URL, or leave it empty.';
+    else if (url.length > WEBHOOK_URL_MAX_CHARS) invalid.webhook_url = `At most ${WEBHOOK_URL_MAX_CHARS} characters.`;
+    else if ((url || null) !== storedUrl) patch.webhook_url = url || null;
+    const secret = String(form.get('webhook_secret') ?? '');
+    if (secret && (secret.length < WEBHOOK_SECRET_MIN_CHARS || secret.length > WEBHOOK_SECRET_MAX_CHARS)) {
+      invalid.webhook_secret = `${WEBHOOK_SECRET_MIN_CHARS} to ${WEBHOOK_SECRET_MAX_CHARS} characters (now ${secret.length}).`;
+    } else if (secret) patch.webhook_secret = secret;
+    else if (form.get('webhook_secret_clear')) patch.webhook_secret = null;
   }
   return { patch: patch as SettingsUpdate, invalid };
 }

@@ -8,6 +8,7 @@
  * - `GET /documents`, `PUT /documents/:id`, `DELETE /documents/:id`; uploads: ./upload.ts (Node only).
  * - `GET /overview`: questions per day, answered vs refused, median confidence, 👍/👎 (computed in SQL).
  * - `POST /try`: the retrieval debugger (./try.ts); `GET/PUT /settings`; `GET /me`.
+ * - `GET /export/{conversations|gaps|feedback}`: CSV or JSON for a date range, streamed (./export/route.ts).
  * - `POST /session`, `POST /password`: sign-in (./session.ts), the only routes without a token.
  */
 import { Hono } from 'hono';
@@ -30,7 +31,9 @@ import { AppError, fromStoreError } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import { DEFAULT_EVIDENCE_THRESHOLD } from '../config/index.ts';
 import { adminSettings, settingsReader, type SettingsDefaults } from '../settings/runtime.ts';
-import { StoreError, type ChatStore, type ContentGap } from '../store/types.ts';
+import { StoreError, type ChatStore, type ContentGap, type JwtClaims } from '../store/types.ts';
+import { webhookUrlProblem } from '../webhooks/url.ts';
+import { exportRoute } from './export/route.ts';
 import { sessionRoute, type AdminSignIn } from './session.ts';
 import { tryQuestion, type EmbedQuestion } from './try.ts';
 import { uploadRoute, type AdminUploader } from './upload.ts';
@@ -50,6 +53,10 @@ export interface AdminRouteOptions {
   /** Runs the ingestion pipeline on an upload (Node only); without it, uploads answer 501 (use the CLI). */
   uploader?: AdminUploader;
   signIn?: AdminSignIn;
+  /** Rows per database page of an export (default 500); tests make it small to cross many pages. */
+  exportPageRows?: number;
+  /** Whether this server reads back a webhook set in the console (the embedded store: yes; a Worker: no). */
+  webhookSetting?: boolean;
 }
 
 const UUID = v.pipe(v.string(), v.uuid('must be a UUID'));
@@ -87,6 +94,7 @@ export function adminRoute(options: AdminRouteOptions) {
         server_embedding: !!options.embedQuestion,
         link_sign_in: !!options.signIn?.link,
         password_sign_in: !!options.signIn?.password,
+        webhook_setting: options.webhookSetting ?? false,
       },
     });
   });
@@ -155,14 +163,34 @@ export function adminRoute(options: AdminRouteOptions) {
     return c.json(await tryQuestion(store, c.get('claims'), request, retrieval, options.embedQuestion, refusalSuggestions));
   });
 
+  app.route('/export', exportRoute({ store, onStoreError: adminsOnly('export data'), pageRows: options.exportPageRows }));
+
+  // The webhook's URL and whether a secret is set come from admin_get_webhook (admins only); the secret
+  // itself is in no response: kb_get_settings / kb_set_settings do not return it.
+  const webhookState = async (claims: JwtClaims) => ({
+    ...(await store.adminGetWebhook(claims).catch(adminsOnly('see the settings'))),
+    editable: options.webhookSetting ?? false,
+  });
+
   app.get('/settings', async function readSettings(c) {
-    return c.json<Settings>(adminSettings(await store.getSettings().catch(adminsOnly('see the settings')), defaults));
+    const stored = await store.getSettings().catch(adminsOnly('see the settings'));
+    return c.json<Settings>(adminSettings(stored, defaults, await webhookState(c.get('claims'))));
   });
 
   app.put('/settings', async function changeSettings(c) {
     const update = parseBody(SettingsUpdateSchema, await readJson(c.req.raw));
+    // A webhook stored where this server never reads it back (a Worker) would look set and do nothing.
+    const webhookField = (['webhook_url', 'webhook_secret'] as const).find((key) => key in update);
+    if (webhookField && !options.webhookSetting) {
+      throw new AppError(400, 'invalid_request', `${webhookField}: this server reads the webhook only from KB_WEBHOOK_URL and KB_WEBHOOK_SECRET.`);
+    }
+    if (typeof update.webhook_url === 'string') {
+      // Loopback passes here (a development receiver); the server sends to it only with KB_WEBHOOK_ALLOW_LOOPBACK.
+      const problem = webhookUrlProblem(update.webhook_url, true);
+      if (problem) throw new AppError(400, 'invalid_request', `webhook_url: ${problem}`);
+    }
     const stored = await store.setSettings(c.get('claims'), update).catch(adminsOnly('change the settings'));
-    return c.json<Settings>(adminSettings(stored, defaults));
+    return c.json<Settings>(adminSettings(stored, defaults, await webhookState(c.get('claims'))));
   });
 
   return app;

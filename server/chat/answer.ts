@@ -45,7 +45,7 @@ export interface AnswerTurnOptions {
   settings?: () => Promise<Pick<RuntimeSettings, 'answerMode' | 'retrieval' | 'refusalSuggestions'>>;
 }
 
-export type Outcome = AnswerOutcome | { kind: 'refusal'; refusal: Refusal };
+export type Outcome = AnswerOutcome | { kind: 'refusal'; refusal: Refusal; session_id: string };
 
 export async function answerTurn(
   store: ChatStore,
@@ -149,7 +149,7 @@ async function refuse(
     })
     .catch(rethrow);
   await recordGap(store, claims, request, refusal.reason);
-  return { kind: 'refusal', refusal: { ...refusal, message_id: messageId } };
+  return { kind: 'refusal', refusal: { ...refusal, message_id: messageId }, session_id: turn.session_id };
 }
 
 /**
@@ -182,6 +182,7 @@ function replay(turn: TurnState, answer: StoredAnswer, request: ReadChatRequest)
         suggestions: meta.suggestions ?? [],
         message_id: answer.id,
       },
+      session_id: turn.session_id,
     };
   }
   return {

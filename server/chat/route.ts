@@ -18,7 +18,9 @@ import { requireAuth, type AuthVariables, type TokenVerification } from '../auth
 import { AppError } from '../http/errors.ts';
 import { rateLimit, type RateLimitOptions } from '../http/rate-limit.ts';
 import type { RetrievalOptions } from '../retrieval/index.ts';
-import { StoreError, type ChatStore } from '../store/types.ts';
+import { StoreError, type ChatStore, type JwtClaims } from '../store/types.ts';
+import { visitorId, type Webhooks } from '../webhooks/dispatcher.ts';
+import { waitUntilOf } from '../webhooks/wait-until.ts';
 import { answerTurn, storeAnswer, type AnswerTurnOptions } from './answer.ts';
 import { parseBody, readChatRequest, readJson, type ReadChatRequest } from './request.ts';
 import { answerEvents, streamAnswer, type StreamOptions } from './stream.ts';
@@ -35,11 +37,13 @@ export interface ChatRouteOptions {
   settings?: AnswerTurnOptions['settings'];
   /** KB_GENERATION_MODEL: the only model name a written answer is stored under. */
   generationModel: string;
+  /** `question.refused` goes out here (server/webhooks); none when unset. */
+  webhooks?: Webhooks;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming, streams, settings, generationModel }: ChatRouteOptions) {
+export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming, streams, settings, generationModel, webhooks }: ChatRouteOptions) {
   const app = new Hono<{ Variables: AuthVariables & { chatRequest: ReadChatRequest; generated: Generated } }>();
 
   // The body is read and validated before the rate limiter: an invalid request costs no database work and
@@ -62,6 +66,14 @@ export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming
       const outcome = await answerTurn(store, claims, request, retrieval, { settings });
       if (outcome.kind === 'refusal') {
         release();
+        // After the refusal is stored, off the request path: the visitor's answer never waits for it. A
+        // retried request repeats the event with the same id (the refusal's), so receivers can drop it.
+        if (webhooks && outcome.refusal.message_id) {
+          webhooks.emit('question.refused', refusedEvent(claims, request.message_id, request.message, outcome.session_id, outcome.refusal), {
+            id: `evt_${outcome.refusal.message_id}`,
+            waitUntil: waitUntilOf(c),
+          });
+        }
         return c.json(outcome.refusal);
       }
       if (wantsJson) {
@@ -119,6 +131,17 @@ export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming
   });
 
   return app;
+}
+
+async function refusedEvent(claims: JwtClaims, questionId: string, question: string, sessionId: string, refusal: { reason: string; message_id?: string }) {
+  return {
+    message_id: refusal.message_id!,
+    question_id: questionId,
+    session_id: sessionId,
+    visitor: await visitorId(claims.sub),
+    question,
+    reason: refusal.reason,
+  };
 }
 
 /** JSON only when the client asks for it and not for an event stream. */

@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { AnswerModeSchema, type AnswerMode } from '../../protocol/api.ts';
 import { retrievalFromEnv } from '../retrieval/config.ts';
+import { webhookUrlProblem } from '../webhooks/url.ts';
 import type { RetrievalOptions } from '../retrieval/index.ts';
 
 export interface Config {
@@ -73,6 +74,12 @@ export interface Config {
    * Turnstile before anonymous sign-ups (off unless the site key is set).
    */
   captcha: { siteKey: string; secret: string | null; verifyUrl: string | null; scriptUrl: string | null } | null;
+  /**
+   * KB_WEBHOOK_URL / KB_WEBHOOK_SECRET: where events are POSTed and the HMAC key they are signed with (an
+   * admin's console setting wins on the Node server). KB_WEBHOOK_ALLOW_LOOPBACK=1: also plain http to
+   * loopback, for a receiver under development.
+   */
+  webhook: { url: string | null; secret: string | null; allowLoopback: boolean };
 }
 
 export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
@@ -134,6 +141,7 @@ export function readConfig(env: Env): Config {
       limit: number(env, 'KB_ADMIN_SIGNIN_LIMIT', 5, 0, 1_000_000),
       windowSeconds: number(env, 'KB_ADMIN_SIGNIN_WINDOW', 60, 1, 86_400),
     },
+    webhook: webhookConfig(env),
     confidence: {
       high: number(env, 'CHAT_CONFIDENCE_HIGH', 0.6, 0, 1),
       medium: number(env, 'CHAT_CONFIDENCE_MEDIUM', 0.45, 0, 1),
@@ -157,6 +165,19 @@ export function strongSecret(secret: string | null, name: string): string | null
       `Make one with \`openssl rand -base64 32\` or \`node -e "console.log(require('node:crypto').randomBytes(32).toString('base64url'))"\`, ` +
       `or leave it unset: the Node server then keeps a random one in KB_DATA_DIR, and a Worker verifies tokens with the Supabase project's signing keys.`,
   );
+}
+
+/** A webhook URL the server would refuse, or a secret too short to sign with, stops the start. */
+function webhookConfig(env: Env): Config['webhook'] {
+  const url = nonEmpty(env.KB_WEBHOOK_URL);
+  const secret = nonEmpty(env.KB_WEBHOOK_SECRET);
+  const allowLoopback = ['1', 'true', 'yes'].includes((nonEmpty(env.KB_WEBHOOK_ALLOW_LOOPBACK) ?? '').toLowerCase());
+  const problem = url === null ? null : webhookUrlProblem(url, allowLoopback);
+  if (problem) throw new Error(`KB_WEBHOOK_URL ${problem}`);
+  if (secret !== null && secret.length < 16) {
+    throw new Error('KB_WEBHOOK_SECRET must be at least 16 characters (e.g. `openssl rand -hex 32`): receivers check signatures with it');
+  }
+  return { url, secret, allowLoopback };
 }
 
 function answerMode(raw: string | undefined): AnswerMode {

@@ -13,11 +13,15 @@ import { cleanText, parseBody, readJson } from '../chat/request.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { rateLimit, type RateLimitOptions } from '../http/rate-limit.ts';
 import { StoreError, type ChatStore } from '../store/types.ts';
+import { visitorId, type Webhooks } from '../webhooks/dispatcher.ts';
+import { waitUntilOf } from '../webhooks/wait-until.ts';
 
 export interface FeedbackRouteOptions {
   store: ChatStore;
   auth: TokenVerification;
   rateLimit: Omit<RateLimitOptions, 'store'>;
+  /** `answer.rated` goes out here (server/webhooks); none when unset. */
+  webhooks?: Webhooks;
 }
 
 /** Reads and validates the body; a comment loses control characters and lone surrogates first (as a question does). */
@@ -29,7 +33,7 @@ export async function readFeedbackRequest(request: Request): Promise<FeedbackReq
   return parseBody(FeedbackRequestSchema, body);
 }
 
-export function feedbackRoute({ store, auth, rateLimit: limits }: FeedbackRouteOptions) {
+export function feedbackRoute({ store, auth, rateLimit: limits, webhooks }: FeedbackRouteOptions) {
   const app = new Hono<{ Variables: AuthVariables & { feedback: FeedbackRequest } }>();
 
   // As for chat: an invalid body costs no database work, not even a rate-limit count.
@@ -44,6 +48,13 @@ export function feedbackRoute({ store, auth, rateLimit: limits }: FeedbackRouteO
       if (error instanceof StoreError && error.kind === 'forbidden') throw new AppError(404, 'not_found', 'No such answer.', { cause: error });
       throw fromStoreError(error);
     });
+    // Once stored, and off the request path (a slow receiver never delays the visitor's 👍).
+    const visitor = c.get('claims').sub;
+    webhooks?.emit(
+      'answer.rated',
+      visitorId(visitor).then((id) => ({ message_id: stored.message_id, visitor: id, rating: stored.rating, comment: stored.comment, rated_at: stored.updated_at })),
+      { waitUntil: waitUntilOf(c) },
+    );
     return c.json<FeedbackResponse>(stored);
   });
 

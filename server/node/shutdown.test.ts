@@ -76,3 +76,24 @@ describe('Drain', () => {
     }
   });
 });
+
+describe('settleWebhooks', () => {
+  it('waits for deliveries that finish in time, and drops (and logs) those that do not', async () => {
+    const { createWebhooks } = await import('../webhooks/dispatcher.ts');
+    const hang = createWebhooks({
+      target: async () => ({ url: 'https://hooks.example.com/kb', secret: 'whsec-0123456789abcdef' }),
+      post: () => new Promise<number>(() => {}),
+      timeoutMs: 60_000,
+      log: () => {},
+    });
+    const { settleWebhooks } = await import('./shutdown.ts');
+    const warnings: string[] = [];
+    hang.emit('answer.rated', { message_id: 'm', visitor: 'v-0', rating: 1, comment: null, rated_at: '2026-11-26T00:00:00Z' });
+    expect(await settleWebhooks(hang, 50, (m) => warnings.push(m))).toBe(1);
+    expect(warnings).toEqual([expect.stringMatching(/1 webhook deliveries were still running after 0.05 s: dropped/)]);
+    const quick = createWebhooks({ target: async () => ({ url: null, secret: null }), post: async () => 204 });
+    quick.emit('answer.rated', { message_id: 'm', visitor: 'v-0', rating: 1, comment: null, rated_at: '2026-11-26T00:00:00Z' });
+    expect(await settleWebhooks(quick, 1_000, (m) => warnings.push(m))).toBe(0);
+    expect(warnings).toHaveLength(1);
+  });
+});

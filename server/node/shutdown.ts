@@ -8,7 +8,9 @@
  *    streams send the rest of their answer; each stream stores its answer before it ends. At `graceMs` the
  *    remaining connections are closed — their answers are still stored (stream.ts stores in `finally`), so a
  *    retry with the same message id replays them instead of answering twice.
- * 3. The caller then closes PGlite (a clean shutdown: nothing to recover on the next start) and exits.
+ * 3. **Webhook deliveries** the last requests started get a short wait (`settleWebhooks`); any still running
+ *    after it are dropped, and the log says how many (their receivers will not get those events).
+ * 4. The caller then closes PGlite (a clean shutdown: nothing to recover on the next start) and exits.
  *
  * A second signal is the caller's: exit at once (see `onShutdownSignals`).
  */
@@ -16,6 +18,7 @@ import type { ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { StreamSlots } from '../chat/route.ts';
 import { errorBody } from '../http/errors.ts';
+import type { Webhooks } from '../webhooks/dispatcher.ts';
 
 export interface DrainReport {
   /** Requests and streams in progress when the signal came. */
@@ -83,6 +86,14 @@ export class Drain {
     }
     return true;
   }
+}
+
+/** Waits up to `ms` for webhook deliveries in progress; returns how many were dropped (and logs them). */
+export async function settleWebhooks(webhooks: Pick<Webhooks, 'pending' | 'settle'>, ms: number, warn = console.warn): Promise<number> {
+  if (webhooks.pending === 0 || (await webhooks.settle(ms))) return 0;
+  const dropped = webhooks.pending;
+  warn(`[kb-chat] ${dropped} webhook deliveries were still running after ${ms / 1000} s: dropped.`);
+  return dropped;
 }
 
 /**

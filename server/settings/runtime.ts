@@ -18,6 +18,8 @@ export interface SettingsDefaults {
   /** The chat's retrieval options (thresholds from CHAT_*_THRESHOLD or gate.ts). */
   retrieval: RetrievalOptions;
   refusalSuggestions?: readonly string[];
+  /** KB_WEBHOOK_URL, and whether KB_WEBHOOK_SECRET is set (never the secret). */
+  webhook?: { url: string | null; secretSet: boolean };
 }
 
 /** The settings in effect for one question. */
@@ -57,29 +59,39 @@ export function settingsReader(store: Pick<ChatStore, 'getSettings'>, defaults: 
 }
 
 /** `GET/PUT /api/admin/settings`: every setting in effect, its source and the server's default. */
-export function adminSettings(stored: StoredSettings, defaults: SettingsDefaults): Settings {
-  const server: GateThresholds = thresholdsOf(defaults.retrieval);
+export function adminSettings(
+  stored: StoredSettings,
+  defaults: SettingsDefaults,
+  webhook: { url: string | null; secret_set: boolean; editable: boolean } = { url: null, secret_set: false, editable: false },
+): Settings {
+  const server = defaults.webhook ?? { url: null, secretSet: false };
+  const gate: GateThresholds = thresholdsOf(defaults.retrieval);
   const serverSuggestions = [...(defaults.refusalSuggestions ?? DEFAULT_SUGGESTIONS)];
   const source = (value: unknown) => (value === null ? ('server' as const) : ('admin' as const));
   return {
     answer_mode: stored.answer_mode ?? defaults.answerMode,
     answer_mode_source: source(stored.answer_mode),
     server_answer_mode: defaults.answerMode,
-    evidence_threshold: stored.evidence_threshold ?? server.vector,
+    evidence_threshold: stored.evidence_threshold ?? gate.vector,
     evidence_threshold_source: source(stored.evidence_threshold),
-    server_evidence_threshold: server.vector,
-    lexical_threshold: stored.lexical_threshold ?? server.lexical,
+    server_evidence_threshold: gate.vector,
+    lexical_threshold: stored.lexical_threshold ?? gate.lexical,
     lexical_threshold_source: source(stored.lexical_threshold),
-    server_lexical_threshold: server.lexical,
-    hybrid_threshold: stored.hybrid_threshold ?? server.hybrid,
+    server_lexical_threshold: gate.lexical,
+    hybrid_threshold: stored.hybrid_threshold ?? gate.hybrid,
     hybrid_threshold_source: source(stored.hybrid_threshold),
-    server_hybrid_threshold: server.hybrid,
+    server_hybrid_threshold: gate.hybrid,
     greeting: stored.greeting,
     greeting_source: source(stored.greeting),
     server_greeting: null,
     refusal_suggestions: stored.refusal_suggestions ?? serverSuggestions,
     refusal_suggestions_source: source(stored.refusal_suggestions),
     server_refusal_suggestions: serverSuggestions,
+    webhook_url: webhook.url ?? server.url,
+    webhook_url_source: source(webhook.url),
+    webhook_secret_set: webhook.secret_set || server.secretSet,
+    webhook_secret_source: webhook.secret_set ? 'admin' : 'server',
+    webhook_editable: webhook.editable,
     updated_at: stored.updated_at,
   };
 }

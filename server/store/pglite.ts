@@ -28,6 +28,8 @@ import {
   type ContentGap,
   type FeedbackRow,
   type ConversationsQuery,
+  type ExportPageQuery,
+  type ExportRow,
   type SettingsPatch,
   type StoredSettings,
   type MessageRow,
@@ -286,6 +288,33 @@ class Store implements PgliteStore {
   async adminOverview(claims: JwtClaims, from: string, to: string): Promise<Overview> {
     const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ v: unknown }>('select admin_overview($1, $2) as v', [from, to]));
     return toOverview(rows[0]!.v);
+  }
+
+  async adminExportConversations(claims: JwtClaims, q: ExportPageQuery): Promise<ExportRow[]> {
+    return this.exportPage(claims, 'select * from admin_export_conversations($1, $2, $3, $4)', q);
+  }
+
+  async adminExportGaps(claims: JwtClaims, q: ExportPageQuery): Promise<ExportRow[]> {
+    return this.exportPage(claims, 'select * from admin_export_gaps($1, $2, $3, $4)', q);
+  }
+
+  async adminExportFeedback(claims: JwtClaims, q: ExportPageQuery): Promise<ExportRow[]> {
+    return this.exportPage(claims, 'select * from admin_export_feedback($1, $2, $3, $4)', q);
+  }
+
+  private async exportPage(claims: JwtClaims, sql: string, q: ExportPageQuery): Promise<ExportRow[]> {
+    const { rows } = await this.asVisitor(claims, (tx) => tx.query<ExportRow>(sql, [q.from, q.to, q.after, q.limit]));
+    return rows;
+  }
+
+  async adminGetWebhook(claims: JwtClaims): Promise<{ url: string | null; secret_set: boolean }> {
+    const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ url: string | null; secret_set: boolean }>('select * from admin_get_webhook()'));
+    return rows[0] ?? { url: null, secret_set: false };
+  }
+
+  async webhookTarget(): Promise<{ url: string | null; secret: string | null }> {
+    const { rows } = await this.run((q) => q.query<{ url: string | null; secret: string | null }>('select * from kb_webhook_target()'));
+    return rows[0] ?? { url: null, secret: null };
   }
 
   async consumeAdminLink(jti: string): Promise<string | null> {

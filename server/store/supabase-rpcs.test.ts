@@ -217,6 +217,14 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     expect(await ingest.setEmbeddings('other-model', world.chunkIds.map((chunk_id, i) => ({ chunk_id, embedding: basis(10 + i) })))).toBe(2);
     expect(await ingest.staleDocuments('other-model')).toEqual([]);
   },
+  webhookTarget: async () => {
+    await pg.db.exec(`update kb_settings set webhook_url = 'https://hooks.example.com/kb', webhook_secret = 'whsec-0123456789abcdef'`);
+    try {
+      expect(await ingest.webhookTarget!()).toEqual({ url: 'https://hooks.example.com/kb', secret: 'whsec-0123456789abcdef' });
+    } finally {
+      await pg.db.exec('update kb_settings set webhook_url = null, webhook_secret = null');
+    }
+  },
   optimize: async () => {
     await ingest.optimize();
     const { rows } = await pg.db.query<{ chunks: string }>('select chunks from kb_corpus_stats');
@@ -272,6 +280,36 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     const now = Date.now();
     const overview = await chat.adminOverview(await asAdmin(), new Date(now - 86_400_000).toISOString(), new Date(now + 1000).toISOString());
     expect([overview.questions, overview.answered, overview.refused, overview.days.length]).toEqual([1, 1, 0, 2]);
+  },
+  // Data out: keyset pages, the cursor handed back as PostgREST returned it (microseconds intact).
+  adminExportConversations: async () => {
+    const first = await aliceTurn('First?');
+    const second = await aliceTurn('Second?');
+    const admin = await asAdmin();
+    const page = await chat.adminExportConversations(admin, { from: null, to: null, after: null, limit: 1 });
+    expect(page.map((r) => r.message_id)).toEqual([first.answerId]);
+    const next = await chat.adminExportConversations(admin, { from: null, to: null, after: page[0]!.cursor, limit: 1 });
+    expect(next.map((r) => [r.message_id, r.question])).toEqual([[second.answerId, 'Second?']]);
+  },
+  adminExportGaps: async () => {
+    const { messageId } = await aliceTurn('Do you ship to Mars?');
+    await chat.recordContentGap(world.alice, 'Do you ship to Mars?', 'no_evidence', messageId);
+    const rows = await chat.adminExportGaps(await asAdmin(), { from: null, to: null, after: null, limit: 10 });
+    expect(rows.map((r) => [r.question_key, r.asked])).toEqual([['do you ship to mars?', 1]]);
+  },
+  adminExportFeedback: async () => {
+    const { answerId } = await aliceTurn('Refunds?');
+    await chat.setFeedback(world.alice, { message_id: answerId, rating: -1, comment: 'Too short' });
+    const rows = await chat.adminExportFeedback(await asAdmin(), { from: '2020-01-01T00:00:00Z', to: null, after: null, limit: 10 });
+    expect(rows.map((r) => [r.message_id, r.rating, r.comment])).toEqual([[answerId, -1, 'Too short']]);
+  },
+  adminGetWebhook: async () => {
+    await pg.db.exec(`update kb_settings set webhook_url = 'https://hooks.example.com/kb', webhook_secret = 'whsec-0123456789abcdef'`);
+    try {
+      expect(await chat.adminGetWebhook(await asAdmin())).toEqual({ url: 'https://hooks.example.com/kb', secret_set: true });
+    } finally {
+      await pg.db.exec('update kb_settings set webhook_url = null, webhook_secret = null');
+    }
   },
 };
 

@@ -27,6 +27,7 @@ import {
   type SearchChunkRow,
   type SearchChunksParams,
   type ContentGap,
+  type ExportRow,
   type FeedbackRow,
   type StoredSettings,
   type MessageRow,
@@ -95,6 +96,14 @@ export const RETRIED: Record<string, boolean> = {
   // "Was it there?" would be wrong after a lost first response.
   admin_delete_document: false,
   admin_overview: true,
+  // Data out (20261126060000_data_out.sql): reads.
+  admin_export_conversations: true,
+  admin_export_gaps: true,
+  admin_export_feedback: true,
+  admin_get_webhook: true,
+  // The webhook with its secret: the service role's only (the ingestion CLI's store), so a sync run emits
+  // `sync.finished` to the webhook an admin set in the console.
+  kb_webhook_target: true,
 };
 
 export interface SupabaseStoreOptions {
@@ -350,6 +359,22 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
     async adminOverview(claims, from, to) {
       return toOverview(await asVisitor<unknown>(claims, 'admin_overview', { p_from: from, p_to: to }));
     },
+
+    async adminExportConversations(claims, q) {
+      return (await asVisitor<ExportRow[]>(claims, 'admin_export_conversations', { p_from: q.from, p_to: q.to, p_after: q.after, p_limit: q.limit })) ?? [];
+    },
+
+    async adminExportGaps(claims, q) {
+      return (await asVisitor<ExportRow[]>(claims, 'admin_export_gaps', { p_from: q.from, p_to: q.to, p_after: q.after, p_limit: q.limit })) ?? [];
+    },
+
+    async adminExportFeedback(claims, q) {
+      return (await asVisitor<ExportRow[]>(claims, 'admin_export_feedback', { p_from: q.from, p_to: q.to, p_after: q.after, p_limit: q.limit })) ?? [];
+    },
+
+    async adminGetWebhook(claims) {
+      return (await asVisitor<{ url: string | null; secret_set: boolean }[]>(claims, 'admin_get_webhook', {}))?.[0] ?? { url: null, secret_set: false };
+    },
   };
 }
 
@@ -406,6 +431,11 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
 
     async setEmbeddings(model, rows) {
       return Number(await rpc<number>('kb_set_embeddings', { p_model: model, p_embeddings: rows }));
+    },
+
+    async webhookTarget() {
+      const rows = await rpc<{ url: string | null; secret: string | null }[]>('kb_webhook_target');
+      return rows?.[0] ?? { url: null, secret: null };
     },
 
     async optimize() {

@@ -175,6 +175,27 @@ export interface AdminStore {
   adminSetDocumentEnabled(claims: JwtClaims, id: string, enabled: boolean): Promise<boolean>;
   adminDeleteDocument(claims: JwtClaims, id: string): Promise<boolean>;
   adminOverview(claims: JwtClaims, from: string, to: string): Promise<Overview>;
+  /**
+   * One page of an export (`admin_export_conversations` / `_gaps` / `_feedback`,
+   * supabase/migrations/20261126060000_data_out.sql): up to `limit` rows after the cursor `after` (null: from
+   * the start), as the function returns them, each with its own `cursor`. Keyset paging: pass the last row's
+   * `cursor` to get the next page.
+   */
+  adminExportConversations(claims: JwtClaims, page: ExportPageQuery): Promise<ExportRow[]>;
+  adminExportGaps(claims: JwtClaims, page: ExportPageQuery): Promise<ExportRow[]>;
+  adminExportFeedback(claims: JwtClaims, page: ExportPageQuery): Promise<ExportRow[]>;
+  /** The console's view of the webhook (`admin_get_webhook`): the stored URL and whether a secret is stored. */
+  adminGetWebhook(claims: JwtClaims): Promise<{ url: string | null; secret_set: boolean }>;
+}
+
+/** A row of an export function: its columns as the driver returns them, and the keyset cursor. */
+export type ExportRow = Record<string, unknown> & { cursor: string };
+
+export interface ExportPageQuery {
+  from: string | null;
+  to: string | null;
+  after: string | null;
+  limit: number;
 }
 
 export interface ChatStore extends AdminStore {
@@ -229,6 +250,11 @@ export interface ChatStore extends AdminStore {
    * one. A patch: fields present are set (null clears the admin's choice), absent ones are left alone.
    */
   setSettings(claims: JwtClaims, patch: SettingsPatch): Promise<StoredSettings>;
+  /**
+   * The webhook an admin stored, secret included (`kb_webhook_target`): the server's own connection only —
+   * the embedded store has one; the Supabase chat store (anon key) does not, so a Worker uses its env.
+   */
+  webhookTarget?(): Promise<{ url: string | null; secret: string | null }>;
 }
 
 /** One row of `kb_settings` as the functions return it: null where no admin has chosen. */
@@ -245,7 +271,8 @@ export interface StoredSettings {
   updated_at: string;
 }
 
-export type SettingsPatch = Partial<Omit<StoredSettings, 'updated_at'>>;
+/** The fields present are set; `webhook_url` / `webhook_secret` are stored but never read back by a client. */
+export type SettingsPatch = Partial<Omit<StoredSettings, 'updated_at'>> & { webhook_url?: string | null; webhook_secret?: string | null };
 
 /** Local mode only: the stand-in for Supabase Auth's anonymous sign-in creates the auth.users row. */
 export interface LocalAuthStore {
@@ -318,6 +345,11 @@ export interface IngestStore {
    * (`kb_optimize`), so that searches use their indexes from the first question on.
    */
   optimize(): Promise<void>;
+  /**
+   * The webhook an admin stored, secret included (`kb_webhook_target`, service role): a sync run emits
+   * `sync.finished` to it (server/node/webhooks.ts).
+   */
+  webhookTarget?(): Promise<{ url: string | null; secret: string | null }>;
 }
 
 /** One row of `kb_list_documents`. */

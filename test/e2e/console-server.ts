@@ -8,6 +8,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import type { AppDeps } from '../../server/app.ts';
 import { createLinkToken } from '../../server/admin/session.ts';
 import { securityHeaders } from '../../server/node/security-headers.ts';
 import { REVALIDATE, serveFiles } from '../../server/node/static.ts';
@@ -24,11 +25,12 @@ export interface ConsoleServer {
   close(): Promise<void>;
 }
 
-export async function startConsoleServer({ csp = true } = {}): Promise<ConsoleServer> {
+/** `deps`: more of the app's dependencies, built over the test's database (e.g. webhooks). */
+export async function startConsoleServer({ csp = true, deps }: { csp?: boolean; deps?: (api: TestApi) => Partial<AppDeps> } = {}): Promise<ConsoleServer> {
   const api = await createTestApi();
   const root = new Hono();
   if (csp) root.use('*', securityHeaders());
-  root.route('/', api.app);
+  root.route('/', deps ? api.instance(deps(api)) : api.app);
   root.use('/admin/*', serveFiles({ root: join(ROOT, 'dist/admin'), rewrite: (p) => (p === '/admin/' ? '/index.html' : p.slice('/admin'.length)), cacheControl: () => REVALIDATE }));
   let server!: ServerType;
   const baseUrl = await new Promise<string>((resolve) => {

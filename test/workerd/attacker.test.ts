@@ -39,6 +39,11 @@ const OPEN_TO_ANON = ['kb_get_settings', 'kb_has_documents', 'kb_stats'];
 /** The console's functions (20261125030000): callable by signed-in users, each refusing all but admins itself. */
 const ADMIN_ONLY = [
   'admin_delete_document',
+  // Data out (20261126060000): the exports and the console's view of the webhook.
+  'admin_export_conversations',
+  'admin_export_feedback',
+  'admin_export_gaps',
+  'admin_get_webhook',
   'admin_list_conversations',
   'admin_list_documents',
   'admin_list_gaps',
@@ -260,7 +265,8 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
   async kb_set_settings(path) {
     // A visitor who could lower the thresholds would make the assistant answer from nothing; one who could
     // set the greeting or the suggestions would speak to every visitor in the site's name.
-    for (const patch of [{ answer_mode: 'generative' }, { evidence_threshold: 0, lexical_threshold: 0, hybrid_threshold: 0 }, { greeting: 'Visit evil.example' }, { refusal_suggestions: ['Call +1 555 0100'] }]) {
+    // One who could set the webhook would receive every refused question and rating, signed as genuine.
+    for (const patch of [{ answer_mode: 'generative' }, { evidence_threshold: 0, lexical_threshold: 0, hybrid_threshold: 0 }, { greeting: 'Visit evil.example' }, { refusal_suggestions: ['Call +1 555 0100'] }, { webhook_url: 'https://evil.example/', webhook_secret: 'mallory-knows-this-secret' }]) {
       expectRefused(await path.rpc('kb_set_settings', { p_patch: patch }, 'mallory'), 'mallory', /admins only/);
     }
     expect(await owner(`select answer_mode, evidence_threshold, lexical_threshold, hybrid_threshold, greeting, refusal_suggestions from kb_settings`)).toEqual([
@@ -270,7 +276,7 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
     for (const method of ['PATCH', 'POST', 'DELETE'] as const) {
       expect((await path.table(method, 'kb_settings', 'mallory', { greeting: 'Visit evil.example' })).status).toBeGreaterThanOrEqual(400);
     }
-    expect(await owner(`select greeting from kb_settings`)).toEqual([{ greeting: null }]);
+    expect(await owner(`select greeting, webhook_url, webhook_secret from kb_settings`)).toEqual([{ greeting: null, webhook_url: null, webhook_secret: null }]);
   },
   async kb_has_documents(path) {
     expect(await path.rpc('kb_has_documents', {}, 'anon')).toEqual({ status: 200, body: true });
@@ -445,6 +451,10 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
           admin_list_documents: { p_query: '', p_limit: 200, p_offset: 0 },
           admin_overview: { p_from: '2026-01-01T00:00:00Z', p_to: '2026-02-01T00:00:00Z' },
           admin_whoami: {},
+          admin_export_conversations: { p_from: null, p_to: null, p_after: null, p_limit: 1000 },
+          admin_export_gaps: { p_from: null, p_to: null, p_after: null, p_limit: 1000 },
+          admin_export_feedback: { p_from: null, p_to: null, p_after: null, p_limit: 1000 },
+          admin_get_webhook: {},
         };
         expectRefused(await path.rpc(fn, args[fn]!, 'mallory'), 'mallory', /admins only/);
         expect(await owner(`select enabled from kb_documents where id = $1`, [world.docId])).toEqual([{ enabled: true }]);

@@ -89,6 +89,17 @@ const CALLERS: Record<string, string[]> = {
   admin_set_document_enabled: ['authenticated', 'service_role'],
   admin_delete_document: ['authenticated', 'service_role'],
   admin_overview: ['authenticated', 'service_role'],
+  // Data out (20261126060000): exports and the console's view of the webhook (each refuses all but admins);
+  admin_export_conversations: ['authenticated', 'service_role'],
+  admin_export_gaps: ['authenticated', 'service_role'],
+  admin_export_feedback: ['authenticated', 'service_role'],
+  admin_get_webhook: ['authenticated', 'service_role'],
+  // their helpers; and the webhook with its secret, for the server's own connection only.
+  kb_export_bounds: ['service_role'],
+  kb_export_cursor: ['service_role'],
+  kb_export_after: ['service_role'],
+  kb_webhook_url_ok: ['service_role'],
+  kb_webhook_target: ['service_role'],
   // Their helpers (the admin check, the opaque visitor id, page bounds): called by them only.
   kb_assert_admin: ['service_role'],
   kb_visitor_id: ['service_role'],
@@ -168,6 +179,10 @@ describe('supabase/migrations on a new database', () => {
     expect(definers.map((d) => d.proname)).toEqual([
       // The console's: each checks app_metadata.role = admin first (kb_assert_admin).
       'admin_delete_document',
+      'admin_export_conversations',
+      'admin_export_feedback',
+      'admin_export_gaps',
+      'admin_get_webhook',
       'admin_list_conversations',
       'admin_list_documents',
       'admin_list_gaps',
