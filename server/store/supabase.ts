@@ -32,8 +32,9 @@ import {
   type SessionRow,
   type StoredChunk,
   type TurnState,
+  type HttpCache,
 } from './types.ts';
-import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
+import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toSyncStatus, toTurnState, type TurnRow } from './rows.ts';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './rpc-retry.ts';
 
 /**
@@ -90,6 +91,13 @@ export const RETRIED: Record<string, boolean> = {
   // "Was it there?" would be wrong after a lost first response.
   admin_delete_document: false,
   admin_overview: true,
+  // Re-crawling (20261126050000_sync_runs.sql): validators set to a value; a run finished with the same
+  // counts again. Starting a run inserts a row: a retry would leave a second, never-finished one.
+  kb_http_cache: true,
+  kb_set_http_cache: true,
+  kb_sync_run_start: false,
+  kb_sync_run_finish: true,
+  admin_sync_status: true,
 };
 
 export interface SupabaseStoreOptions {
@@ -332,6 +340,10 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
     async adminOverview(claims, from, to) {
       return toOverview(await asVisitor<unknown>(claims, 'admin_overview', { p_from: from, p_to: to }));
     },
+
+    async adminSyncStatus(claims) {
+      return ((await asVisitor<Record<string, unknown>[]>(claims, 'admin_sync_status', {})) ?? []).map(toSyncStatus);
+    },
   };
 }
 
@@ -392,6 +404,22 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
 
     async optimize() {
       await rpc('kb_optimize');
+    },
+
+    async httpCache(prefix) {
+      return (await rpc<{ source: string; http_cache: HttpCache }[]>('kb_http_cache', { p_prefix: prefix })) ?? [];
+    },
+
+    async setHttpCache(source, cache) {
+      return (await rpc<boolean | null>('kb_set_http_cache', { p_source: source, p_http_cache: cache })) === true;
+    },
+
+    async startSyncRun(source, trigger) {
+      return scalar('kb_sync_run_start', await rpc<string>('kb_sync_run_start', { p_source: source, p_trigger: trigger }));
+    },
+
+    async finishSyncRun(id, counts, errors) {
+      await rpc('kb_sync_run_finish', { p_id: id, p_counts: counts, p_errors: errors });
     },
   };
 }

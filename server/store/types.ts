@@ -4,7 +4,7 @@
  * Methods that take `claims` run as that visitor, exactly as PostgREST would: role `authenticated` and
  * `request.jwt.claims` set, so row-level security applies.
  */
-import type { AdminConversation, AdminDocument, AdminGap, AnswerMode, Citation, ConversationsQuery, FeedbackRating, Generated, Overview, Page } from '../../protocol/index.ts';
+import type { AdminConversation, AdminDocument, AdminGap, AnswerMode, Citation, ConversationsQuery, FeedbackRating, Generated, Overview, Page, SyncRun } from '../../protocol/index.ts';
 
 export type { AnswerMode, ConversationsQuery, Generated };
 
@@ -175,6 +175,8 @@ export interface AdminStore {
   adminSetDocumentEnabled(claims: JwtClaims, id: string, enabled: boolean): Promise<boolean>;
   adminDeleteDocument(claims: JwtClaims, id: string): Promise<boolean>;
   adminOverview(claims: JwtClaims, from: string, to: string): Promise<Overview>;
+  /** Per source, its latest sync run (newest first, at most 200). */
+  adminSyncStatus(claims: JwtClaims): Promise<SyncStatus[]>;
 }
 
 export interface ChatStore extends AdminStore {
@@ -314,7 +316,46 @@ export interface IngestStore {
    * (`kb_optimize`), so that searches use their indexes from the first question on.
    */
   optimize(): Promise<void>;
+  /**
+   * Re-crawling (supabase/migrations/20261126050000_sync_runs.sql): the HTTP validators of documents under a
+   * prefix, still matching their document; storing them after a document is written or found unchanged.
+   */
+  httpCache(prefix: string): Promise<{ source: string; http_cache: HttpCache }[]>;
+  setHttpCache(source: string, cache: HttpCache | null): Promise<boolean>;
+  /** A run per source: started (returns its id), then finished with its counts and failed pages. */
+  startSyncRun(source: string, trigger: SyncTrigger): Promise<string>;
+  finishSyncRun(id: string, counts: SyncCounts, errors: { source: string; error: string }[]): Promise<void>;
 }
+
+/** What a conditional re-crawl needs to know about a page it stored before. */
+export interface HttpCache {
+  /** The URL requested (the document's source is its canonical URL). */
+  url: string;
+  etag: string | null;
+  last_modified: string | null;
+  /** The document's checksum, chunker version and model when these were stored: a change of any re-reads the page. */
+  checksum: string;
+  chunking: string;
+  model: string;
+  /** Same-origin links of a page reached by following links, followed again on a 304. */
+  links?: string[];
+}
+
+export type SyncTrigger = 'cli' | 'schedule' | 'console';
+
+export interface SyncCounts {
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  failed: number;
+  chunks: number;
+  /** Body bytes downloaded by the crawl (0 for files). */
+  bytes: number;
+}
+
+/** One row of `admin_sync_status`: a source's latest run (the wire shape, protocol/admin.ts). */
+export type SyncStatus = SyncRun;
 
 /** One row of `kb_list_documents`. */
 export interface DocumentInfo {
