@@ -14,6 +14,7 @@ export const ADMIN_PATHS = {
   conversations: '/api/admin/conversations',
   documents: '/api/admin/documents',
   uploads: '/api/admin/documents/upload',
+  sync: '/api/admin/documents/sync',
   overview: '/api/admin/overview',
   try: '/api/admin/try',
   settings: '/api/admin/settings',
