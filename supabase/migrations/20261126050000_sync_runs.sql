@@ -32,6 +32,9 @@ create table kb_sync_runs (
     check (jsonb_typeof(errors) = 'array' and jsonb_array_length(errors) <= 100 and pg_column_size(errors) <= 131072)
 );
 alter table kb_sync_runs enable row level security;
+-- Supabase grants anon and authenticated every privilege on a new table by default; nobody but the service
+-- role touches this one directly (the console reads it through admin_sync_status).
+revoke all on kb_sync_runs from anon, authenticated;
 create index kb_sync_runs_source_started on kb_sync_runs (source, started_at desc);
 
 -- The validators of the documents under a prefix (an origin, `https://site/`) that are still worth trusting:
