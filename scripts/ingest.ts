@@ -201,7 +201,9 @@ function createBarOrLines(stream: NodeJS.WriteStream): { update: (event: IngestP
     return {
       update(event) {
         if (event.type === 'start') {
-          bar.start(event.total, 0, { status: '' });
+          // One bar for the whole command: the next source's start only widens it.
+          if (started) bar.setTotal(event.total);
+          else bar.start(event.total, 0, { status: '' });
           started = true;
         } else if (!started) return;
         else if (event.type === 'loading-model') bar.update({ status: `loading ${config.embedModel} …` });
