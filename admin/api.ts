@@ -82,21 +82,25 @@ export class AdminApi {
     return (await res.json()) as T;
   }
 
-  /** Uploads one file (or asks for a URL to be crawled) and reports the pipeline's progress events. */
-  async upload(what: { file: File } | { url: string }, onEvent: (event: UploadEvent) => void): Promise<void> {
+  /**
+   * Uploads one file, asks for a URL to be crawled, or ("Sync now") for the server's sources to be synced,
+   * and reports the pipeline's progress events.
+   */
+  async upload(what: { file: File } | { url: string } | { sync: true }, onEvent: (event: UploadEvent) => void): Promise<void> {
     const isFile = 'file' in what;
-    let body: BodyInit;
+    let body: BodyInit | undefined;
     if (isFile) {
       const form = new FormData();
       form.set('file', what.file);
       body = form;
-    } else {
+    } else if ('url' in what) {
       body = JSON.stringify({ url: what.url });
     }
-    const res = await fetch(isFile ? ADMIN_PATHS.uploads : `${ADMIN_PATHS.documents}/url`, {
+    const path = isFile ? ADMIN_PATHS.uploads : 'url' in what ? `${ADMIN_PATHS.documents}/url` : ADMIN_PATHS.sync;
+    const res = await fetch(path, {
       method: 'POST',
       headers: { ...(isFile ? {} : { 'Content-Type': 'application/json' }), Authorization: `Bearer ${this.token ?? ''}` },
-      body,
+      ...(body === undefined ? {} : { body }),
     });
     if (!res.ok || !res.body) throw await this.failure(res, true);
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -14,6 +14,7 @@ export const ADMIN_PATHS = {
   conversations: '/api/admin/conversations',
   documents: '/api/admin/documents',
   uploads: '/api/admin/documents/upload',
+  sync: '/api/admin/documents/sync',
   overview: '/api/admin/overview',
   try: '/api/admin/try',
   settings: '/api/admin/settings',
@@ -143,6 +144,31 @@ export const UrlUploadSchema = v.object({
   url: v.pipe(v.string('must be a string'), v.url('must be an http(s) URL'), v.regex(/^https?:\/\//i, 'must be an http(s) URL'), v.maxLength(2000, 'must be at most 2000 characters')),
   max_pages: v.optional(v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1, 'must be 1 to 200'), v.maxValue(200, 'must be 1 to 200')), 50),
 });
+
+/** `GET /api/admin/documents/sync`: per source, its latest sync run; this server's schedule. */
+export interface SyncOverview {
+  sources: SyncRun[];
+  /** KB_SYNC_SOURCES / KB_SYNC_INTERVAL on a Node server; null on a Worker (sync with the CLI or a workflow). */
+  schedule: { sources: string[]; intervalSeconds: number | null } | null;
+  /** "Sync now" is available (Node, with KB_SYNC_SOURCES). */
+  sync_now: boolean;
+  /** What holds the server's ingestion slot ("an upload", "a scheduled sync"), or null. */
+  running: string | null;
+}
+
+/** A source's latest run (`admin_sync_status`). */
+export interface SyncRun {
+  /** A sitemap or page URL, a folder or a file path. */
+  source: string;
+  trigger: 'cli' | 'schedule' | 'console';
+  started_at: string;
+  /** null while it runs, or when it was killed. */
+  finished_at: string | null;
+  counts: { added?: number; updated?: number; unchanged?: number; removed?: number; failed?: number; chunks?: number; bytes?: number };
+  errors: { source: string; error: string }[];
+  /** The last run with no failed page, or null. */
+  last_success_at: string | null;
+}
 
 /** Upload progress, one JSON object per line (`application/x-ndjson`) while the pipeline runs. */
 export type UploadEvent =

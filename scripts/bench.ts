@@ -28,6 +28,7 @@ const USAGE = [
   '       npm run bench -- fuzz [--help]    the API fuzz properties, long (scripts/bench/fuzz.ts)',
   '       npm run bench -- first-visit [--help]  first and later visits, throttled (scripts/bench/first-visit.ts)',
   '       npm run bench -- generation [--help]   generative mode in Chromium: first token, tokens/s (scripts/bench/generation.ts)',
+  '       npm run bench -- sync [--help]         a re-sync of a docs site over local HTTP: seconds, bytes (scripts/bench/sync.ts)',
 ].join('\n');
 
 // Scenarios beside the scale bench, on the same harness (KB builder, server child, client, statistics).
@@ -36,6 +37,7 @@ const SCENARIOS: Record<string, () => Promise<{ main(args: string[]): Promise<vo
   fuzz: () => import('./bench/fuzz.ts'),
   'first-visit': () => import('./bench/first-visit.ts'),
   generation: () => import('./bench/generation.ts'),
+  sync: () => import('./bench/sync.ts'),
 };
 const scenario = SCENARIOS[process.argv[2] ?? ''];
 if (scenario) {

@@ -1,8 +1,9 @@
 /**
  * `npm run ingest -- <files|dirs|urls…> [options]`: index Markdown, HTML, PDF and text files, web pages and
  * sitemaps into the knowledge base (Supabase with the service-role key, else KB_DATA_DIR), embedding with
- * KB_EMBED_MODEL (from KB_MODEL_DIR when set) in a worker pool. Exit code 1 when a source failed, the model
- * could not be loaded, or no inputs were given.
+ * KB_EMBED_MODEL (from KB_MODEL_DIR when set) in a worker pool. Each input is a source synced on its own
+ * and recorded in kb_sync_runs (server/ingest/sync.ts); crawled pages are re-read with conditional requests.
+ * Exit code 1 when a source failed, the model could not be loaded, or no inputs were given.
  */
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
@@ -10,7 +11,8 @@ import { readConfig } from '../server/config/index.ts';
 import { createEmbedder } from '../server/ingest/embedder.ts';
 import { SUPPORTED_EXTENSIONS } from '../server/ingest/files.ts';
 import { openCliStore } from '../server/ingest/open-store.ts';
-import { ingest, type IngestProgress, type IngestSummary } from '../server/ingest/pipeline.ts';
+import { type IngestProgress, type IngestSummary } from '../server/ingest/pipeline.ts';
+import { sync, totalOf, type SourceReport } from '../server/ingest/sync.ts';
 import { createWorkerPool, inProcessPreparer, type Preparer } from '../server/ingest/pool.ts';
 
 const USAGE = `Usage: npm run ingest -- <files|dirs|urls…> [options]
@@ -18,7 +20,9 @@ const USAGE = `Usage: npm run ingest -- <files|dirs|urls…> [options]
 Indexes ${Object.keys(SUPPORTED_EXTENSIONS).join(', ')} files (folders are walked recursively), web pages
 (same-origin links followed) and sitemaps (https://site/sitemap.xml) into the knowledge base.
 A crawl reads public addresses only, at most 5 redirects, 10 MiB per response, 200 MiB in all.
-Unchanged documents are skipped; changed ones are replaced atomically.
+Unchanged documents are skipped; changed ones are replaced atomically. A page crawled before is asked
+for with If-None-Match / If-Modified-Since: a 304 downloads nothing. Each input is a source: its run
+(added, updated, unchanged, removed, failed) is recorded for the console's Documents view.
 
   --base-url <url>     citation link for files without a \`url\` in their front matter:
                        <url>/<path relative to the given folder, without extension>
@@ -107,11 +111,13 @@ try {
     },
     close: async () => {},
   };
-  const summary = await ingest({
+  const reports = await sync({
     store: cli.store,
     model: config.embedModel,
     preparer: lazyPool,
-    inputs: args.positionals,
+    sources: args.positionals,
+    trigger: 'cli',
+    onSource: progress.nextSource,
     baseUrl: args.values['base-url'] ?? null,
     onProgress: progress.update,
     dryRun,
@@ -119,7 +125,8 @@ try {
     crawl: { ...(maxPages ? { maxPages } : {}), ...(concurrency ? { concurrency } : {}), allowPrivate: args.values['allow-private'] === true },
   });
   progress.stop();
-  report({ ...summary, model_load_seconds: loadSeconds });
+  const summary = totalOf(reports, dryRun);
+  report({ ...summary, model_load_seconds: loadSeconds }, reports);
   if (summary.failed.length > 0) exitCode = 1;
 } catch (error) {
   progress.stop();
@@ -131,7 +138,7 @@ try {
 }
 process.exit(exitCode);
 
-function report(summary: IngestSummary & { model_load_seconds: number }): void {
+function report(summary: IngestSummary & { model_load_seconds: number }, reports: SourceReport[]): void {
   const documents = summary.added + summary.updated + summary.unchanged + summary.failed.length;
   for (const failure of summary.failed) console.error(`✗ ${failure.source}: ${failure.error}`);
   if (summary.skipped.length > 0) console.error(`Skipped ${summary.skipped.length}: ${summary.skipped.join(', ')}`);
@@ -144,16 +151,47 @@ function report(summary: IngestSummary & { model_load_seconds: number }): void {
     `${summary.unchanged} unchanged, ${summary.failed.length} failed), ${summary.chunks} chunk${summary.chunks === 1 ? '' : 's'} in ` +
     `${summary.seconds.toFixed(1)} s${rate}`;
   if (summary.pruned.length > 0) line += `; ${dryRun ? 'would prune' : 'pruned'} ${summary.pruned.length}`;
+  const perSource = reports.map(({ source, counts: c, summary: s }) =>
+    `${source}: ${c.added} added, ${c.updated} updated, ${c.unchanged} unchanged, ${s.pruned.length} ${dryRun ? 'would be ' : ''}removed, ` +
+    `${c.failed} failed${c.bytes > 0 ? `, ${formatBytes(c.bytes)} downloaded` : ''}`,
+  );
+  const sources = reports.map(({ source, counts }) => ({ source, ...counts }));
   if (json) {
+    for (const l of perSource) console.error(l);
     console.error(line);
-    console.log(JSON.stringify(summary, null, 2));
+    console.log(JSON.stringify({ ...summary, sources }, null, 2));
   } else {
+    for (const l of perSource) console.log(l);
     console.log(line);
   }
 }
 
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} bytes`;
+}
+
 /** A progress bar on a terminal, one plain line per document otherwise (CI logs, pipes). */
-function createProgress(stream: NodeJS.WriteStream): { update: (event: IngestProgress) => void; stop: () => void } {
+function createProgress(stream: NodeJS.WriteStream): { update: (event: IngestProgress) => void; stop: () => void; nextSource: () => void } {
+  // Documents are numbered across sources: [n/total] counts every document this command has seen.
+  let before = 0;
+  let last = 0;
+  const nextSource = () => {
+    before += last;
+    last = 0;
+  };
+  const numbered = (event: IngestProgress): IngestProgress => {
+    if (event.type === 'start') return { ...event, total: event.total + before };
+    if (event.type !== 'document') return event;
+    last = event.done;
+    return { ...event, done: event.done + before, total: event.total + before };
+  };
+  const inner = createBarOrLines(stream);
+  return { update: (event) => inner.update(numbered(event)), stop: inner.stop, nextSource };
+}
+
+function createBarOrLines(stream: NodeJS.WriteStream): { update: (event: IngestProgress) => void; stop: () => void } {
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
       { stream, format: '{bar} {value}/{total} {status}', hideCursor: true, clearOnComplete: true },
@@ -163,7 +201,9 @@ function createProgress(stream: NodeJS.WriteStream): { update: (event: IngestPro
     return {
       update(event) {
         if (event.type === 'start') {
-          bar.start(event.total, 0, { status: '' });
+          // One bar for the whole command: the next source's start only widens it.
+          if (started) bar.setTotal(event.total);
+          else bar.start(event.total, 0, { status: '' });
           started = true;
         } else if (!started) return;
         else if (event.type === 'loading-model') bar.update({ status: `loading ${config.embedModel} …` });

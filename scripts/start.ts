@@ -15,13 +15,16 @@ import { MemoryClientLimiter } from '../server/http/client-limit.ts';
 import { localAnswerWriteKey } from '../server/node/answer-key.ts';
 import { localJwtSecret } from '../server/node/jwt-secret.ts';
 import { startNodeServer } from '../server/node/server.ts';
-import { nodeUploader, sharedEmbedder } from '../server/node/upload.ts';
+import { nodeSyncRunner, nodeUploader, sharedEmbedder } from '../server/node/upload.ts';
+import { startSyncSchedule, syncScheduleFromEnv } from '../server/node/sync-schedule.ts';
+import { IngestSlot } from '../server/admin/ingest-slot.ts';
 import { onShutdownSignals, settleWebhooks } from '../server/node/shutdown.ts';
 import { nodeWebhooks } from '../server/node/webhooks.ts';
 import { answerWriteKeyProblem } from '../server/store/answer-key.ts';
 import { openPgliteStore, type PgliteStore } from '../server/store/pglite.ts';
 
 const config = readConfig(process.env);
+const syncConfig = syncScheduleFromEnv(process.env);
 /** How long a shutdown waits for webhook deliveries in progress. */
 const WEBHOOK_SHUTDOWN_WAIT_MS = 3_000;
 const started = performance.now();
@@ -43,6 +46,9 @@ const embedder = sharedEmbedder(() => createEmbedder({ model: config.embedModel,
 if ((await store.kbStats()).documents === 0) await ingestDemo(store);
 // Webhook deliveries run beside the requests; the shutdown below gives them a moment to finish.
 const webhooks = nodeWebhooks(store, config.webhook);
+// Console uploads, "Sync now" and the scheduled sync: one ingestion at a time.
+const ingestSlot = new IngestSlot();
+const uploaderOptions = { store, model: config.embedModel, embedder, slot: ingestSlot, sync: syncConfig };
 const { url, shutdown } = await startNodeServer({
   store,
   localAuth: store,
@@ -64,7 +70,7 @@ const { url, shutdown } = await startNodeServer({
     ...(config.adminSignInLimit.limit > 0
       ? { signInLimiter: new MemoryClientLimiter(config.adminSignInLimit.limit, config.adminSignInLimit.windowSeconds) }
       : {}),
-    uploader: nodeUploader({ store, model: config.embedModel, embedder }),
+    uploader: nodeUploader(uploaderOptions),
     embedQuestion: async (text) => (await (await embedder()).embed([text]))[0]!,
   },
   // Without KB_MODEL_DIR, browsers get the files transformers.js downloaded into its cache for ingestion.
@@ -74,7 +80,16 @@ const { url, shutdown } = await startNodeServer({
 // SIGTERM/SIGINT: stop accepting, let open answers finish (KB_SHUTDOWN_GRACE_MS) and store them, then close
 // the database cleanly. A second signal exits at once (the database then recovers on the next start).
 // Installed before the ready line below, so that whoever waits for that line can stop us with a signal.
+const schedule =
+  syncConfig.intervalSeconds === null
+    ? null
+    : startSyncSchedule({
+        intervalSeconds: syncConfig.intervalSeconds,
+        slot: ingestSlot,
+        run: () => nodeSyncRunner({ ...uploaderOptions, sync: syncConfig })('schedule'),
+      });
 onShutdownSignals(async (signal) => {
+  schedule?.stop();
   // shutdown() closes the listener before it returns its promise, so the line below is never ahead of it.
   const draining = shutdown(config.shutdownGraceMs);
   console.log(`${signal}: stopping — no new requests; letting open answers finish (up to ${config.shutdownGraceMs / 1000} s) …`);
@@ -93,6 +108,7 @@ console.log(
   `kb-chat is running at ${url} (${stats.ready_documents} documents, ${stats.chunks} chunks, ` +
     `model ${config.embedModel}, ready in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
 );
+if (schedule) console.log(`Syncing ${syncConfig.sources.join(', ')} every ${syncConfig.intervalSeconds} s (KB_SYNC_INTERVAL).`);
 
 async function ingestDemo(store: PgliteStore): Promise<void> {
   console.log(`First run: ingesting the demo knowledge base (${relative(process.cwd(), DEMO_KB_DIR)}) …`);

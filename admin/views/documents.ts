@@ -1,12 +1,14 @@
 /**
  * Documents: the knowledge base's documents with search, enable/disable and delete; on the Node server,
- * upload of a file or a URL through the ingestion pipeline, with its progress.
+ * upload of a file or a URL through the ingestion pipeline, with its progress; per source, its last sync
+ * (./sync.ts).
  */
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { ADMIN_PATHS, UPLOAD_EXTENSIONS, UPLOAD_MAX_BYTES, type AdminDocument, type AdminMe, type Page, type UploadEvent } from '../../protocol/index.ts';
 import { formatTime, safeHref } from '../api.ts';
 import { pager } from './pager.ts';
+import './sync.ts';
 import { AdminView } from './view.ts';
 
 interface Progress {
@@ -131,6 +133,7 @@ export class DocumentsView extends AdminView {
           : html`<p>This server does not ingest uploads (Cloudflare Workers). Add documents with the CLI from your machine or CI:</p>
               <p><code>SUPABASE_URL=… SUPABASE_SERVICE_ROLE_KEY=… npm run ingest -- docs/ https://docs.example.com/sitemap.xml</code></p>`}
       </section>
+      <kb-admin-sync .api=${this.api} @kb-synced=${() => void this.load(0)}></kb-admin-sync>
       <div class="filters">
         <label>Search title or source <input type="search" .value=${this.search} @input=${(e: Event) => this.onSearch((e.target as HTMLInputElement).value)} /></label>
       </div>

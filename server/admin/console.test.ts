@@ -63,6 +63,8 @@ const ENDPOINTS: [string, string, unknown?][] = [
   ['GET', '/overview'],
   ['POST', '/try', { message: 'How do refunds work?' }],
   ['POST', '/documents/url', { url: 'https://example.com/' }],
+  ['GET', '/documents/sync'],
+  ['POST', '/documents/sync'],
   ['GET', '/settings'],
 ];
 

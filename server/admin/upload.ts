@@ -6,14 +6,18 @@
  * (≤ 5 MB), type by extension and by content (a PDF starts with `%PDF-`, text is valid UTF-8). Progress is
  * streamed as NDJSON (`UploadEvent`, one per line). Each document is written by one `ingest_document`
  * call — one transaction — so a failure leaves nothing half-written.
+ * `POST /api/admin/documents/sync` ("Sync now", Node only, when KB_SYNC_SOURCES is set) re-syncs the
+ * configured sources the same way, streaming the same events. Uploads, "Sync now" and the scheduled sync
+ * share one slot (./ingest-slot.ts): one ingestion at a time.
  */
 import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
-import { UPLOAD_EXTENSIONS, UPLOAD_MAX_BYTES, UrlUploadSchema, type UploadEvent } from '../../protocol/index.ts';
+import { UPLOAD_EXTENSIONS, UPLOAD_MAX_BYTES, UrlUploadSchema, type SyncOverview, type UploadEvent } from '../../protocol/index.ts';
 import type { AuthVariables } from '../auth/jwt.ts';
 import { parseBody, readJson } from '../chat/request.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { StoreError, type ChatStore } from '../store/types.ts';
+import { IngestSlot } from './ingest-slot.ts';
 
 export type UploadDone = Extract<UploadEvent, { type: 'done' }>;
 
@@ -22,6 +26,12 @@ export interface AdminUploader {
   files(files: { name: string; bytes: Uint8Array }[], onProgress: (event: UploadEvent) => void): Promise<UploadDone>;
   /** Crawls a page or sitemap (robots.txt obeyed, at most `maxPages`) and ingests what it finds. */
   url(url: string, maxPages: number, onProgress: (event: UploadEvent) => void): Promise<UploadDone>;
+  /** Re-syncs the configured sources (KB_SYNC_SOURCES); absent when none are configured. */
+  sync?(onProgress: (event: UploadEvent) => void): Promise<UploadDone>;
+  /** The server's one ingestion slot, shared with its scheduled sync. */
+  slot?: IngestSlot;
+  /** KB_SYNC_SOURCES and KB_SYNC_INTERVAL (seconds, null: no schedule), shown in the console. */
+  syncSchedule?: { sources: string[]; intervalSeconds: number | null };
 }
 
 const TEXT_EXTENSIONS = new Set(['.md', '.mdx', '.markdown', '.html', '.htm', '.txt']);
@@ -51,45 +61,32 @@ export function uploadProblem(name: string, bytes: Uint8Array): string | null {
 
 export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: AdminUploader }) {
   const app = new Hono<{ Variables: AuthVariables }>();
-  let busy = false;
+  const slot = uploader?.slot ?? new IngestSlot();
 
-  /**
-   * Takes the one upload slot, or throws 409. The check and the claim happen together, before any await:
-   * checked after an await (the admin check, reading the body), two requests arriving together could both
-   * see the slot free and both run. Returns the slot's release, which must be called exactly once.
-   */
-  const claim = (): (() => void) => {
+  /** Checks the caller and takes the slot; returns its release. */
+  const start = async (claims: AuthVariables['claims'], what = 'an upload'): Promise<() => void> => {
     if (!uploader) {
       throw new AppError(501, 'unavailable', 'Uploads run on the Node server. Here, add documents with the CLI: npm run ingest -- <files|urls> (see the README).');
     }
-    if (busy) throw new AppError(409, 'conflict', 'Another upload is running. Please wait for it to finish.');
-    busy = true;
-    let held = true;
-    return () => {
-      if (held) busy = held = false;
-    };
-  };
-
-  const checkAdmin = async (claims: AuthVariables['claims']) => {
     await store.adminWhoami(claims).catch((error) => {
       if (error instanceof StoreError && error.kind === 'forbidden') throw new AppError(403, 'forbidden', 'Only administrators can add documents.');
       throw fromStoreError(error);
     });
-  };
-
-  /** Runs `handle` holding the upload slot: released when it throws (a 4xx before the stream), else by the stream. */
-  const exclusive = async (handle: (release: () => void) => Promise<Response>): Promise<Response> => {
-    const release = claim();
-    try {
-      return await handle(release);
-    } catch (error) {
-      release();
-      throw error;
+    const release = slot.tryAcquire(what);
+    if (!release) {
+      const holder = slot.busy ?? what;
+      const running = holder === what ? `Another ${what.replace(/^an? /, '')}` : capitalise(holder);
+      throw new AppError(409, 'conflict', `${running} is running. Please wait for it to finish.`);
     }
+    return release;
   };
 
-  /** Streams the pipeline's progress as NDJSON; the last line is `done` or `error`. */
-  const progress = (c: Parameters<typeof stream>[0], release: () => void, run: (onProgress: (e: UploadEvent) => void) => Promise<UploadDone>) => {
+  /** Streams the pipeline's progress as NDJSON; the last line is `done` or `error`. Releases the slot at the end. */
+  const progress = (
+    c: Parameters<typeof stream>[0],
+    release: () => void,
+    run: (onProgress: (e: UploadEvent) => void) => Promise<UploadDone>,
+  ) => {
     c.header('Content-Type', 'application/x-ndjson; charset=utf-8');
     c.header('Cache-Control', 'no-store');
     return stream(c, async (out) => {
@@ -107,9 +104,9 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
     });
   };
 
-  app.post('/upload', (c) =>
-    exclusive(async function uploadFile(release) {
-      await checkAdmin(c.get('claims'));
+  app.post('/upload', async function uploadFile(c) {
+    const release = await start(c.get('claims'));
+    try {
       const type = c.req.header('Content-Type') ?? '';
       if (!type.startsWith('multipart/form-data')) throw new AppError(400, 'invalid_request', 'body: must be multipart/form-data with a file field.');
       const form = await c.req.formData().catch(() => {
@@ -123,16 +120,47 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
       const problem = uploadProblem(name, bytes);
       if (problem) throw new AppError(problem.includes('at most') ? 413 : 400, problem.includes('at most') ? 'payload_too_large' : 'invalid_request', `${problem}.`);
       return progress(c, release, (onProgress) => uploader!.files([{ name, bytes }], onProgress));
-    }),
-  );
+    } catch (error) {
+      release();
+      throw error;
+    }
+  });
 
-  app.post('/url', (c) =>
-    exclusive(async function uploadUrl(release) {
-      await checkAdmin(c.get('claims'));
-      const { url, max_pages } = parseBody(UrlUploadSchema, await readJson(c.req.raw));
-      return progress(c, release, (onProgress) => uploader!.url(url, max_pages, onProgress));
-    }),
-  );
+  app.post('/url', async function uploadUrl(c) {
+    const { url, max_pages } = parseBody(UrlUploadSchema, await readJson(c.req.raw));
+    const release = await start(c.get('claims'));
+    return progress(c, release, (onProgress) => uploader!.url(url, max_pages, onProgress));
+  });
+
+  // Per source, its latest run (from kb_sync_runs, written by every sync wherever it ran: the CLI, a GitHub
+  // workflow, this server), plus this server's schedule and what holds its ingestion slot right now.
+  app.get('/sync', async function syncStatus(c) {
+    const sources = await store.adminSyncStatus(c.get('claims')).catch((error) => {
+      if (error instanceof StoreError && error.kind === 'forbidden') throw new AppError(403, 'forbidden', 'Only administrators can see sync runs.');
+      throw fromStoreError(error);
+    });
+    return c.json<SyncOverview>({
+      sources,
+      schedule: uploader?.syncSchedule ?? null,
+      sync_now: !!uploader?.sync,
+      running: uploader ? slot.busy : null,
+    });
+  });
+
+  app.post('/sync', async function syncNow(c) {
+    if (!uploader) {
+      throw new AppError(501, 'unavailable', 'Syncing runs on the Node server. Here, sync with the CLI (npm run ingest -- <sources>) or the scheduled workflow (see docs/deploy.md).');
+    }
+    if (!uploader.sync) {
+      throw new AppError(501, 'unavailable', 'No sources to sync: set KB_SYNC_SOURCES on the server (see the README), or run npm run ingest -- <sources>.');
+    }
+    const release = await start(c.get('claims'), 'a sync');
+    return progress(c, release, (onProgress) => uploader!.sync!(onProgress));
+  });
 
   return app;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

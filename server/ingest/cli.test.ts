@@ -81,7 +81,7 @@ describe('scripts/ingest.ts', () => {
     expect(second.stdout).toMatch(
       /^Ingested 3 documents \(0 added, 1 updated, 1 unchanged, 1 failed\), 1 chunk in \d+\.\d s( \(\d+ chunks\/s after a \d+\.\d s model load\))?$/m,
     );
-    expect(second.stdout).toContain('[1/3] failed missing.md: no such file or directory');
+    expect(second.stdout).toContain('[3/3] failed missing.md: no such file or directory');
     expect(second.stderr).toContain('✗ missing.md: no such file or directory');
   });
 

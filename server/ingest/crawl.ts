@@ -9,6 +9,9 @@
  * `allowPrivate`, redirects re-checked hop by hop, bodies capped per response and per crawl. A sitemap's
  * entries are taken only on the sitemap's own origin, as links are only followed on the start URLs' origins:
  * a sitemap must not send the crawler to other sites.
+ * Re-crawling: a page in `cached` (stored by an earlier run) is asked for with If-None-Match /
+ * If-Modified-Since; a 304 answer is handed on as `notModified` with no body read, and, when the page was
+ * reached by following links, the links stored for it are followed again.
  */
 import { Parser } from 'htmlparser2';
 import robotsParser from 'robots-parser';
@@ -27,6 +30,18 @@ export interface CrawlOptions extends GuardOptions {
   /** Per request. Default 20 s. */
   timeoutMs?: number;
   userAgent?: string;
+  /** Pages stored by an earlier run, by the URL requested: asked "changed since?" instead of downloaded. */
+  cached?: ReadonlyMap<string, CachedPage>;
+}
+
+/** What an earlier run stored about a page. */
+export interface CachedPage {
+  /** The document's source (the page's canonical URL). */
+  source: string;
+  etag: string | null;
+  lastModified: string | null;
+  /** The same-origin links the page had, for a page reached by following links. */
+  links?: string[];
 }
 
 export interface CrawledPage {
@@ -36,6 +51,15 @@ export interface CrawledPage {
   fetchedUrl: string;
   format: SourceType;
   bytes: Uint8Array;
+  /** The URL asked for (a sitemap entry, a link): what the next run's `cached` is keyed by. */
+  requestedUrl: string;
+  /** The response's validators, for the next run's conditional request. */
+  etag: string | null;
+  lastModified: string | null;
+  /** A page reached by following links: the same-origin links it has (followed again on a 304). */
+  links?: string[];
+  /** 304: the stored version is current; `bytes` is empty and nothing was parsed. */
+  notModified?: boolean;
 }
 
 export interface CrawlResult {
@@ -51,6 +75,8 @@ export interface CrawlResult {
   origins: string[];
   /** More pages were found than `maxPages` allowed, or the crawl's byte budget ran out. */
   limitReached: boolean;
+  /** Body bytes downloaded (pages, robots.txt, sitemaps). */
+  bytes: number;
 }
 
 export const USER_AGENT = 'kb-chat-ingest';
@@ -68,7 +94,9 @@ export async function crawl(
 ): Promise<CrawlResult> {
   const guard = createFetchGuard(options);
   try {
-    return await crawlWith(guard, startUrls, options, onPage);
+    const result = await crawlWith(guard, startUrls, options, onPage);
+    result.bytes = guard.bytesRead;
+    return result;
   } finally {
     await guard.close();
   }
@@ -81,8 +109,8 @@ async function crawlWith(
   onPage: (page: CrawledPage) => Promise<void>,
 ): Promise<CrawlResult> {
   const { maxPages = 500, concurrency = 4, userAgent = USER_AGENT } = options;
-  const get = (url: string, accept: string) => fetchWithRetry(guard, url, accept, options, userAgent);
-  const result: CrawlResult = { seen: [], failed: [], disallowed: [], skipped: [], origins: [], limitReached: false };
+  const get = (url: string, accept: string, extra: Record<string, string> = {}) => fetchWithRetry(guard, url, accept, options, userAgent, extra);
+  const result: CrawlResult = { seen: [], failed: [], disallowed: [], skipped: [], origins: [], limitReached: false, bytes: 0 };
   const robots = new Map<string, Promise<ReturnType<typeof robotsParser> | null>>();
   const queued = new Set<string>();
   const canonicalSeen = new Set<string>();
@@ -139,11 +167,27 @@ async function crawlWith(
       result.disallowed.push(url);
       return;
     }
+    const cached = options.cached?.get(url);
+    const conditional: Record<string, string> = {};
+    if (cached?.etag) conditional['if-none-match'] = cached.etag;
+    if (cached?.lastModified) conditional['if-modified-since'] = cached.lastModified;
     let res: GuardedResponse;
     try {
-      res = await get(url, 'text/html, application/pdf;q=0.9, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.1');
+      res = await get(url, 'text/html, application/pdf;q=0.9, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.1', conditional);
     } catch (error) {
       fail(url, error);
+      return;
+    }
+    if (res.status === 304 && cached) {
+      await res.discard();
+      if (follow) for (const link of cached.links ?? []) if (startOrigins.has(new URL(link).origin)) enqueue(link, undefined, true);
+      if (canonicalSeen.has(cached.source)) return;
+      canonicalSeen.add(cached.source);
+      result.seen.push(cached.source);
+      await onPage({
+        url: cached.source, fetchedUrl: res.url, requestedUrl: url, format: 'html', bytes: new Uint8Array(),
+        etag: cached.etag, lastModified: cached.lastModified, notModified: true,
+      });
       return;
     }
     if (!res.ok) {
@@ -166,21 +210,29 @@ async function crawlWith(
       return;
     }
     let canonical = stripHash(fetchedUrl);
+    let followed: string[] | undefined;
     if (format === 'html') {
       const { links, canonical: declared } = scanHtml(new TextDecoder().decode(bytes));
       const resolved = declared ? safeUrl(declared, fetchedUrl) : null;
       if (resolved && resolved.origin === new URL(fetchedUrl).origin) canonical = stripHash(resolved.toString());
       if (follow) {
+        const targets = new Set<string>();
         for (const link of links) {
           const target = safeUrl(link, fetchedUrl);
-          if (target && startOrigins.has(target.origin)) enqueue(target.toString(), undefined, true);
+          if (target && startOrigins.has(target.origin)) targets.add(target.toString());
         }
+        followed = [...targets];
+        for (const target of followed) enqueue(target, undefined, true);
       }
     }
     if (canonicalSeen.has(canonical)) return;
     canonicalSeen.add(canonical);
     result.seen.push(canonical);
-    await onPage({ url: canonical, fetchedUrl, format, bytes });
+    await onPage({
+      url: canonical, fetchedUrl, requestedUrl: url, format, bytes,
+      etag: res.headers.get('etag'), lastModified: res.headers.get('last-modified'),
+      ...(followed ? { links: followed } : {}),
+    });
   };
 
   const fail = (url: string, error: unknown): void => {
@@ -273,13 +325,20 @@ async function readSitemap(
  * GET through the guard with retries: network errors, 408, 429 and 5xx; exponential backoff with jitter,
  * Retry-After ≤ 30 s. A refusal is final (asking again would get the same answer).
  */
-async function fetchWithRetry(guard: FetchGuard, url: string, accept: string, options: CrawlOptions, userAgent: string): Promise<GuardedResponse> {
+async function fetchWithRetry(
+  guard: FetchGuard,
+  url: string,
+  accept: string,
+  options: CrawlOptions,
+  userAgent: string,
+  extra: Record<string, string> = {},
+): Promise<GuardedResponse> {
   const { retries = 3, backoffMs = 500, timeoutMs = 20_000 } = options;
   for (let attempt = 0; ; attempt++) {
     let res: GuardedResponse | null = null;
     let failure: unknown = null;
     try {
-      res = await guard.fetch(url, { headers: { 'user-agent': userAgent, accept }, signal: AbortSignal.timeout(timeoutMs) });
+      res = await guard.fetch(url, { headers: { ...extra, 'user-agent': userAgent, accept }, signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
       if (error instanceof CrawlRefusal) throw error;
       failure = error;

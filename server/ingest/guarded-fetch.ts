@@ -66,6 +66,8 @@ export interface FetchGuard {
   fetch(url: string, init: { headers: Record<string, string>; signal?: AbortSignal }): Promise<GuardedResponse>;
   /** The crawl's byte budget is spent: nothing more is fetched. */
   readonly exhausted: boolean;
+  /** Body bytes read so far (what the byte budget counts; headers not included). */
+  readonly bytesRead: number;
   close(): Promise<void>;
 }
 
@@ -158,6 +160,9 @@ export function createFetchGuard(options: GuardOptions = {}): FetchGuard {
   return {
     get exhausted() {
       return exhausted;
+    },
+    get bytesRead() {
+      return spent;
     },
     async fetch(url, { headers, signal }) {
       let current = new URL(url);

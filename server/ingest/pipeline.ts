@@ -10,12 +10,18 @@
  * Documents are prepared (parsed, chunked, embedded) concurrently — in a worker pool when one is given —
  * and written one at a time in input order. A large run into the embedded database drops the HNSW index
  * and rebuilds it at the end, several times faster than inserting into it row by row.
+ *
+ * A crawled page is re-read conditionally: the validators (ETag, Last-Modified) of the response it was
+ * stored from are kept with the document (`kb_set_http_cache`), and the next crawl sends them; a 304 is
+ * `unchanged` without a download, a parse or a database write. The validators are stored only after the
+ * document is, and are trusted only while the document's checksum, the chunker version and the model are
+ * the ones they were stored with.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { IngestStore } from '../store/types.ts';
-import { crawl, type CrawlOptions, type CrawlResult } from './crawl.ts';
+import type { HttpCache, IngestStore } from '../store/types.ts';
+import { crawl, type CachedPage, type CrawlOptions, type CrawlResult } from './crawl.ts';
 import type { DocumentDefaults, SourceType } from './document.ts';
 import type { Embedder } from './embedder.ts';
 import { resolveInputs } from './files.ts';
@@ -59,6 +65,8 @@ export interface IngestOptions {
   crawl?: CrawlOptions;
   /** Drop and rebuild the HNSW index around a large run: 'auto' (default) decides by size. */
   deferIndex?: boolean | 'auto';
+  /** Send the stored validators when re-crawling (default true); false downloads every page. */
+  conditional?: boolean;
 }
 
 export interface IngestSummary {
@@ -72,6 +80,8 @@ export interface IngestSummary {
   pruned: string[];
   /** Chunks written by this run (with --dry-run: chunks of the documents that would be written: 0). */
   chunks: number;
+  /** Body bytes the crawl downloaded (0 for files). */
+  bytes: number;
   seconds: number;
   dry_run: boolean;
 }
@@ -82,6 +92,8 @@ interface Item {
   bytes: Uint8Array;
   defaults: DocumentDefaults;
   origin: Record<string, unknown>;
+  /** A crawled page's validators, stored once the document is (a 304 next time). */
+  cache?: Pick<HttpCache, 'url' | 'etag' | 'last_modified' | 'links'>;
 }
 
 /** Below this many changed documents the index is kept (rebuilding costs more than it saves). */
@@ -107,7 +119,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 
   const { files, invalid, skipped, roots } = await resolveInputs(paths, cwd);
   const summary: IngestSummary = {
-    added: 0, updated: 0, unchanged: 0, failed: [], skipped, pruned: [], chunks: 0, seconds: 0, dry_run: dryRun,
+    added: 0, updated: 0, unchanged: 0, failed: [], skipped, pruned: [], chunks: 0, bytes: 0, seconds: 0, dry_run: dryRun,
   };
   let total = files.length + invalid.length + urls.length;
   let done = 0;
@@ -139,11 +151,23 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     return { outcome: state ? 'updated' : 'added', checksum };
   };
 
+  /**
+   * After a page is stored (or found unchanged): its validators, for a conditional request next time. A
+   * failure here costs only a download next time, so it is not the page's failure.
+   */
+  const remember = async (item: Item, checksum: string): Promise<void> => {
+    if (dryRun || !item.cache || (item.cache.etag === null && item.cache.last_modified === null)) return;
+    await store.setHttpCache(item.source, { ...item.cache, checksum, chunking: CHUNKING_VERSION, model }).catch(() => {});
+  };
+
   /** Prepares a changed source now and writes it after the ones submitted before it. */
   const submit = async (item: Item, { outcome, checksum }: { outcome: Outcome; checksum: string }): Promise<void> => {
     if (fatal) return;
     if (outcome === 'unchanged') {
-      writes = writes.then(() => report(item.source, 'unchanged', 0));
+      writes = writes.then(async () => {
+        await remember(item, checksum);
+        report(item.source, 'unchanged', 0);
+      });
       return;
     }
     if (dryRun) {
@@ -167,6 +191,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
           if (options.deferIndex === true || large) deferred = await store.deferEmbeddingIndex();
         }
         await store.ingestDocument({ source: item.source, name: doc.name, meta: doc.meta, checksum, model, chunks: doc.chunks });
+        await remember(item, checksum);
         report(item.source, outcome, doc.chunks.length);
       } catch (error) {
         if (error instanceof Error && error.name === 'EmbedderLoadError') fatal = error;
@@ -203,17 +228,24 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     }
     if (urls.length > 0 && !fatal) {
       total -= urls.length;
-      crawlResult = await crawl(urls, options.crawl ?? {}, async (page) => {
+      const cached = options.conditional === false ? undefined : await cachedPages(store, urls, model);
+      crawlResult = await crawl(urls, { ...options.crawl, ...(cached ? { cached } : {}) }, async (page) => {
         total += 1;
+        if (page.notModified) {
+          writes = writes.then(() => report(page.url, 'unchanged', 0));
+          return;
+        }
         const item: Item = {
           source: page.url,
           format: page.format,
           bytes: page.bytes,
           defaults: { fileTitle: page.url, url: page.url },
           origin: { fetched_url: page.fetchedUrl },
+          cache: { url: page.requestedUrl, etag: page.etag, last_modified: page.lastModified, ...(page.links ? { links: page.links } : {}) },
         };
         await submit(item, await check(item));
       });
+      summary.bytes = crawlResult.bytes;
       total += crawlResult.failed.length;
       for (const failure of crawlResult.failed) writes = writes.then(() => report(failure.source, 'failed', 0, failure.error));
       summary.skipped.push(...crawlResult.disallowed.map((u) => `${u} (robots.txt)`));
@@ -232,6 +264,22 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   if (!dryRun && summary.added + summary.updated + summary.pruned.length > 0) await store.optimize();
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
+}
+
+/**
+ * The validators stored for pages on the start URLs' origins, by the URL requested, that still describe
+ * what is stored: made by this chunker version and this model (the SQL function checks the checksum).
+ */
+async function cachedPages(store: IngestStore, urls: string[], model: string): Promise<Map<string, CachedPage>> {
+  const cached = new Map<string, CachedPage>();
+  const origins = new Set(urls.map((u) => `${new URL(u).origin}/`));
+  for (const origin of origins) {
+    for (const { source, http_cache: c } of await store.httpCache(origin)) {
+      if (c.chunking !== CHUNKING_VERSION || c.model !== model) continue;
+      cached.set(c.url, { source, etag: c.etag, lastModified: c.last_modified, ...(c.links ? { links: c.links } : {}) });
+    }
+  }
+  return cached;
 }
 
 /**

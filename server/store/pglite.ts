@@ -37,8 +37,12 @@ import {
   type SessionRow,
   type StoredChunk,
   type TurnState,
+  type HttpCache,
+  type SyncCounts,
+  type SyncStatus,
+  type SyncTrigger,
 } from './types.ts';
-import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
+import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toSyncStatus, toTurnState, type TurnRow } from './rows.ts';
 
 export interface PgliteStore extends ChatStore, LocalAuthStore, IngestStore {
   readonly db: PGlite;
@@ -471,6 +475,28 @@ class Store implements PgliteStore {
       // inside a function, hence here rather than in kb_optimize.
       await db.exec('vacuum kb_corpus_stats, kb_lexemes');
     });
+  }
+
+  async httpCache(prefix: string): Promise<{ source: string; http_cache: HttpCache }[]> {
+    const { rows } = await this.run((q) => q.query<{ source: string; http_cache: HttpCache }>('select * from kb_http_cache($1)', [prefix]));
+    return rows;
+  }
+
+  async setHttpCache(source: string, cache: HttpCache | null): Promise<boolean> {
+    return (await this.scalar<boolean | null>('select kb_set_http_cache($1, $2) as v', [source, cache && JSON.stringify(cache)])) === true;
+  }
+
+  async startSyncRun(source: string, trigger: SyncTrigger): Promise<string> {
+    return this.scalar<string>('select kb_sync_run_start($1, $2) as v', [source, trigger]);
+  }
+
+  async finishSyncRun(id: string, counts: SyncCounts, errors: { source: string; error: string }[]): Promise<void> {
+    await this.run((q) => q.query('select kb_sync_run_finish($1, $2, $3)', [id, JSON.stringify(counts), JSON.stringify(errors)]));
+  }
+
+  async adminSyncStatus(claims: JwtClaims): Promise<SyncStatus[]> {
+    const { rows } = await this.asVisitor(claims, (tx) => tx.query<Record<string, unknown>>('select * from admin_sync_status()'));
+    return rows.map(toSyncStatus);
   }
 
   private async scalar<T>(sql: string, params: unknown[] = []): Promise<T> {

@@ -3,7 +3,7 @@
  * PGlite hands back Dates and parsed JSON; PostgREST hands back ISO strings and parsed JSON.
  */
 import type { AdminCitation, AdminConversation, AdminDocument, AdminGap, Citation, Overview, Page } from '../../protocol/index.ts';
-import type { StoredSettings, TurnState } from './types.ts';
+import type { StoredSettings, SyncStatus, TurnState } from './types.ts';
 
 /** One row of `chat_begin_turn`. */
 export interface TurnRow {
@@ -148,5 +148,18 @@ export function storedSettings(row: Omit<StoredSettings, 'updated_at'> & { updat
     greeting: row.greeting ?? null,
     refusal_suggestions: row.refusal_suggestions ?? null,
     updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** One row of `admin_sync_status`, with its timestamps as ISO strings. */
+export function toSyncStatus(row: Record<string, unknown>): SyncStatus {
+  return {
+    source: String(row.source),
+    trigger: row.trigger as SyncStatus['trigger'],
+    started_at: iso(row.started_at),
+    finished_at: row.finished_at == null ? null : iso(row.finished_at),
+    counts: (row.counts ?? {}) as SyncStatus['counts'],
+    errors: (row.errors ?? []) as SyncStatus['errors'],
+    last_success_at: row.last_success_at == null ? null : iso(row.last_success_at),
   };
 }

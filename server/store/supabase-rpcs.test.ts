@@ -244,6 +244,35 @@ const EXERCISES: Record<string, () => Promise<void>> = {
       await pg.db.query('select kb_set_answer_write_key($1)', [await answerWriteKeyHash(KEY)]);
     }
   },
+  // Re-crawling and sync runs (20261126050000): validators stored and read back only while the checksum matches.
+  setHttpCache: async () => {
+    const cache = { url: 'https://docs.example.com/billing', etag: '"v1"', last_modified: null, checksum: 'c1', chunking: 'chunks-2', model: MODEL };
+    expect(await ingest.setHttpCache('docs/billing.md', cache)).toBe(true);
+    expect(await ingest.setHttpCache('docs/missing.md', cache)).toBe(false);
+  },
+  httpCache: async () => {
+    await pg.setHttpCache('docs/billing.md', { url: 'u', etag: '"v1"', last_modified: null, checksum: 'c1', chunking: 'chunks-2', model: MODEL });
+    expect(await ingest.httpCache('docs/')).toEqual([{ source: 'docs/billing.md', http_cache: expect.objectContaining({ etag: '"v1"' }) }]);
+    expect(await ingest.httpCache('https://')).toEqual([]);
+  },
+  startSyncRun: async () => {
+    const id = await ingest.startSyncRun('docs/', 'cli');
+    expect((await pg.db.query('select source, finished_at from kb_sync_runs where id = $1', [id])).rows).toEqual([{ source: 'docs/', finished_at: null }]);
+  },
+  finishSyncRun: async () => {
+    const id = await pg.startSyncRun('docs/', 'schedule');
+    await ingest.finishSyncRun(id, { added: 1, updated: 0, unchanged: 0, removed: 0, failed: 1, chunks: 2, bytes: 0 }, [{ source: 'docs/x.md', error: 'broken' }]);
+    const { rows } = await pg.db.query<{ counts: { added: number }; errors: unknown[] }>('select counts, errors from kb_sync_runs where id = $1', [id]);
+    expect(rows[0]).toMatchObject({ counts: { added: 1 }, errors: [{ source: 'docs/x.md', error: 'broken' }] });
+  },
+  adminSyncStatus: async () => {
+    await pg.db.exec('delete from kb_sync_runs');
+    const id = await pg.startSyncRun('docs/', 'cli');
+    await pg.finishSyncRun(id, { added: 2, updated: 0, unchanged: 0, removed: 0, failed: 0, chunks: 4, bytes: 0 }, []);
+    const [status] = await chat.adminSyncStatus(await asAdmin());
+    expect(status).toMatchObject({ source: 'docs/', trigger: 'cli', counts: { added: 2 }, errors: [] });
+    expect(status!.last_success_at).toBe(status!.finished_at);
+  },
   // The console's (admins only; Alice's claims with the admin role).
   adminWhoami: async () => expect(await chat.adminWhoami(await asAdmin())).toEqual({ user_id: world.alice.sub }),
   adminListGaps: async () => {

@@ -35,9 +35,10 @@ import {
   type SessionRow,
   type StoredChunk,
   type TurnState,
+  type HttpCache,
 } from './types.ts';
 import { ANSWER_KEY_REFUSED } from './answer-key.ts';
-import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
+import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toSyncStatus, toTurnState, type TurnRow } from './rows.ts';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './rpc-retry.ts';
 
 /**
@@ -104,6 +105,13 @@ export const RETRIED: Record<string, boolean> = {
   // The webhook with its secret: the service role's only (the ingestion CLI's store), so a sync run emits
   // `sync.finished` to the webhook an admin set in the console.
   kb_webhook_target: true,
+  // Re-crawling (20261126050000_sync_runs.sql): validators set to a value; a run finished with the same
+  // counts again. Starting a run inserts a row: a retry would leave a second, never-finished one.
+  kb_http_cache: true,
+  kb_set_http_cache: true,
+  kb_sync_run_start: false,
+  kb_sync_run_finish: true,
+  admin_sync_status: true,
 };
 
 export interface SupabaseStoreOptions {
@@ -375,6 +383,10 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
     async adminGetWebhook(claims) {
       return (await asVisitor<{ url: string | null; secret_set: boolean }[]>(claims, 'admin_get_webhook', {}))?.[0] ?? { url: null, secret_set: false };
     },
+
+    async adminSyncStatus(claims) {
+      return ((await asVisitor<Record<string, unknown>[]>(claims, 'admin_sync_status', {})) ?? []).map(toSyncStatus);
+    },
   };
 }
 
@@ -440,6 +452,22 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
 
     async optimize() {
       await rpc('kb_optimize');
+    },
+
+    async httpCache(prefix) {
+      return (await rpc<{ source: string; http_cache: HttpCache }[]>('kb_http_cache', { p_prefix: prefix })) ?? [];
+    },
+
+    async setHttpCache(source, cache) {
+      return (await rpc<boolean | null>('kb_set_http_cache', { p_source: source, p_http_cache: cache })) === true;
+    },
+
+    async startSyncRun(source, trigger) {
+      return scalar('kb_sync_run_start', await rpc<string>('kb_sync_run_start', { p_source: source, p_trigger: trigger }));
+    },
+
+    async finishSyncRun(id, counts, errors) {
+      await rpc('kb_sync_run_finish', { p_id: id, p_counts: counts, p_errors: errors });
     },
   };
 }

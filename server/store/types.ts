@@ -4,7 +4,7 @@
  * Methods that take `claims` run as that visitor, exactly as PostgREST would: role `authenticated` and
  * `request.jwt.claims` set, so row-level security applies.
  */
-import type { AdminConversation, AdminDocument, AdminGap, AnswerMode, Citation, ConversationsQuery, FeedbackRating, Generated, Overview, Page } from '../../protocol/index.ts';
+import type { AdminConversation, AdminDocument, AdminGap, AnswerMode, Citation, ConversationsQuery, FeedbackRating, Generated, Overview, Page, SyncRun } from '../../protocol/index.ts';
 
 export type { AnswerMode, ConversationsQuery, Generated };
 
@@ -186,6 +186,8 @@ export interface AdminStore {
   adminExportFeedback(claims: JwtClaims, page: ExportPageQuery): Promise<ExportRow[]>;
   /** The console's view of the webhook (`admin_get_webhook`): the stored URL and whether a secret is stored. */
   adminGetWebhook(claims: JwtClaims): Promise<{ url: string | null; secret_set: boolean }>;
+  /** Per source, its latest sync run (newest first, at most 200). */
+  adminSyncStatus(claims: JwtClaims): Promise<SyncStatus[]>;
 }
 
 /** A row of an export function: its columns as the driver returns them, and the keyset cursor. */
@@ -350,7 +352,46 @@ export interface IngestStore {
    * `sync.finished` to it (server/node/webhooks.ts).
    */
   webhookTarget?(): Promise<{ url: string | null; secret: string | null }>;
+  /**
+   * Re-crawling (supabase/migrations/20261126050000_sync_runs.sql): the HTTP validators of documents under a
+   * prefix, still matching their document; storing them after a document is written or found unchanged.
+   */
+  httpCache(prefix: string): Promise<{ source: string; http_cache: HttpCache }[]>;
+  setHttpCache(source: string, cache: HttpCache | null): Promise<boolean>;
+  /** A run per source: started (returns its id), then finished with its counts and failed pages. */
+  startSyncRun(source: string, trigger: SyncTrigger): Promise<string>;
+  finishSyncRun(id: string, counts: SyncCounts, errors: { source: string; error: string }[]): Promise<void>;
 }
+
+/** What a conditional re-crawl needs to know about a page it stored before. */
+export interface HttpCache {
+  /** The URL requested (the document's source is its canonical URL). */
+  url: string;
+  etag: string | null;
+  last_modified: string | null;
+  /** The document's checksum, chunker version and model when these were stored: a change of any re-reads the page. */
+  checksum: string;
+  chunking: string;
+  model: string;
+  /** Same-origin links of a page reached by following links, followed again on a 304. */
+  links?: string[];
+}
+
+export type SyncTrigger = 'cli' | 'schedule' | 'console';
+
+export interface SyncCounts {
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  failed: number;
+  chunks: number;
+  /** Body bytes downloaded by the crawl (0 for files). */
+  bytes: number;
+}
+
+/** One row of `admin_sync_status`: a source's latest run (the wire shape, protocol/admin.ts). */
+export type SyncStatus = SyncRun;
 
 /** One row of `kb_list_documents`. */
 export interface DocumentInfo {

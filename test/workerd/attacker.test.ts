@@ -50,6 +50,7 @@ const ADMIN_ONLY = [
   'admin_overview',
   'admin_set_document_enabled',
   'admin_set_gap_done',
+  'admin_sync_status',
   'admin_whoami',
 ];
 const OPEN_TO_USERS = [
@@ -450,6 +451,7 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
           admin_list_conversations: { p_rating: 'any', p_outcome: 'any', p_from: null, p_to: null, p_limit: 200, p_offset: 0 },
           admin_list_documents: { p_query: '', p_limit: 200, p_offset: 0 },
           admin_overview: { p_from: '2026-01-01T00:00:00Z', p_to: '2026-02-01T00:00:00Z' },
+          admin_sync_status: {},
           admin_whoami: {},
           admin_export_conversations: { p_from: null, p_to: null, p_after: null, p_limit: 1000 },
           admin_export_gaps: { p_from: null, p_to: null, p_after: null, p_limit: 1000 },

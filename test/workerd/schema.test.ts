@@ -104,6 +104,12 @@ const CALLERS: Record<string, string[]> = {
   kb_assert_admin: ['service_role'],
   kb_visitor_id: ['service_role'],
   kb_page_bounds: ['service_role'],
+  // Re-crawling and sync runs (20261126050000): the ingester's; the console reads through admin_sync_status.
+  kb_http_cache: ['service_role'],
+  kb_set_http_cache: ['service_role'],
+  kb_sync_run_start: ['service_role'],
+  kb_sync_run_finish: ['service_role'],
+  admin_sync_status: ['authenticated', 'service_role'],
 };
 
 describe('supabase/migrations on a new database', () => {
@@ -136,6 +142,7 @@ describe('supabase/migrations on a new database', () => {
         'kb_embeddings',
         'kb_lexemes',
         'kb_settings',
+        'kb_sync_runs',
         'rate_limits',
       ].map((relname) => ({ relname, relrowsecurity: true })),
     );
@@ -189,6 +196,7 @@ describe('supabase/migrations on a new database', () => {
       'admin_overview',
       'admin_set_document_enabled',
       'admin_set_gap_done',
+      'admin_sync_status',
       'admin_whoami',
       // Chat writes check the caller themselves: visitors hold no INSERT/UPDATE/DELETE on the chat tables.
       'chat_begin_turn',
