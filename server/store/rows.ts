@@ -128,6 +128,8 @@ export function storedSettings(row: Omit<StoredSettings, 'updated_at'> & { updat
     hybrid_threshold: row.hybrid_threshold ?? null,
     greeting: row.greeting ?? null,
     refusal_suggestions: row.refusal_suggestions ?? null,
+    support_url: row.support_url ?? null,
+    starters: row.starters ?? null,
     updated_at: new Date(row.updated_at).toISOString(),
   };
 }

@@ -238,6 +238,10 @@ export interface StoredSettings {
   greeting: string | null;
   /** What a refusal offers (null: the server's list; [] none). */
   refusal_suggestions: string[] | null;
+  /** Where "Contact support" leads (https: or mailto:; null: the widget's `support-url`, else no link). */
+  support_url: string | null;
+  /** The empty panel's starter questions (null: the widget's `starters`, else none). */
+  starters: string[] | null;
   updated_at: string;
 }
 

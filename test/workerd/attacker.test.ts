@@ -243,6 +243,8 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
       'hybrid_threshold',
       'lexical_threshold',
       'refusal_suggestions',
+      'starters',
+      'support_url',
       'updated_at',
     ]);
   },

@@ -54,6 +54,9 @@ const CALLERS: Record<string, string[]> = {
   kb_set_settings: ['authenticated', 'service_role'],
   // The CHECK behind kb_settings.refusal_suggestions (20261125010000): nothing for callers.
   kb_refusal_suggestions_ok: ['service_role'],
+  // … and behind kb_settings.support_url and .starters (20261126040000).
+  kb_support_url_ok: ['service_role'],
+  kb_starters_ok: ['service_role'],
   get_chunk: ['authenticated', 'service_role'],
   ingest_document: ['service_role'],
   document_state: ['service_role'],
