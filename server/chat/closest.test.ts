@@ -1,6 +1,6 @@
 /**
  * A refusal that leads somewhere: built-in actions instead of questions, and "Closest pages" only when the
- * best passage came close to the gate (vector mode, threshold 0.35: the band is 4 % of it, down to 0.336).
+ * best passage came close to the gate (vector mode, threshold 0.35: the band is 10 % of it, down to 0.315).
  */
 import { describe, expect, it } from 'vitest';
 import type { Refusal, SessionDetail } from '../../protocol/index.ts';
