@@ -2,7 +2,7 @@
  * Row shapes that both stores read back from the SQL functions, and their conversion to what the API uses.
  * PGlite hands back Dates and parsed JSON; PostgREST hands back ISO strings and parsed JSON.
  */
-import type { AdminConversation, AdminDocument, AdminGap, Citation, Overview, Page } from '../../protocol/index.ts';
+import type { AdminConversation, AdminDocument, AdminGap, AdminThread, AdminThreadTurn, Citation, Overview, Page, Related } from '../../protocol/index.ts';
 import type { StoredSettings, TurnState } from './types.ts';
 
 /** One row of `chat_begin_turn`. */
@@ -72,6 +72,33 @@ export function toAdminConversation(r: Record<string, unknown>): AdminConversati
     rating: r.rating === null || r.rating === undefined ? null : Number(r.rating) === 1 ? 1 : -1,
     comment: (r.comment as string | null) ?? null,
     generated: isGenerated(r.generated) ? { text: r.generated.text, model: r.generated.model } : null,
+  };
+}
+
+/** `admin_get_thread` rows (one per question, oldest first) as one thread; null when there are none. */
+export function toAdminThread(rows: Record<string, unknown>[]): AdminThread | null {
+  const first = rows[0];
+  if (!first) return null;
+  return {
+    session_id: String(first.session_id),
+    title: String(first.title),
+    visitor: String(first.visitor),
+    turns: rows.map((r): AdminThreadTurn => ({
+      question_id: String(r.question_id),
+      question: String(r.question),
+      asked_at: iso(r.asked_at),
+      message_id: r.message_id == null ? null : String(r.message_id),
+      answer: r.answer == null ? null : String(r.answer),
+      kind: r.kind === 'refusal' ? 'refusal' : r.kind == null ? null : 'answer',
+      reason: (r.reason as string | null) ?? null,
+      citations: Array.isArray(r.citations) ? (r.citations as Citation[]) : [],
+      closest: Array.isArray(r.closest) ? (r.closest as Related[]) : [],
+      confidence: (r.confidence as AdminThreadTurn['confidence']) ?? null,
+      mode: (r.mode as AdminThreadTurn['mode']) ?? null,
+      rating: r.rating == null ? null : Number(r.rating) === 1 ? 1 : -1,
+      comment: (r.comment as string | null) ?? null,
+      generated: isGenerated(r.generated) ? { text: r.generated.text, model: r.generated.model } : null,
+    })),
   };
 }
 

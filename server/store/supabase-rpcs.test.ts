@@ -240,6 +240,12 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     const page = await chat.adminListConversations(await asAdmin(), { rating: 'any', outcome: 'answered', limit: 10, offset: 0 });
     expect(page.items.map((c) => [c.message_id, c.question, c.answer, c.rating])).toEqual([[answerId, 'Refunds?', 'Within 14 days.', null]]);
   },
+  adminGetThread: async () => {
+    const { sessionId, messageId, answerId } = await aliceTurn('Refunds?');
+    const thread = await chat.adminGetThread(await asAdmin(), sessionId);
+    expect(thread?.turns.map((t) => [t.question_id, t.question, t.message_id, t.answer, t.kind])).toEqual([[messageId, 'Refunds?', answerId, 'Within 14 days.', 'answer']]);
+    expect(await chat.adminGetThread(await asAdmin(), crypto.randomUUID())).toBe(null);
+  },
   adminListDocuments: async () => {
     const page = await chat.adminListDocuments(await asAdmin(), { q: 'bill', limit: 10, offset: 0 });
     expect(page.items.map((d) => [d.id, d.title, d.chunks, d.embedding_model])).toEqual([[world.documentId, 'Billing', 2, MODEL]]);

@@ -33,7 +33,7 @@ import {
   type StoredChunk,
   type TurnState,
 } from './types.ts';
-import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
+import { iso, storedSettings, toAdminConversation, toAdminThread, toAdminDocument, toAdminGap, toOverview, toPage, toTurnState, type TurnRow } from './rows.ts';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './rpc-retry.ts';
 
 /**
@@ -85,6 +85,7 @@ export const RETRIED: Record<string, boolean> = {
   admin_list_gaps: true,
   admin_set_gap_done: true,
   admin_list_conversations: true,
+  admin_get_thread: true,
   admin_list_documents: true,
   admin_set_document_enabled: true,
   // "Was it there?" would be wrong after a lost first response.
@@ -305,6 +306,10 @@ export function createSupabaseChatStore(options: SupabaseStoreOptions): ChatStor
 
     async adminSetGapDone(claims, questionKey, done) {
       return (await asVisitor<boolean>(claims, 'admin_set_gap_done', { p_question_key: questionKey, p_done: done })) === true;
+    },
+
+    async adminGetThread(claims, sessionId) {
+      return toAdminThread((await asVisitor<Record<string, unknown>[]>(claims, 'admin_get_thread', { p_session_id: sessionId })) ?? []);
     },
 
     async adminListConversations(claims, q) {

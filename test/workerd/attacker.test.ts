@@ -28,6 +28,7 @@ const OPEN_TO_ANON = ['kb_get_settings', 'kb_has_documents', 'kb_stats'];
 /** The console's functions (20261125030000): callable by signed-in users, each refusing all but admins itself. */
 const ADMIN_ONLY = [
   'admin_delete_document',
+  'admin_get_thread',
   'admin_list_conversations',
   'admin_list_documents',
   'admin_list_gaps',
@@ -434,6 +435,8 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
           admin_list_documents: { p_query: '', p_limit: 200, p_offset: 0 },
           admin_overview: { p_from: '2026-01-01T00:00:00Z', p_to: '2026-02-01T00:00:00Z' },
           admin_whoami: {},
+          // Another visitor's conversation, read whole: refused like the list.
+          admin_get_thread: { p_session_id: crypto.randomUUID() },
         };
         expectRefused(await path.rpc(fn, args[fn]!, 'mallory'), 'mallory', /admins only/);
         expect(await owner(`select enabled from kb_documents where id = $1`, [world.docId])).toEqual([{ enabled: true }]);

@@ -81,6 +81,8 @@ const CALLERS: Record<string, string[]> = {
   admin_list_gaps: ['authenticated', 'service_role'],
   admin_set_gap_done: ['authenticated', 'service_role'],
   admin_list_conversations: ['authenticated', 'service_role'],
+  // The console's thread view (20261126040100): checks the admin claim itself.
+  admin_get_thread: ['authenticated', 'service_role'],
   admin_list_documents: ['authenticated', 'service_role'],
   admin_set_document_enabled: ['authenticated', 'service_role'],
   admin_delete_document: ['authenticated', 'service_role'],
@@ -163,6 +165,7 @@ describe('supabase/migrations on a new database', () => {
     expect(definers.map((d) => d.proname)).toEqual([
       // The console's: each checks app_metadata.role = admin first (kb_assert_admin).
       'admin_delete_document',
+      'admin_get_thread',
       'admin_list_conversations',
       'admin_list_documents',
       'admin_list_gaps',
