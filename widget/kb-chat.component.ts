@@ -166,6 +166,7 @@ export default class KbChat extends HTMLElement {
     this.setAttribute('preload', value);
   }
 
+  /** `support-url`: where "Contact support" leads (`https:` or `mailto:`; anything else is ignored). */
   get supportUrl(): string | null {
     return this.getAttribute('support-url');
   }
@@ -187,14 +188,20 @@ export default class KbChat extends HTMLElement {
 
   /** @internal `kb-escalate` listeners on the element itself: with one, "Contact support" shows without an address. */
   escalateListeners = 0;
+  /** @internal counts `kb-escalate` listeners (escalateListeners). */
   override addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: HTMLElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** @internal */
   override addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  /** @internal */
   override addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void {
     if (type === 'kb-escalate' && listener) this.escalateListeners++;
     super.addEventListener(type, listener, options);
   }
+  /** @internal */
   override removeEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: HTMLElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  /** @internal */
   override removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+  /** @internal */
   override removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void {
     if (type === 'kb-escalate' && listener) this.escalateListeners = Math.max(0, this.escalateListeners - 1);
     super.removeEventListener(type, listener, options);
