@@ -29,6 +29,7 @@ const embedder = await createEmbedder({ model, modelDir });
 const inKb: number[] = [];
 const offTopic: number[] = [];
 const nearOffTopic: string[] = [];
+const nearInKb: string[] = [];
 let answered = 0;
 let offAnswered = 0;
 for (const file of positionals) {
@@ -45,7 +46,7 @@ for (const file of positionals) {
       continue;
     }
     (off ? offTopic : inKb).push(best / threshold);
-    if (off && best / threshold >= 0.9) nearOffTopic.push(`${(best / threshold).toFixed(3)} ${q}`);
+    if (best / threshold >= 0.9) (off ? nearOffTopic : nearInKb).push(`${(best / threshold).toFixed(3)} ${q}`);
   }
   await kb.close();
 }
@@ -56,6 +57,7 @@ console.log(`mode ${mode}, threshold ${threshold}, model ${model}`);
 console.log(`in-KB answered: ${answered}; in-KB refused: ${inKb.length}; off-topic refused: ${offTopic.length} (answered: ${offAnswered})`);
 console.log(`in-KB refused, best evidence / threshold: ${fmt(inKb)}`);
 console.log(`off-topic refused, best evidence / threshold: ${fmt(offTopic)}`);
+console.log(`in-KB refusals within 10 % of the threshold:\n  ${nearInKb.join('\n  ') || '(none)'}`);
 console.log(`off-topic refusals within 10 % of the threshold:\n  ${nearOffTopic.join('\n  ') || '(none)'}`);
 console.log('band (share of threshold below it)  in-KB refusals with pages  off-topic with pages');
 for (const band of [0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3]) {
