@@ -6,8 +6,7 @@
 import { html, nothing, render, type TemplateResult } from 'lit/html.js';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type KbChat from '../kb-chat.component.ts';
-import type { KbEscalateDetail } from '../kb-chat.component.ts';
-import { isSupportUrl, STARTER_MAX_CHARS, STARTERS_MAX, supportLink } from '../../protocol/support.ts';
+import { isSupportUrl } from '../../protocol/support.ts';
 import { adoptStyles } from '../adopt-styles.ts';
 import { ApiClient } from '../api/api-client.ts';
 import type { Citation } from '../../protocol/chat.ts';
@@ -25,6 +24,8 @@ import { answerElement, plainAnswer } from '../render/citations.ts';
 import { renderMarkdownFragment } from '../render/markdown.ts';
 import { renderFeedback } from '../render/feedback.ts';
 import { renderTurn, type MessageView } from '../render/message.ts';
+import { renderStarters } from '../render/starters.ts';
+import { escalate, questionOf, rephrase } from './escalate.ts';
 import type { SourcesView } from '../render/sources.ts';
 import styles from './chat-ui.styles.ts';
 import { solveCaptcha } from '../api/captcha.ts';
@@ -473,8 +474,8 @@ export class ChatUi implements ReactiveControllerHost {
       retry: (turn) => void this.chat.retry(turn.id),
       showView: (turn, which) => this.chat.patch(turn.id, { view: which }),
       suggest: (text) => this.send(text),
-      rephrase: (turn) => this.rephrase(turn),
-      escalate: (turn) => this.escalate(turn),
+      rephrase: (turn) => rephrase(this.textarea, questionOf(this.chat.turns, turn)),
+      escalate: (turn) => escalate(this.host, this.chat.turns, turn, this.supportAddress(), this.chat.sessionId),
       canEscalate: this.supportAddress() !== undefined || this.host.escalateListeners > 0,
       feedback: (turn) => this.feedbackFor(turn),
     };
@@ -483,57 +484,6 @@ export class ChatUi implements ReactiveControllerHost {
   /** The support address in effect: the page's `support-url`, else the owner's; only https: or mailto:. */
   private supportAddress(): string | undefined {
     return [this.host.supportUrl, this.serverSupportUrl].find(isSupportUrl);
-  }
-
-  /** The question a refusal answered: the visitor's turn before it. */
-  private questionOf(turn: RefusalTurn): string {
-    const turns = this.chat.turns;
-    const asked = turns[turns.indexOf(turn) - 1];
-    return asked?.kind === 'user' ? asked.text : '';
-  }
-
-  private rephrase(turn: RefusalTurn): void {
-    const textarea = this.textarea;
-    if (!textarea) return;
-    textarea.value = this.questionOf(turn);
-    textarea.focus();
-    textarea.select();
-  }
-
-  /**
-   * `kb-escalate` first, cancelable, so a host can open its own help desk; unless it was cancelled, the
-   * support address: a new tab for https:, the mail program for mailto: (which leaves the page as it is).
-   */
-  private escalate(turn: RefusalTurn): void {
-    const question = this.questionOf(turn);
-    const address = this.supportAddress();
-    const href = address && supportLink(address, question, location.href);
-    const detail: KbEscalateDetail = {
-      question,
-      turns: this.chat.turns.map((t) =>
-        t.kind === 'user' ? { role: 'user', text: t.text } : t.kind === 'answer' ? { role: 'assistant', text: t.markdown } : { role: 'assistant', text: t.message, refused: true },
-      ),
-      pageUrl: location.href,
-      ...(this.chat.sessionId ? { sessionId: this.chat.sessionId } : {}),
-      ...(href ? { href } : {}),
-    };
-    const event = new CustomEvent('kb-escalate', { detail, bubbles: true, composed: true, cancelable: true });
-    if (!this.host.dispatchEvent(event) || !href) return;
-    if (href.startsWith('mailto:')) window.open(href, '_self');
-    else window.open(href, '_blank', 'noopener,noreferrer');
-  }
-
-  /** The empty panel's starter questions: the page's `starters`, else the owner's; text only, bounded. */
-  private renderStarters(s: KbChatStrings): TemplateResult | typeof nothing {
-    const starters = (this.host.starters ?? this.serverStarters)
-      .map((q) => q.trim())
-      .filter((q) => q && q.length <= STARTER_MAX_CHARS)
-      .slice(0, STARTERS_MAX);
-    return starters.length
-      ? html`<ul class="suggestions" part="starters" aria-label=${s.starters}>
-          ${starters.map((q) => html`<li><button type="button" class="suggestion" part="starter" @click=${() => this.send(q)}>${q}</button></li>`)}
-        </ul>`
-      : nothing;
   }
 
   /** 👍 / 👎 of a stored answer or refusal; the comment field takes focus when it opens, 👎 gets it back after. */
@@ -659,7 +609,7 @@ export class ChatUi implements ReactiveControllerHost {
               ${greeting && this.chat.turns.length === 0
                 ? html`<div class="message message--assistant" part="message greeting">${greeting}</div>`
                 : nothing}
-              ${this.chat.turns.length === 0 ? this.renderStarters(s) : nothing}
+              ${this.chat.turns.length === 0 ? renderStarters(host.starters ?? this.serverStarters, s, (q) => this.send(q)) : nothing}
               ${this.chat.turns.map((turn) =>
                 html`<div class="turn" data-turn=${turn.id}>${renderTurn(turn, view)}</div>`,
               )}
