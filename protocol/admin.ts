@@ -112,6 +112,38 @@ export interface AdminCitation {
   similarity: number | null;
 }
 
+/** `GET /api/admin/conversations/:session_id`: one conversation as the visitor had it, oldest turn first. */
+export interface AdminThread {
+  session_id: string;
+  /** The session's title (its first question). */
+  title: string;
+  /** The visitor's opaque id, as in `AdminConversation`. */
+  visitor: string;
+  /** At most 500. */
+  turns: AdminThreadTurn[];
+}
+
+/** One question and what it got; the answer fields are null when no answer was stored (the stream failed). */
+export interface AdminThreadTurn {
+  question_id: string;
+  question: string;
+  asked_at: string;
+  /** The assistant message (answer or refusal), what ratings name. */
+  message_id: string | null;
+  /** At most 4,000 characters. */
+  answer: string | null;
+  kind: 'answer' | 'refusal' | null;
+  reason: string | null;
+  citations: AdminCitation[];
+  /** A refusal's closest pages, when it listed any. */
+  closest: Related[];
+  confidence: Confidence | null;
+  mode: RetrievalMode | null;
+  rating: 1 | -1 | null;
+  comment: string | null;
+  generated: { text: string; model: string } | null;
+}
+
 export const DocumentsQuerySchema = v.object({
   q: v.optional(v.pipe(v.string(), v.maxLength(200, 'must be at most 200 characters')), ''),
   ...PageQuery,

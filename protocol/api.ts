@@ -1,5 +1,6 @@
 /** Paths and the small JSON bodies of the non-chat endpoints. */
 import * as v from 'valibot';
+import { isSupportUrl, STARTER_MAX_CHARS, STARTERS_MAX, SUPPORT_URL_MAX_CHARS } from './support.ts';
 
 export const API_PATHS = {
   chat: '/api/chat',
@@ -83,6 +84,10 @@ export const ClientConfigSchema = v.object({
   generation_model: v.optional(v.string()),
   /** An admin's greeting (`/api/admin/settings`); the page's `greeting` attribute wins over it. */
   greeting: v.optional(v.string()),
+  /** An admin's support address (https: or mailto:) for "Contact support"; the `support-url` attribute wins. */
+  support_url: v.optional(v.string()),
+  /** An admin's starter questions for the empty panel (at most 4); the `starters` attribute wins. */
+  starters: v.optional(v.array(v.string())),
 });
 export type ClientConfig = v.InferOutput<typeof ClientConfigSchema>;
 
@@ -170,6 +175,33 @@ export const SettingsUpdateSchema = v.pipe(
           ),
         ),
       ),
+      /** Where "Contact support" under a refusal leads: an https: or mailto: address, `{question}` optional. */
+      support_url: v.optional(
+        v.nullable(
+          v.pipe(
+            v.string('must be a string'),
+            v.trim(),
+            v.check((url: string) => isSupportUrl(url), `must be an https: or mailto: address of at most ${SUPPORT_URL_MAX_CHARS} characters, without spaces`),
+          ),
+        ),
+      ),
+      /** Questions the empty panel offers as chips; [] offers none. */
+      starters: v.optional(
+        v.nullable(
+          v.pipe(
+            v.array(
+              v.pipe(
+                v.string('must be a string'),
+                v.trim(),
+                v.minLength(1, 'must not be empty'),
+                v.maxLength(STARTER_MAX_CHARS, `must be at most ${STARTER_MAX_CHARS} characters`),
+              ),
+              'must be a list of strings',
+            ),
+            v.maxLength(STARTERS_MAX, `must have at most ${STARTERS_MAX} items`),
+          ),
+        ),
+      ),
     },
     'must be an object',
   ),
@@ -180,7 +212,7 @@ export const SettingsUpdateSchema = v.pipe(
   ),
   v.check((update) => Object.keys(update).length > 0, 'must name at least one setting'),
 );
-const SETTING_NAMES: readonly string[] = ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions', 'webhook_url', 'webhook_secret'];
+const SETTING_NAMES: readonly string[] = ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions', 'support_url', 'starters', 'webhook_url', 'webhook_secret'];
 export type SettingsUpdate = v.InferOutput<typeof SettingsUpdateSchema>;
 
 /** Where a setting in effect comes from: `admin` (stored by kb_set_settings) or `server` (its default). */
@@ -213,6 +245,14 @@ export interface Settings {
   refusal_suggestions: string[];
   refusal_suggestions_source: SettingSource;
   server_refusal_suggestions: string[];
+  /** null: none set here; the widget's `support-url` attribute, else no "Contact support". */
+  support_url: string | null;
+  support_url_source: SettingSource;
+  server_support_url: null;
+  /** [] when none is set here: the widget's `starters` attribute, else none. */
+  starters: string[];
+  starters_source: SettingSource;
+  server_starters: string[];
   /** Where events are POSTed: the admin's URL, else KB_WEBHOOK_URL; null: no webhook. */
   webhook_url: string | null;
   webhook_url_source: SettingSource;

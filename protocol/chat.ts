@@ -148,11 +148,30 @@ export const RefusalSchema = v.object({
   type: v.literal('refusal'),
   reason: v.picklist(['no_evidence', 'empty_kb']),
   message: v.string(),
+  /** Questions an admin offers under a refusal (`refusal_suggestions`): a click sends one as a question. */
   suggestions: v.array(v.string()),
+  /**
+   * What the widget offers to do instead, never sent as a question (`REFUSAL_ACTIONS`): `rephrase` puts the
+   * question back into the box, `contact_support` opens the owner's support address. Strings, so a widget
+   * ignores an action it does not know. Optional: older servers sent these as suggestions.
+   */
+  actions: v.optional(v.array(v.string())),
+  /**
+   * The closest pages when the best passage came close to the evidence gate (up to 3, one per page, best
+   * first): offered as "Closest pages (they may not answer this)", never as an answer. Absent when nothing
+   * came close (an off-topic question).
+   */
+  closest: v.optional(v.array(RelatedSchema)),
   /** The stored refusal (an assistant message), so it can be rated (`POST /api/feedback`). Optional: older servers omit it. */
   message_id: v.optional(Uuid),
 });
 export type Refusal = v.InferOutput<typeof RefusalSchema>;
+
+/** The actions a refusal may offer (`Refusal.actions`). */
+export const REFUSAL_ACTIONS = ['rephrase', 'contact_support'] as const;
+export type RefusalAction = (typeof REFUSAL_ACTIONS)[number];
+/** Closest pages listed under a refusal at most. */
+export const CLOSEST_PAGES_MAX = 3;
 
 /**
  * `POST /api/chat` with `Accept: application/json`: the whole answer in one body (seed 004 `/test`).

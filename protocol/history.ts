@@ -24,7 +24,15 @@ export const StoredMessageSchema = v.object({
   /** Assistant answers: qualifying sources the answer does not quote (see chat.ts RelatedSchema). */
   related: v.optional(v.array(RelatedSchema)),
   /** Set when the assistant message is a refusal. */
-  refusal: v.optional(v.object({ reason: v.string(), suggestions: v.array(v.string()) })),
+  refusal: v.optional(
+    v.object({
+      reason: v.string(),
+      suggestions: v.array(v.string()),
+      /** As in `Refusal` (chat.ts): what the widget offers to do, and the closest pages, when there were any. */
+      actions: v.optional(v.array(v.string())),
+      closest: v.optional(v.array(RelatedSchema)),
+    }),
+  ),
   /** Generative mode: the answer the visitor's model wrote from the cited passages (`content` stays the quoted one). */
   generated: v.optional(GeneratedSchema),
   /** Assistant messages the visitor rated: their rating (1 or -1), as `POST /api/feedback` stored it. */

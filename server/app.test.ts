@@ -211,7 +211,11 @@ describe('POST /api/chat: refusals', () => {
       reason: 'no_evidence',
       message:
         "I don't have enough information to answer that question. You might try contacting support or rephrasing your question.",
-      suggestions: ['Contact support', 'Rephrase your question'],
+      // "Contact support" and "Rephrase your question" are things the widget does, not questions to send.
+      suggestions: [],
+      actions: ['contact_support', 'rephrase'],
+      // 0.34 is within the closest-pages band below 0.35 (server/chat/closest.ts): the refunds page is named.
+      closest: [expect.objectContaining({ title: 'Billing', section: 'Billing › Refunds' })],
       message_id: expect.stringMatching(/^[0-9a-f-]{36}$/), // the stored refusal, which can be rated
     });
     const at = await chat(token, question(withSimilarity(0, 0.35)));

@@ -199,6 +199,8 @@ export function createApp(deps: AppDeps) {
     return c.json<ClientConfig>({
       answer_mode: settings.answerMode,
       ...(settings.greeting ? { greeting: settings.greeting } : {}),
+      ...(settings.supportUrl ? { support_url: settings.supportUrl } : {}),
+      ...(settings.starters.length > 0 ? { starters: settings.starters } : {}),
       generation_model: deps.generationModel ?? DEFAULT_GENERATION_MODEL,
       embed_model: embedModel,
       dimensions: 384,

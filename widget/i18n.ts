@@ -75,6 +75,10 @@ export const DEFAULT_STRINGS = {
   feedbackSkip: 'Skip',
   feedbackThanks: 'Thanks for your feedback.',
   feedbackError: 'Your feedback could not be sent.',
+  rephrase: 'Rephrase your question',
+  contactSupport: 'Contact support',
+  closestPages: 'Closest pages (they may not answer this)',
+  starters: 'Questions you can ask',
 };
 
 export type KbChatStrings = typeof DEFAULT_STRINGS;

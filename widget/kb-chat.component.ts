@@ -1,7 +1,7 @@
 import styles from './kb-chat.styles.ts';
 import { adoptStyles } from './adopt-styles.ts';
 import type { KbChatStrings } from './i18n.ts';
-import type { Citation } from '../protocol/chat.ts';
+import type { Citation, Related } from '../protocol/chat.ts';
 import type { ChatUi } from './ui/chat-ui.ts';
 import { staticHTML } from './trusted-types.ts';
 
@@ -38,6 +38,8 @@ const ICON =
  * @attr {'auto'|'light'|'dark'} theme - Colour scheme; `auto` (default) follows `prefers-color-scheme`.
  * @attr {'right'|'left'} position - Which bottom corner the bubble sits in (mirrored in RTL).
  * @attr {'floating'|'inline'} mode - `inline` renders the chat in the page flow, always open, without the bubble.
+ * @attr {string} support-url - Where "Contact support" under a refusal leads: an `https:` or `mailto:` address (anything else is ignored); `{question}` in it is replaced by the URL-encoded question, and a `mailto:` gets the question and the page's URL as subject and body. Wins over the `support_url` a site owner set in the console. Without either (and without a `kb-escalate` listener on the element), the chip is not shown.
+ * @attr {string} starters - Starter questions for the empty panel, as a JSON array of strings (at most 4, each at most 120 characters; shown as text, sent when clicked). Wins over the starters a site owner set in the console; none set, none shown.
  * @attr {'none'|'intent'|'idle'} preload - When the embedding model and its wasm start downloading: `intent` (default) on hover, focus or touch of the bubble; `idle` once the page has loaded and the browser is idle; `none` only when the panel opens. Never ahead of the panel when the visitor asked to save data (`navigator.connection.saveData`).
  *
  * @fires {CustomEvent<void>} kb-open - The panel was opened.
@@ -47,6 +49,7 @@ const ICON =
  * @fires {CustomEvent<KbAnswerWrittenDetail>} kb-answer-written - Generative mode: the on-device model wrote a fuller answer from the cited passages (it passed validation and is shown).
  * @fires {CustomEvent<KbRefusalDetail>} kb-refusal - The knowledge base had no evidence; the assistant declined.
  * @fires {CustomEvent<KbErrorDetail>} kb-error - A question failed (network, rate limit, auth …).
+ * @fires {CustomEvent<KbEscalateDetail>} kb-escalate - The visitor chose "Contact support" under a refusal. Cancelable: `preventDefault()` to open your own help desk (Intercom, Zendesk, Chatwoot …) instead of the support address; a listener on the element itself also shows the chip when no address is set.
  * @fires {CustomEvent<KbFeedbackDetail>} kb-feedback - The visitor rated an answer or a refusal (👍 / 👎, a comment on 👎) and the server stored it; a change of mind fires again.
  *
  * @csspart bubble - The round button that opens and closes the panel.
@@ -61,7 +64,9 @@ const ICON =
  * @csspart related - The collapsed "Related" list after the sources: sources the answer does not quote, neither numbered nor counted; each item is `related-item`, its link `related-link`.
  * @csspart views - Generative mode: the "Written / Quoted" switch of an answer; each option is `view-option` (`aria-pressed`); the notes are `writing-note` and `written-note`.
  * @csspart answer-footer - "Grounded in N sources" (the quoted sources only) and the `copy-button`.
- * @csspart suggestions - The suggestions of a refusal; each is `suggestion`.
+ * @csspart suggestions - What a refusal offers; each is a `suggestion` (an owner's question, sent when clicked) or an action: `suggestion rephrase` (puts the question back into the box) or `suggestion contact-support`.
+ * @csspart closest-pages - Under a refusal, the closest pages when a passage came near the evidence needed (labelled as not answering); each link is `closest-page`.
+ * @csspart starters - The starter questions of the empty panel; each is a `starter` button.
  * @csspart feedback - 👍 / 👎 under an answer or a refusal: two `feedback-button`s (`feedback-up`, `feedback-down`, `aria-pressed` on the chosen one), `feedback-retry` after a failure, and after 👎 the `feedback-form` with its `feedback-input`.
  * @csspart typing-indicator - Shown while an answer is on its way.
  * @csspart error - An error under a (possibly partial) answer, with its `retry-button`.
@@ -89,7 +94,7 @@ const ICON =
  * @cssprop [--kb-offset-y=20px] - Distance of the bubble from the bottom of the viewport.
  */
 export default class KbChat extends HTMLElement {
-  static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position', 'preload'];
+  static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position', 'preload', 'support-url', 'starters'];
 
   /** The host page's access token (e.g. its Supabase session's `access_token`); replaces the anonymous sign-in. */
   token: string | null = null;
@@ -159,6 +164,47 @@ export default class KbChat extends HTMLElement {
   }
   set preload(value: Preload) {
     this.setAttribute('preload', value);
+  }
+
+  /** `support-url`: where "Contact support" leads (`https:` or `mailto:`; anything else is ignored). */
+  get supportUrl(): string | null {
+    return this.getAttribute('support-url');
+  }
+  set supportUrl(value: string | null) {
+    this.reflect('support-url', value);
+  }
+  /** `starters` parsed: the strings of its JSON array; null when the attribute is absent or not such an array. */
+  get starters(): string[] | null {
+    try {
+      const value: unknown = JSON.parse(this.getAttribute('starters') ?? 'null');
+      return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : null;
+    } catch {
+      return null;
+    }
+  }
+  set starters(value: string[] | null) {
+    this.reflect('starters', value ? JSON.stringify(value) : null);
+  }
+
+  /** @internal `kb-escalate` listeners on the element itself: with one, "Contact support" shows without an address. */
+  escalateListeners = 0;
+  /** @internal counts `kb-escalate` listeners (escalateListeners). */
+  override addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: HTMLElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** @internal */
+  override addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  /** @internal */
+  override addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void {
+    if (type === 'kb-escalate' && listener) this.escalateListeners++;
+    super.addEventListener(type, listener, options);
+  }
+  /** @internal */
+  override removeEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: HTMLElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  /** @internal */
+  override removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+  /** @internal */
+  override removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void {
+    if (type === 'kb-escalate' && listener) this.escalateListeners = Math.max(0, this.escalateListeners - 1);
+    super.removeEventListener(type, listener, options);
   }
 
   /** Resolves once pending rendering is done (and the chat UI, if it is loading, is loaded). */
@@ -284,6 +330,10 @@ export interface KbAnswerWrittenDetail {
 export interface KbRefusalDetail {
   message: string;
   suggestions: string[];
+  /** What the refusal offers to do (`rephrase`, `contact_support`), never sent as questions. */
+  actions: string[];
+  /** The closest pages when a passage came near the evidence needed (they may not answer the question). */
+  closest: Related[];
   /** The stored refusal's id (absent from older servers). */
   answerId?: string;
 }
@@ -294,6 +344,18 @@ export interface KbFeedbackDetail {
   /** 1 (👍) or -1 (👎). */
   rating: 1 | -1;
   comment?: string;
+}
+/** "Contact support" was chosen: what a help desk needs to pick the conversation up. */
+export interface KbEscalateDetail {
+  /** The question the assistant could not answer. */
+  question: string;
+  /** The conversation so far, oldest first: the visitor's questions and the assistant's answers or refusals. */
+  turns: { role: 'user' | 'assistant'; text: string; refused?: boolean }[];
+  /** The page the visitor asked on. */
+  pageUrl: string;
+  sessionId?: string;
+  /** Where the widget will go unless the event is cancelled (absent when no address is set). */
+  href?: string;
 }
 export interface KbErrorDetail {
   code: string;
@@ -313,5 +375,6 @@ declare global {
     'kb-refusal': CustomEvent<KbRefusalDetail>;
     'kb-error': CustomEvent<KbErrorDetail>;
     'kb-feedback': CustomEvent<KbFeedbackDetail>;
+    'kb-escalate': CustomEvent<KbEscalateDetail>;
   }
 }

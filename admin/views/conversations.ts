@@ -1,11 +1,15 @@
-/** Conversations: each question with the answer (or refusal) it got, its citations, confidence, mode and rating. */
+/**
+ * Conversations: each question with the answer (or refusal) it got, its citations, confidence, mode and
+ * rating; "Read the conversation" opens its session as a thread (thread.ts).
+ */
 import { css, html, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
-import { ADMIN_PATHS, type AdminConversation, type Page } from '../../protocol/index.ts';
+import { ADMIN_PATHS, type AdminConversation, type AdminThread, type Page } from '../../protocol/index.ts';
 import { formatTime } from '../api.ts';
 import { citationList } from './citations.ts';
 import './export.ts';
 import { pager } from './pager.ts';
+import { renderThread } from './thread.ts';
 import { AdminView } from './view.ts';
 
 @customElement('kb-admin-conversations')
@@ -21,11 +25,15 @@ export class ConversationsView extends AdminView {
       .written { border-left: 4px solid var(--kb-admin-accent); padding-left: 0.75rem; margin: 0.5rem 0; }
       .written p { margin: 0 0 0.25rem; }
       .citations { margin: 0.25rem 0 0; padding-left: 1.5rem; }
+      .turns { list-style: none; padding: 0; margin: 0; }
+      .question { margin: 0 0 0.25rem; }
     `,
   ];
 
   @state() private page: Page<AdminConversation> | null = null;
   @state() private filters = { rating: 'any', outcome: 'any', from: '', to: '' };
+  /** The conversation being read as a thread; the list (and its page) stays behind it. */
+  @state() private thread: AdminThread | null = null;
 
   override connectedCallback(): void {
     super.connectedCallback();
@@ -47,7 +55,19 @@ export class ConversationsView extends AdminView {
     void this.load(0);
   }
 
+  private openThread(sessionId: string) {
+    return this.run(
+      () => this.api.get<AdminThread>(`${ADMIN_PATHS.conversations}/${encodeURIComponent(sessionId)}`),
+      (thread) => (this.thread = thread),
+    );
+  }
+
   override render() {
+    if (this.thread) {
+      return html`<h2>Conversation</h2>
+        ${this.status()}
+        ${renderThread(this.thread, () => (this.thread = null))}`;
+    }
     const items = this.page?.items ?? [];
     const select = (name: 'rating' | 'outcome', label: string, options: [string, string][]) =>
       html`<label>${label}
@@ -89,6 +109,7 @@ export class ConversationsView extends AdminView {
         : nothing}
       ${c.comment ? html`<p class="comment text"><strong>Comment:</strong> ${c.comment}</p>` : nothing}
       ${citationList(c.citations)}
+      <p><button type="button" class="secondary" @click=${() => void this.openThread(c.session_id)}>Read the conversation</button></p>
     </article>`;
   }
 }

@@ -1,6 +1,7 @@
 /**
- * Settings: the answer mode, the evidence gate's thresholds, the widget's greeting and the suggestions a
- * refusal offers, the webhook — stored in the database (`/api/admin/settings`), read by every server and Worker on each
+ * Settings: the answer mode, the evidence gate's thresholds, the widget's greeting, the suggestions a
+ * refusal offers, the support address behind "Contact support", the empty panel's starter questions and the
+ * webhook — stored in the database (`/api/admin/settings`), read by every server and Worker on each
  * question. Each field shows the value in effect, where it comes from (set here, or the server's default)
  * and the server's default; an empty field hands the setting back to the server.
  *
@@ -19,6 +20,9 @@ import {
   WEBHOOK_SECRET_MAX_CHARS,
   WEBHOOK_SECRET_MIN_CHARS,
   WEBHOOK_URL_MAX_CHARS,
+  isSupportUrl,
+  STARTER_MAX_CHARS,
+  STARTERS_MAX,
   type Settings,
   type SettingsUpdate,
 } from '../../protocol/index.ts';
@@ -26,7 +30,7 @@ import { formatTime } from '../api.ts';
 import { consoleStyles } from '../styles.ts';
 import { AdminView } from './view.ts';
 
-type Field = 'answer_mode' | Threshold | 'greeting' | 'refusal_suggestions' | 'webhook_url' | 'webhook_secret';
+type Field = 'answer_mode' | Threshold | 'greeting' | 'refusal_suggestions' | 'support_url' | 'starters' | 'webhook_url' | 'webhook_secret';
 type Threshold = 'evidence_threshold' | 'lexical_threshold' | 'hybrid_threshold';
 
 const THRESHOLDS: { name: Threshold; label: string; variable: string; what: string }[] = [
@@ -98,7 +102,7 @@ export class SettingsView extends AdminView {
       ${this.status()}
       ${s
         ? html`<form class="panel" novalidate @submit=${this.save}>
-            ${this.answerMode(s)} ${this.thresholds(s)} ${this.greeting(s)} ${this.suggestions(s)} ${this.webhook(s)}
+            ${this.answerMode(s)} ${this.thresholds(s)} ${this.greeting(s)} ${this.suggestions(s)} ${this.conversation(s)} ${this.webhook(s)}
             <p class="muted">Last changed ${formatTime(s.updated_at)}. An empty field, or the server's choice, hands a setting back to the server.</p>
             <button type="submit" ?disabled=${this.loading}>Save</button> <span role="status">${this.saved || nothing}</span>
           </form>`
@@ -152,7 +156,7 @@ export class SettingsView extends AdminView {
     const own = s.refusal_suggestions_source === 'admin' ? s.refusal_suggestions.join('\n') : '';
     return html`<fieldset>
       <legend>Refusal suggestions</legend>
-      <p class="muted">What the widget offers when it cannot answer from the documents.</p>
+      <p class="muted">What the widget offers when it cannot answer from the documents. “Contact support” and “Rephrase your question” are actions, never sent as questions: the first opens the support address below (and is hidden without one), the second puts the question back into the box. Any other line is a question the visitor can send.</p>
       <label><span><input type="checkbox" name="server_suggestions" .checked=${this.serverSuggestions}
         @change=${(e: Event) => (this.serverSuggestions = (e.target as HTMLInputElement).checked)} />
         The server's suggestions: ${s.server_refusal_suggestions.join(', ')}</span></label>
@@ -194,13 +198,31 @@ export class SettingsView extends AdminView {
     </fieldset>`;
   }
 
+  private conversation(s: Settings): TemplateResult {
+    return html`<fieldset>
+      <legend>Conversation</legend>
+      <div class="field">
+        <label for="support_url">Support address for “Contact support”: <code>https:</code> or <code>mailto:</code>; <code>{question}</code> is replaced by the visitor's question (empty: none; the page's <code>support-url</code> attribute wins)</label>
+        <input id="support_url" name="support_url" type="url" size="60" .value=${s.support_url ?? ''} placeholder="mailto:help@example.com"
+          aria-invalid=${this.invalid.support_url ? 'true' : 'false'} aria-describedby="support_url-error" />
+        ${this.message('support_url')}
+      </div>
+      <div class="field">
+        <label for="starters">Starter questions shown in the empty panel, one per line (at most ${STARTERS_MAX}, each at most ${STARTER_MAX_CHARS} characters; none: none shown; the page's <code>starters</code> attribute wins)</label>
+        <textarea id="starters" name="starters" rows="4" cols="60" .value=${s.starters.join('\n')}
+          aria-invalid=${this.invalid.starters ? 'true' : 'false'} aria-describedby="starters-error"></textarea>
+        ${this.message('starters')}
+      </div>
+    </fieldset>`;
+  }
+
   private message(field: Field): TemplateResult {
     return html`<span id=${`${field}-error`} class="error">${this.invalid[field] ?? nothing}</span>`;
   }
 }
 
 const source = (from: 'admin' | 'server') => (from === 'admin' ? 'set here' : 'server default');
-const FIELDS: readonly string[] = ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions', 'webhook_url', 'webhook_secret'];
+const FIELDS: readonly string[] = ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions', 'support_url', 'starters', 'webhook_url', 'webhook_secret'];
 const isField = (name: string): name is Field => FIELDS.includes(name);
 
 /**
@@ -244,6 +266,17 @@ export function readForm(form: FormData, s: Settings, serverSuggestions: boolean
     const stored = s.refusal_suggestions_source === 'admin' ? s.refusal_suggestions : null;
     if (JSON.stringify(lines) !== JSON.stringify(stored)) patch.refusal_suggestions = lines;
   }
+
+  const support = String(form.get('support_url') ?? '').trim();
+  if (support && !isSupportUrl(support)) invalid.support_url = 'Enter an https: or mailto: address without spaces, or leave it empty.';
+  else if ((support || null) !== s.support_url) patch.support_url = support || null;
+
+  const starters = String(form.get('starters') ?? '').split('\n').map((line) => line.trim()).filter(Boolean);
+  const longStarter = starters.find((line) => line.length > STARTER_MAX_CHARS);
+  if (starters.length > STARTERS_MAX) invalid.starters = `At most ${STARTERS_MAX} starter questions (now ${starters.length}).`;
+  else if (longStarter) invalid.starters = `Each starter question at most ${STARTER_MAX_CHARS} characters: “${longStarter.slice(0, 40)}…” has ${longStarter.length}.`;
+  // None is stored as null: no starters here, so the page's own (if any) apply.
+  else if (JSON.stringify(starters) !== JSON.stringify(s.starters)) patch.starters = starters.length ? starters : null;
   if (s.webhook_editable) {
     const url = String(form.get('webhook_url') ?? '').trim();
     const storedUrl = s.webhook_url_source === 'admin' ? s.webhook_url : null;

@@ -57,6 +57,7 @@ const ENDPOINTS: [string, string, unknown?][] = [
   ['GET', '/gaps?status=open'],
   ['PUT', '/gaps', { question_key: 'x', done: true }],
   ['GET', '/conversations'],
+  ['GET', `/conversations/${crypto.randomUUID()}`],
   ['GET', '/documents'],
   ['PUT', `/documents/${crypto.randomUUID()}`, { enabled: false }],
   ['DELETE', `/documents/${crypto.randomUUID()}`],

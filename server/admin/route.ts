@@ -5,6 +5,7 @@
  * database, per admin), validated (400 naming the field) and paginated where it lists.
  * - `GET /gaps`, `PUT /gaps`: refused questions, grouped and counted; mark one done (or open again).
  * - `GET /conversations`: questions with their answer, citations, confidence, mode and rating.
+ * - `GET /conversations/:session_id`: one conversation as a thread, its turns oldest first.
  * - `GET /documents`, `PUT /documents/:id`, `DELETE /documents/:id`; uploads: ./upload.ts (Node only).
  * - `GET /overview`: questions per day, answered vs refused, median confidence, 👍/👎 (computed in SQL).
  * - `POST /try`: the retrieval debugger (./try.ts); `GET/PUT /settings`; `GET /me`.
@@ -14,6 +15,7 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import {
+  type AdminThread,
   ConversationsQuerySchema,
   DocumentsQuerySchema,
   DocumentUpdateSchema,
@@ -120,6 +122,13 @@ export function adminRoute(options: AdminRouteOptions) {
   app.get('/conversations', async function conversations(c) {
     const q = query(ConversationsQuerySchema, c);
     return c.json(await store.adminListConversations(c.get('claims'), q).catch(adminsOnly('read conversations')));
+  });
+
+  app.get('/conversations/:session_id', async function thread(c) {
+    const sessionId = parseBody(v.object({ session_id: UUID }), { session_id: c.req.param('session_id') }).session_id;
+    const found = await store.adminGetThread(c.get('claims'), sessionId).catch(adminsOnly('read conversations'));
+    if (!found) throw new AppError(404, 'not_found', 'session_id: no such conversation.');
+    return c.json<AdminThread>(found);
   });
 
   app.get('/documents', async function documents(c) {

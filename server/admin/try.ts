@@ -8,6 +8,7 @@
 import type { TryCandidate, TryRequest, TryResult } from '../../protocol/index.ts';
 import { extractAnswer } from '../chat/extract.ts';
 import { excerpt } from '../chat/excerpt.ts';
+import { closestPages } from '../chat/closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal } from '../chat/refusal.ts';
 import { cleanMessage, truncateForModel } from '../chat/request.ts';
 import { fromStoreError } from '../http/errors.ts';
@@ -67,7 +68,7 @@ export async function tryQuestion(
       confidence: null,
       candidates: candidates(new Set()),
       answer: null,
-      refusal: hasDocuments ? noEvidenceRefusal(refusalSuggestions) : emptyKbRefusal(),
+      refusal: hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(verdict)) : emptyKbRefusal(),
     };
   }
   const answer = extractAnswer(query, verdict.chunks);

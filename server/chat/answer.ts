@@ -8,7 +8,8 @@ import { AppError, fromStoreError } from '../http/errors.ts';
 import { retrieve, type RetrievalOptions } from '../retrieval/index.ts';
 import type { ChatStore, JwtClaims, StoredAnswer, TurnState } from '../store/types.ts';
 import { extractAnswer } from './extract.ts';
-import { emptyKbRefusal, noEvidenceRefusal } from './refusal.ts';
+import { closestPages } from './closest.ts';
+import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
 import type { RuntimeSettings } from '../settings/runtime.ts';
 import type { ReadChatRequest } from './request.ts';
 import { sessionTitle } from './title.ts';
@@ -82,7 +83,7 @@ export async function answerTurn(
     // Only a refusal needs to know whether the knowledge base is empty (a check that stops at the first
     // searchable document, not kb_stats' counts).
     const hasDocuments = await store.hasDocuments().catch(rethrow);
-    return refuse(store, claims, turn, request, hasDocuments ? noEvidenceRefusal(refusalSuggestions) : emptyKbRefusal());
+    return refuse(store, claims, turn, request, hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(found)) : emptyKbRefusal());
   }
 
   const { text, citations, related } = extractAnswer(request.query, found.chunks);
@@ -145,7 +146,13 @@ async function refuse(
       reply_to: request.message_id,
       content: refusal.message,
       citations: null,
-      meta: { kind: 'refusal', reason: refusal.reason, suggestions: refusal.suggestions },
+      meta: {
+        kind: 'refusal',
+        reason: refusal.reason,
+        suggestions: refusal.suggestions,
+        actions: refusal.actions ?? [],
+        ...(refusal.closest ? { closest: refusal.closest } : {}),
+      },
     })
     .catch(rethrow);
   await recordGap(store, claims, request, refusal.reason);
@@ -166,6 +173,8 @@ function replay(turn: TurnState, answer: StoredAnswer, request: ReadChatRequest)
     kind?: string;
     reason?: Refusal['reason'];
     suggestions?: string[];
+    actions?: string[];
+    closest?: Related[];
     confidence?: Confidence;
     mode?: RetrievalMode;
     warning?: string;
@@ -179,7 +188,7 @@ function replay(turn: TurnState, answer: StoredAnswer, request: ReadChatRequest)
         type: 'refusal',
         reason: meta.reason ?? 'no_evidence',
         message: answer.content,
-        suggestions: meta.suggestions ?? [],
+        ...storedRefusal(meta),
         message_id: answer.id,
       },
       session_id: turn.session_id,

@@ -273,7 +273,7 @@ function toCitation(chunk: ChunkMatch, n: number, quoted: string | null): Citati
 }
 
 /** Where a chunk is: what a related source shows, and the first fields of a citation. */
-function toRelated(chunk: ChunkMatch): Related {
+export function toRelated(chunk: ChunkMatch): Related {
   return {
     chunk_id: chunk.chunk_id,
     document_id: chunk.document_id,

@@ -1,16 +1,39 @@
 /** The standard refusals (seed 000 US2 and "Edge Cases: Empty KB"). */
-import type { Refusal } from '../../protocol/index.ts';
+import type { Refusal, RefusalAction, Related } from '../../protocol/index.ts';
 
 /** What a "no evidence" refusal offers unless an admin set `refusal_suggestions` (`/api/admin/settings`). */
 export const DEFAULT_SUGGESTIONS: readonly string[] = ['Contact support', 'Rephrase your question'];
 
-export function noEvidenceRefusal(suggestions: readonly string[] = DEFAULT_SUGGESTIONS): Refusal {
+/**
+ * The suggestion labels that are actions, not questions: sent as questions they were "answered" from
+ * whatever page matched "support" or "question". An admin's list may still name them (the console showed
+ * the defaults as a list to edit), so they are recognised by label, case and spacing aside.
+ */
+const ACTION_LABELS: Readonly<Record<string, RefusalAction>> = {
+  'contact support': 'contact_support',
+  'rephrase your question': 'rephrase',
+};
+
+/** Splits a suggestion list into the questions an admin offers and the built-in actions it names. */
+export function refusalChoices(list: readonly string[]): { suggestions: string[]; actions: RefusalAction[] } {
+  const suggestions: string[] = [];
+  const actions: RefusalAction[] = [];
+  for (const label of list) {
+    const action = ACTION_LABELS[label.trim().replace(/\s+/g, ' ').toLowerCase()];
+    if (!action) suggestions.push(label);
+    else if (!actions.includes(action)) actions.push(action);
+  }
+  return { suggestions, actions };
+}
+
+export function noEvidenceRefusal(suggestions: readonly string[] = DEFAULT_SUGGESTIONS, closest: Related[] = []): Refusal {
   return {
     type: 'refusal',
     reason: 'no_evidence',
     message:
       "I don't have enough information to answer that question. You might try contacting support or rephrasing your question.",
-    suggestions: [...suggestions],
+    ...refusalChoices(suggestions),
+    ...(closest.length > 0 ? { closest } : {}),
   };
 }
 
@@ -19,6 +42,21 @@ export function emptyKbRefusal(): Refusal {
     type: 'refusal',
     reason: 'empty_kb',
     message: 'The knowledge base is empty. Please contact an admin.',
-    suggestions: ['Contact support'],
+    suggestions: [],
+    actions: ['contact_support'],
+  };
+}
+
+/**
+ * A refusal as stored in a message's meta, for a replay or the history: meta written before actions
+ * existed kept them among the suggestions.
+ */
+export function storedRefusal(meta: { reason?: string; suggestions?: string[]; actions?: string[]; closest?: Related[] }): Pick<Refusal, 'suggestions' | 'actions' | 'closest'> {
+  const { suggestions, actions } = refusalChoices(Array.isArray(meta.suggestions) ? meta.suggestions : []);
+  const stored = (Array.isArray(meta.actions) ? meta.actions : []) as RefusalAction[];
+  return {
+    suggestions,
+    actions: [...new Set([...stored, ...actions])],
+    ...(Array.isArray(meta.closest) && meta.closest.length > 0 ? { closest: meta.closest } : {}),
   };
 }

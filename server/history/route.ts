@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { FeedbackRating, Generated, Related, SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
+import { storedRefusal } from '../chat/refusal.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import type { ChatStore, MessageRow } from '../store/types.ts';
 
@@ -44,14 +45,14 @@ export function historyRoute({ store, auth }: { store: ChatStore; auth: TokenVer
 }
 
 function toStoredMessage(row: MessageRow, rating: FeedbackRating | undefined): StoredMessage {
-  const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[]; related?: Related[]; generated?: Generated };
+  const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[]; actions?: string[]; closest?: Related[]; related?: Related[]; generated?: Generated };
   return {
     id: row.id,
     role: row.role,
     content: row.content,
     citations: row.citations,
     ...(Array.isArray(meta.related) && meta.related.length > 0 ? { related: meta.related } : {}),
-    ...(meta.kind === 'refusal' ? { refusal: { reason: meta.reason ?? 'no_evidence', suggestions: meta.suggestions ?? [] } } : {}),
+    ...(meta.kind === 'refusal' ? { refusal: { reason: meta.reason ?? 'no_evidence', ...storedRefusal(meta) } } : {}),
     ...(meta.generated ? { generated: { text: meta.generated.text, model: meta.generated.model } } : {}),
     ...(rating === undefined ? {} : { feedback: rating }),
     created_at: row.created_at,

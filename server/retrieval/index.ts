@@ -56,7 +56,10 @@ export interface RetrieveInput {
  */
 export type Retrieval =
   | { kind: 'answer'; mode: RetrievalMode; chunks: ChunkMatch[]; confidence: Confidence; evidence: number; threshold: number }
-  | { kind: 'refuse'; mode: RetrievalMode; evidence: number; threshold: number };
+  | { kind: 'refuse'; mode: RetrievalMode; evidence: number; threshold: number; nearest: ChunkMatch[] };
+
+/** Pages a refusal may name as the closest (server/chat/closest.ts decides whether it does). */
+const NEAREST_PAGES = 3;
 
 /**
  * Candidates fetched before the gate, as a multiple of `matchCount`. The gate and the citations use the
@@ -79,7 +82,7 @@ export function decide(rows: SearchChunkRow[], mode: RetrievalMode, options: Ret
   const threshold = thresholdsOf(options)[mode];
   const scored = rows.map((row) => ({ row, evidence: evidenceOf(row, mode) }));
   const best = Math.max(0, ...scored.map((s) => s.evidence));
-  if (!passes(best, threshold)) return { kind: 'refuse', mode, evidence: best, threshold };
+  if (!passes(best, threshold)) return { kind: 'refuse', mode, evidence: best, threshold, nearest: nearestPages(scored) };
 
   const floor = threshold * (options.citationFloor ?? DEFAULT_CITATION_FLOOR);
   const seen = new Set<string>();
@@ -94,6 +97,19 @@ export function decide(rows: SearchChunkRow[], mode: RetrievalMode, options: Ret
     if (chunks.length >= (options.matchCount ?? 5)) break;
   }
   return { kind: 'answer', mode, chunks, confidence: confidenceOf(best, options.confidence), evidence: best, threshold };
+}
+
+/** The best candidate of each document, best first, at most NEAREST_PAGES of them. */
+function nearestPages(scored: { row: SearchChunkRow; evidence: number }[]): ChunkMatch[] {
+  const seen = new Set<string>();
+  const out: ChunkMatch[] = [];
+  for (const { row, evidence } of [...scored].sort((a, b) => b.evidence - a.evidence)) {
+    if (evidence <= 0 || seen.has(row.document_id)) continue;
+    seen.add(row.document_id);
+    out.push(toChunkMatch(row, evidence));
+    if (out.length >= NEAREST_PAGES) break;
+  }
+  return out;
 }
 
 /** The search behind `retrieve`, before the gate: what `npm run calibrate` sweeps thresholds over. */

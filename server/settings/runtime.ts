@@ -29,6 +29,10 @@ export interface RuntimeSettings {
   retrieval: RetrievalOptions;
   refusalSuggestions: string[];
   greeting: string | null;
+  /** Where the widget's "Contact support" leads; its `support-url` attribute wins. */
+  supportUrl: string | null;
+  /** The empty panel's starter questions; the widget's `starters` attribute wins. */
+  starters: string[];
 }
 
 export function effectiveSettings(stored: StoredSettings | null, defaults: SettingsDefaults): RuntimeSettings {
@@ -43,6 +47,8 @@ export function effectiveSettings(stored: StoredSettings | null, defaults: Setti
     },
     refusalSuggestions: stored?.refusal_suggestions ?? [...(defaults.refusalSuggestions ?? DEFAULT_SUGGESTIONS)],
     greeting: stored?.greeting ?? null,
+    supportUrl: stored?.support_url ?? null,
+    starters: stored?.starters ?? [],
   };
 }
 
@@ -87,6 +93,12 @@ export function adminSettings(
     refusal_suggestions: stored.refusal_suggestions ?? serverSuggestions,
     refusal_suggestions_source: source(stored.refusal_suggestions),
     server_refusal_suggestions: serverSuggestions,
+    support_url: stored.support_url,
+    support_url_source: source(stored.support_url),
+    server_support_url: null,
+    starters: stored.starters ?? [],
+    starters_source: source(stored.starters),
+    server_starters: [],
     webhook_url: webhook.url ?? server.url,
     webhook_url_source: source(webhook.url),
     webhook_secret_set: webhook.secret_set || server.secretSet,

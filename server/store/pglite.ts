@@ -42,7 +42,7 @@ import {
   type SyncStatus,
   type SyncTrigger,
 } from './types.ts';
-import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toSyncStatus, toTurnState, type TurnRow } from './rows.ts';
+import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toAdminThread, toOverview, toPage, toSyncStatus, toTurnState, type TurnRow } from './rows.ts';
 
 export interface PgliteStore extends ChatStore, LocalAuthStore, IngestStore {
   readonly db: PGlite;
@@ -261,6 +261,11 @@ class Store implements PgliteStore {
   async adminSetGapDone(claims: JwtClaims, questionKey: string, done: boolean): Promise<boolean> {
     const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ v: boolean }>('select admin_set_gap_done($1, $2) as v', [questionKey, done]));
     return rows[0]!.v;
+  }
+
+  async adminGetThread(claims: JwtClaims, sessionId: string) {
+    const { rows } = await this.asVisitor(claims, (tx) => tx.query<Record<string, unknown>>('select * from admin_get_thread($1)', [sessionId]));
+    return toAdminThread(rows);
   }
 
   async adminListConversations(claims: JwtClaims, q: ConversationsQuery) {

@@ -2,7 +2,7 @@
  * Row shapes that both stores read back from the SQL functions, and their conversion to what the API uses.
  * PGlite hands back Dates and parsed JSON; PostgREST hands back ISO strings and parsed JSON.
  */
-import type { AdminCitation, AdminConversation, AdminDocument, AdminGap, Citation, Overview, Page } from '../../protocol/index.ts';
+import type { AdminCitation, AdminConversation, AdminDocument, AdminGap, AdminThread, AdminThreadTurn, Citation, Overview, Page, Related } from '../../protocol/index.ts';
 import type { StoredSettings, SyncStatus, TurnState } from './types.ts';
 
 /** One row of `chat_begin_turn`. */
@@ -94,6 +94,34 @@ function toAdminCitation(c: Record<string, unknown>): AdminCitation {
   };
 }
 
+/** `admin_get_thread` rows (one per question, oldest first) as one thread; null when there are none. */
+export function toAdminThread(rows: Record<string, unknown>[]): AdminThread | null {
+  const first = rows[0];
+  if (!first) return null;
+  return {
+    session_id: String(first.session_id),
+    title: String(first.title),
+    visitor: String(first.visitor),
+    turns: rows.map((r): AdminThreadTurn => ({
+      question_id: String(r.question_id),
+      question: String(r.question),
+      asked_at: iso(r.asked_at),
+      message_id: r.message_id == null ? null : String(r.message_id),
+      answer: r.answer == null ? null : String(r.answer),
+      kind: r.kind === 'refusal' ? 'refusal' : r.kind == null ? null : 'answer',
+      reason: (r.reason as string | null) ?? null,
+      // Typed again, as for the conversations list: a stored row of the wrong shape shows as unknown.
+      citations: Array.isArray(r.citations) ? r.citations.filter(isObject).map(toAdminCitation) : [],
+      closest: Array.isArray(r.closest) ? (r.closest.filter(isObject) as unknown as Related[]) : [],
+      confidence: r.confidence === 'high' || r.confidence === 'medium' || r.confidence === 'low' ? r.confidence : null,
+      mode: r.mode === 'hybrid' || r.mode === 'vector' || r.mode === 'lexical' ? r.mode : null,
+      rating: r.rating == null ? null : Number(r.rating) === 1 ? 1 : -1,
+      comment: (r.comment as string | null) ?? null,
+      generated: isGenerated(r.generated) ? { text: r.generated.text, model: r.generated.model } : null,
+    })),
+  };
+}
+
 function isGenerated(value: unknown): value is { text: string; model: string } {
   return typeof value === 'object' && value !== null && typeof (value as { text?: unknown }).text === 'string' && typeof (value as { model?: unknown }).model === 'string';
 }
@@ -147,6 +175,8 @@ export function storedSettings(row: Omit<StoredSettings, 'updated_at'> & { updat
     hybrid_threshold: row.hybrid_threshold ?? null,
     greeting: row.greeting ?? null,
     refusal_suggestions: row.refusal_suggestions ?? null,
+    support_url: row.support_url ?? null,
+    starters: row.starters ?? null,
     updated_at: new Date(row.updated_at).toISOString(),
   };
 }

@@ -162,6 +162,8 @@ const EXERCISES: Record<string, () => Promise<void>> = {
       hybrid_threshold: null,
       greeting: null,
       refusal_suggestions: null,
+      support_url: null,
+      starters: null,
       updated_at: expect.stringMatching(/^\d{4}-/),
     });
   },
@@ -171,11 +173,11 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     expect((await chat.setSettings(admin, { answer_mode: 'generative' })).answer_mode).toBe('generative');
     expect((await chat.getSettings()).answer_mode).toBe('generative');
     // The patch travels as JSON (p_patch jsonb): numbers, a string and an array arrive as such.
-    const all = { evidence_threshold: 0.5, lexical_threshold: 0.7, hybrid_threshold: 0.45, greeting: 'Hello from the docs', refusal_suggestions: ['Email us', 'Browse the FAQ'] };
+    const all = { evidence_threshold: 0.5, lexical_threshold: 0.7, hybrid_threshold: 0.45, greeting: 'Hello from the docs', refusal_suggestions: ['Email us', 'Browse the FAQ'], support_url: 'mailto:help@example.com', starters: ['How do refunds work?'] };
     expect(await chat.setSettings(admin, all)).toMatchObject({ ...all, answer_mode: 'generative' });
     expect(await chat.getSettings()).toMatchObject(all);
     expect(await chat.setSettings(admin, { answer_mode: null, greeting: null, refusal_suggestions: [] })).toMatchObject({ answer_mode: null, greeting: null, refusal_suggestions: [], evidence_threshold: 0.5 });
-    await pg.db.exec('update kb_settings set answer_mode = null, evidence_threshold = null, lexical_threshold = null, hybrid_threshold = null, refusal_suggestions = null');
+    await pg.db.exec('update kb_settings set answer_mode = null, evidence_threshold = null, lexical_threshold = null, hybrid_threshold = null, refusal_suggestions = null, support_url = null, starters = null');
   },
   documentState: async () => {
     expect(await ingest.documentState('docs/billing.md', MODEL)).toEqual({ document_id: world.documentId, status: 'ready', checksum: 'c1', stale_embeddings: 0 });
@@ -291,6 +293,12 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     const { answerId } = await aliceTurn('Refunds?');
     const page = await chat.adminListConversations(await asAdmin(), { rating: 'any', outcome: 'answered', limit: 10, offset: 0 });
     expect(page.items.map((c) => [c.message_id, c.question, c.answer, c.rating])).toEqual([[answerId, 'Refunds?', 'Within 14 days.', null]]);
+  },
+  adminGetThread: async () => {
+    const { sessionId, messageId, answerId } = await aliceTurn('Refunds?');
+    const thread = await chat.adminGetThread(await asAdmin(), sessionId);
+    expect(thread?.turns.map((t) => [t.question_id, t.question, t.message_id, t.answer, t.kind])).toEqual([[messageId, 'Refunds?', answerId, 'Within 14 days.', 'answer']]);
+    expect(await chat.adminGetThread(await asAdmin(), crypto.randomUUID())).toBe(null);
   },
   adminListDocuments: async () => {
     const page = await chat.adminListDocuments(await asAdmin(), { q: 'bill', limit: 10, offset: 0 });

@@ -38,7 +38,7 @@ import {
   type HttpCache,
 } from './types.ts';
 import { ANSWER_KEY_REFUSED } from './answer-key.ts';
-import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toOverview, toPage, toSyncStatus, toTurnState, type TurnRow } from './rows.ts';
+import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toAdminThread, toOverview, toPage, toSyncStatus, toTurnState, type TurnRow } from './rows.ts';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './rpc-retry.ts';
 
 /**
@@ -92,6 +92,7 @@ export const RETRIED: Record<string, boolean> = {
   admin_list_gaps: true,
   admin_set_gap_done: true,
   admin_list_conversations: true,
+  admin_get_thread: true,
   admin_list_documents: true,
   admin_set_document_enabled: true,
   // "Was it there?" would be wrong after a lost first response.
@@ -340,6 +341,10 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
 
     async adminSetGapDone(claims, questionKey, done) {
       return (await asVisitor<boolean>(claims, 'admin_set_gap_done', { p_question_key: questionKey, p_done: done })) === true;
+    },
+
+    async adminGetThread(claims, sessionId) {
+      return toAdminThread((await asVisitor<Record<string, unknown>[]>(claims, 'admin_get_thread', { p_session_id: sessionId })) ?? []);
     },
 
     async adminListConversations(claims, q) {

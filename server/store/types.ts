@@ -4,7 +4,7 @@
  * Methods that take `claims` run as that visitor, exactly as PostgREST would: role `authenticated` and
  * `request.jwt.claims` set, so row-level security applies.
  */
-import type { AdminConversation, AdminDocument, AdminGap, AnswerMode, Citation, ConversationsQuery, FeedbackRating, Generated, Overview, Page, SyncRun } from '../../protocol/index.ts';
+import type { AdminConversation, AdminDocument, AdminGap, AdminThread, AnswerMode, Citation, ConversationsQuery, FeedbackRating, Generated, Overview, Page, SyncRun } from '../../protocol/index.ts';
 
 export type { AnswerMode, ConversationsQuery, Generated };
 
@@ -171,6 +171,8 @@ export interface AdminStore {
   /** False when there is no such gap. */
   adminSetGapDone(claims: JwtClaims, questionKey: string, done: boolean): Promise<boolean>;
   adminListConversations(claims: JwtClaims, query: ConversationsQuery): Promise<Page<AdminConversation>>;
+  /** Admins only (`admin_get_thread`): one session's turns, oldest first; null when there is no such session. */
+  adminGetThread(claims: JwtClaims, sessionId: string): Promise<AdminThread | null>;
   adminListDocuments(claims: JwtClaims, query: { q: string; limit: number; offset: number }): Promise<Page<AdminDocument>>;
   adminSetDocumentEnabled(claims: JwtClaims, id: string, enabled: boolean): Promise<boolean>;
   adminDeleteDocument(claims: JwtClaims, id: string): Promise<boolean>;
@@ -270,6 +272,10 @@ export interface StoredSettings {
   greeting: string | null;
   /** What a refusal offers (null: the server's list; [] none). */
   refusal_suggestions: string[] | null;
+  /** Where "Contact support" leads (https: or mailto:; null: the widget's `support-url`, else no link). */
+  support_url: string | null;
+  /** The empty panel's starter questions (null: the widget's `starters`, else none). */
+  starters: string[] | null;
   updated_at: string;
 }
 

@@ -171,9 +171,10 @@ alter table kb_settings
   add column webhook_url text constraint kb_settings_webhook_url check (kb_webhook_url_ok(webhook_url)),
   add column webhook_secret text constraint kb_settings_webhook_secret check (char_length(webhook_secret) between 16 and 256);
 
--- kb_set_settings as before (20261125010000), plus two keys: webhook_url (null clears: KB_WEBHOOK_URL
--- applies) and webhook_secret (write-only: no function a client calls returns it). Same signature and
--- result, so the API and PostgREST callers are unchanged; the result carries no webhook field.
+-- kb_set_settings as in 20261126040000 (support_url and starters), plus two keys: webhook_url (null
+-- clears: KB_WEBHOOK_URL applies) and webhook_secret (write-only: no function a client calls returns it).
+-- Same signature and result, so the API and PostgREST callers are unchanged; the result carries no webhook
+-- field.
 create or replace function kb_set_settings(p_patch jsonb)
 returns table (
   answer_mode text,
@@ -182,6 +183,8 @@ returns table (
   hybrid_threshold real,
   greeting text,
   refusal_suggestions text[],
+  support_url text,
+  starters text[],
   updated_at timestamptz
 )
 language plpgsql security definer
@@ -191,6 +194,7 @@ declare
   v_key text;
   v_threshold text;
   v_suggestions text[];
+  v_starters text[];
 begin
   if coalesce(auth.jwt() -> 'app_metadata' ->> 'role', '') <> 'admin' then
     raise exception 'admins only' using errcode = 'insufficient_privilege';
@@ -199,8 +203,8 @@ begin
     raise exception 'kb_set_settings: the patch must be a JSON object' using errcode = 'invalid_parameter_value';
   end if;
   for v_key in select jsonb_object_keys(p_patch) loop
-    if v_key not in ('answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions',
-                     'webhook_url', 'webhook_secret') then
+    if v_key not in ('answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting',
+                     'refusal_suggestions', 'support_url', 'starters', 'webhook_url', 'webhook_secret') then
       raise exception 'kb_set_settings: unknown setting %', v_key using errcode = 'invalid_parameter_value';
     end if;
   end loop;
@@ -210,6 +214,7 @@ begin
     raise exception 'kb_set_settings: answer_mode must be extractive, generative or null' using errcode = 'invalid_parameter_value';
   end if;
   foreach v_threshold in array array['evidence_threshold', 'lexical_threshold', 'hybrid_threshold'] loop
+    -- Nested, not one condition: a number is cast only once it is known to be one.
     if p_patch ? v_threshold and jsonb_typeof(p_patch -> v_threshold) <> 'null' then
       if jsonb_typeof(p_patch -> v_threshold) <> 'number' then
         raise exception 'kb_set_settings: % must be a number from 0 to 1 or null', v_threshold using errcode = 'invalid_parameter_value';
@@ -234,6 +239,21 @@ begin
       raise exception 'kb_set_settings: refusal_suggestions must be at most 5 items of 1 to 120 characters' using errcode = 'invalid_parameter_value';
     end if;
   end if;
+  if p_patch ? 'support_url' and jsonb_typeof(p_patch -> 'support_url') <> 'null'
+     and (jsonb_typeof(p_patch -> 'support_url') <> 'string' or not kb_support_url_ok(p_patch ->> 'support_url')) then
+    raise exception 'kb_set_settings: support_url must be an https: or mailto: address of at most 2000 characters, or null'
+      using errcode = 'invalid_parameter_value';
+  end if;
+  if p_patch ? 'starters' and jsonb_typeof(p_patch -> 'starters') <> 'null' then
+    if jsonb_typeof(p_patch -> 'starters') <> 'array'
+       or exists (select 1 from jsonb_array_elements(p_patch -> 'starters') e where jsonb_typeof(e) <> 'string') then
+      raise exception 'kb_set_settings: starters must be an array of strings or null' using errcode = 'invalid_parameter_value';
+    end if;
+    v_starters := array(select jsonb_array_elements_text(p_patch -> 'starters'));
+    if not kb_starters_ok(v_starters) then
+      raise exception 'kb_set_settings: starters must be at most 4 items of 1 to 120 characters' using errcode = 'invalid_parameter_value';
+    end if;
+  end if;
   if p_patch ? 'webhook_url' and jsonb_typeof(p_patch -> 'webhook_url') <> 'null'
      and (jsonb_typeof(p_patch -> 'webhook_url') <> 'string' or not kb_webhook_url_ok(p_patch ->> 'webhook_url')) then
     raise exception 'kb_set_settings: webhook_url must be an https URL (or http to loopback) of at most 2000 characters, or null'
@@ -252,15 +272,18 @@ begin
       hybrid_threshold = case when p_patch ? 'hybrid_threshold' then (p_patch ->> 'hybrid_threshold')::real else s.hybrid_threshold end,
       greeting = case when p_patch ? 'greeting' then p_patch ->> 'greeting' else s.greeting end,
       refusal_suggestions = case when p_patch ? 'refusal_suggestions' then v_suggestions else s.refusal_suggestions end,
+      support_url = case when p_patch ? 'support_url' then p_patch ->> 'support_url' else s.support_url end,
+      starters = case when p_patch ? 'starters' then v_starters else s.starters end,
       webhook_url = case when p_patch ? 'webhook_url' then p_patch ->> 'webhook_url' else s.webhook_url end,
       webhook_secret = case when p_patch ? 'webhook_secret' then p_patch ->> 'webhook_secret' else s.webhook_secret end,
       updated_at = now(),
       updated_by = auth.uid()
     where s.id
     returning s.answer_mode, s.evidence_threshold, s.lexical_threshold, s.hybrid_threshold, s.greeting,
-              s.refusal_suggestions, s.updated_at;
+              s.refusal_suggestions, s.support_url, s.starters, s.updated_at;
 end;
 $$;
+
 
 -- The console's view of the webhook: the URL an admin stored, and whether a secret is stored — never the secret.
 create function admin_get_webhook()

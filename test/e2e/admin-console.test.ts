@@ -163,6 +163,14 @@ describe('the site-owner console, end to end', () => {
     await shot('conversations');
     await page.locator('kb-admin-conversations select').nth(1).selectOption('refused');
     await expect.poll(() => page.locator('kb-admin-conversations article').count()).toBe(2);
+    // A conversation read as a thread: its turns in order, then back to the list.
+    await page.locator('kb-admin-conversations article button', { hasText: 'Read the conversation' }).first().click();
+    await page.locator('kb-admin-conversations .thread').waitFor();
+    expect(await page.locator('kb-admin-conversations .thread .turns > li').count()).toBeGreaterThanOrEqual(1);
+    expect(await page.locator('kb-admin-conversations .thread').textContent()).toContain('refused');
+    await axe('thread');
+    await page.locator('kb-admin-conversations .thread button', { hasText: 'All conversations' }).click();
+    await expect.poll(() => page.locator('kb-admin-conversations article').count()).toBe(2);
 
     await go('overview');
     await page.locator('kb-admin-overview svg').waitFor();

@@ -6,7 +6,7 @@
  * the console page is a static asset with its CSP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AdminConversation, AdminDocument, AdminGap, AdminMe, AdminSession, AnonymousAuth, Overview, Page, TryResult } from '../../protocol/index.ts';
+import type { AdminConversation, AdminThread, AdminDocument, AdminGap, AdminMe, AdminSession, AnonymousAuth, Overview, Page, TryResult } from '../../protocol/index.ts';
 import { seedKb } from '../../server/testing/api.ts';
 import { basis } from '../../server/testing/vectors.ts';
 import { startWorker, type WorkerHarness } from './harness.ts';
@@ -55,6 +55,7 @@ const ENDPOINTS: [string, string, unknown?][] = [
   ['GET', '/gaps?status=open'],
   ['PUT', '/gaps', { question_key: 'x', done: true }],
   ['GET', '/conversations'],
+  ['GET', `/conversations/${crypto.randomUUID()}`],
   ['GET', '/documents'],
   ['PUT', `/documents/${crypto.randomUUID()}`, { enabled: false }],
   ['DELETE', `/documents/${crypto.randomUUID()}`],
@@ -107,6 +108,10 @@ describe('every admin endpoint in workerd', () => {
       ['Do you ship to Mars?', 'refusal'],
     ]);
     expect(conversations.items[0]!.visitor).toMatch(/^v-[0-9a-f]{10}$/);
+    // The refused question's session read as a thread (admin_get_thread over PostgREST).
+    const thread = await json<AdminThread>(call('GET', `/conversations/${conversations.items[1]!.session_id}`, admin));
+    expect(thread.turns.map((t) => [t.question, t.kind, t.reason])).toEqual([['Do you ship to Mars?', 'refusal', 'no_evidence']]);
+    expect((await call('GET', `/conversations/${crypto.randomUUID()}`, admin)).status).toBe(404);
 
     const overview = await json<Overview>(call('GET', '/overview', admin));
     expect([overview.questions, overview.answered, overview.refused]).toEqual([2, 1, 1]);

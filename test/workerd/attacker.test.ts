@@ -44,6 +44,7 @@ const ADMIN_ONLY = [
   'admin_export_feedback',
   'admin_export_gaps',
   'admin_get_webhook',
+  'admin_get_thread',
   'admin_list_conversations',
   'admin_list_documents',
   'admin_list_gaps',
@@ -260,6 +261,8 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
       'hybrid_threshold',
       'lexical_threshold',
       'refusal_suggestions',
+      'starters',
+      'support_url',
       'updated_at',
     ]);
   },
@@ -457,6 +460,8 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
           admin_export_gaps: { p_from: null, p_to: null, p_after: null, p_limit: 1000 },
           admin_export_feedback: { p_from: null, p_to: null, p_after: null, p_limit: 1000 },
           admin_get_webhook: {},
+          // Another visitor's conversation, read whole: refused like the list.
+          admin_get_thread: { p_session_id: crypto.randomUUID() },
         };
         expectRefused(await path.rpc(fn, args[fn]!, 'mallory'), 'mallory', /admins only/);
         expect(await owner(`select enabled from kb_documents where id = $1`, [world.docId])).toEqual([{ enabled: true }]);

@@ -61,6 +61,9 @@ const CALLERS: Record<string, string[]> = {
   kb_set_settings: ['authenticated', 'service_role'],
   // The CHECK behind kb_settings.refusal_suggestions (20261125010000): nothing for callers.
   kb_refusal_suggestions_ok: ['service_role'],
+  // … and behind kb_settings.support_url and .starters (20261126040000).
+  kb_support_url_ok: ['service_role'],
+  kb_starters_ok: ['service_role'],
   get_chunk: ['authenticated', 'service_role'],
   ingest_document: ['service_role'],
   document_state: ['service_role'],
@@ -85,6 +88,8 @@ const CALLERS: Record<string, string[]> = {
   admin_list_gaps: ['authenticated', 'service_role'],
   admin_set_gap_done: ['authenticated', 'service_role'],
   admin_list_conversations: ['authenticated', 'service_role'],
+  // The console's thread view (20261126040100): checks the admin claim itself.
+  admin_get_thread: ['authenticated', 'service_role'],
   admin_list_documents: ['authenticated', 'service_role'],
   admin_set_document_enabled: ['authenticated', 'service_role'],
   admin_delete_document: ['authenticated', 'service_role'],
@@ -190,6 +195,7 @@ describe('supabase/migrations on a new database', () => {
       'admin_export_feedback',
       'admin_export_gaps',
       'admin_get_webhook',
+      'admin_get_thread',
       'admin_list_conversations',
       'admin_list_documents',
       'admin_list_gaps',

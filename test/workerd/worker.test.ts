@@ -124,12 +124,20 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
       expect((await ask()).type).toBe('answer');
       expect(await config()).not.toHaveProperty('greeting');
 
-      const set = await put({ hybrid_threshold: 0.99, refusal_suggestions: ['Email support@example.com'], greeting: 'Ask me about billing.' });
+      const set = await put({
+        hybrid_threshold: 0.99,
+        refusal_suggestions: ['Email support@example.com'],
+        greeting: 'Ask me about billing.',
+        support_url: 'mailto:support@example.com',
+        starters: ['How do refunds work?'],
+      });
       expect(set.status).toBe(200);
       expect(await set.json()).toMatchObject({ hybrid_threshold: 0.99, hybrid_threshold_source: 'admin', server_hybrid_threshold: 0.39, greeting_source: 'admin' });
       // The same isolate, no restart: the next question reads the settings from the database.
       expect(await ask()).toMatchObject({ type: 'refusal', reason: 'no_evidence', suggestions: ['Email support@example.com'] });
       expect((await config()).greeting).toBe('Ask me about billing.');
+      // The conversation settings (20261126040000) reach every visitor through /api/config on Workers too.
+      expect(await config()).toMatchObject({ support_url: 'mailto:support@example.com', starters: ['How do refunds work?'] });
       // The settings are read as anon (nothing in them is secret), the change made as the admin.
       expect(supabase.log).toContainEqual(expect.objectContaining({ path: '/rest/v1/rpc/kb_set_settings', status: 200, role: 'authenticated', sub: user.user_id }));
       expectNoServiceRole();
@@ -141,7 +149,7 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
       expect(await (await put({ hybrid_threshold: null })).json()).toMatchObject({ hybrid_threshold: 0.39, hybrid_threshold_source: 'server' });
       expect((await ask()).type).toBe('answer');
     } finally {
-      await pg.db.exec('update kb_settings set hybrid_threshold = null, refusal_suggestions = null, greeting = null');
+      await pg.db.exec('update kb_settings set hybrid_threshold = null, refusal_suggestions = null, greeting = null, support_url = null, starters = null');
     }
   });
 

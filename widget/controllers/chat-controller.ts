@@ -65,7 +65,12 @@ export interface RefusalTurn extends Ratable {
   kind: 'refusal';
   id: string;
   message: string;
+  /** An owner's questions, sent when clicked. */
   suggestions: string[];
+  /** What the widget offers to do instead (`rephrase`, `contact_support`). */
+  actions: string[];
+  /** The closest pages, when a passage came near the evidence needed. */
+  closest: Related[];
 }
 export type Turn = UserTurn | AnswerTurn | RefusalTurn;
 
@@ -175,7 +180,7 @@ export class ChatController implements ReactiveController {
     this.turns = detail.messages.map((m): Turn => {
       if (m.role === 'user') return { kind: 'user', id: m.id, text: m.content };
       const rated = { answerId: m.id, feedback: m.feedback };
-      if (m.refusal) return { kind: 'refusal', id: m.id, message: m.content, suggestions: m.refusal.suggestions, ...rated };
+      if (m.refusal) return { kind: 'refusal', id: m.id, message: m.content, ...refusalParts(m.refusal), ...rated };
       return {
         kind: 'answer',
         id: m.id,
@@ -205,8 +210,8 @@ export class ChatController implements ReactiveController {
     if (this.abort === abort) this.abort = undefined;
     if (error instanceof Refused) {
       // The refusal replaces the (empty) pending answer.
-      const { message, suggestions, message_id: answerId } = error.refusal;
-      const refusal: RefusalTurn = { kind: 'refusal', id: answer.id, message, suggestions, answerId };
+      const { message, message_id: answerId } = error.refusal;
+      const refusal: RefusalTurn = { kind: 'refusal', id: answer.id, message, ...refusalParts(error.refusal), answerId };
       this.turns = this.turns.map((turn) => (turn.id === answer.id ? refusal : turn));
       this.host.requestUpdate();
       this.events.refusal(refusal);
@@ -336,4 +341,9 @@ export function uuid(): string {
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** A refusal's questions, actions and closest pages, from the live response or the history. */
+function refusalParts(refusal: { suggestions: string[]; actions?: string[]; closest?: Related[] }): Pick<RefusalTurn, 'suggestions' | 'actions' | 'closest'> {
+  return { suggestions: refusal.suggestions, actions: refusal.actions ?? [], closest: refusal.closest ?? [] };
 }

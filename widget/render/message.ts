@@ -3,6 +3,7 @@ import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { AnswerTurn, RefusalTurn, Turn } from '../controllers/chat-controller.ts';
 import { userMessageFor } from '../controllers/chat-errors.ts';
 import { format, type KbChatStrings } from '../i18n.ts';
+import { safeHref } from './escape.ts';
 import { renderRelated, renderSources, type SourcesView } from './sources.ts';
 
 export interface MessageView {
@@ -15,7 +16,14 @@ export interface MessageView {
   retry: (turn: AnswerTurn) => void;
   /** Generative mode: show the written or the quoted answer. */
   showView: (turn: AnswerTurn, view: 'written' | 'quoted') => void;
+  /** An owner's suggested question under a refusal (or a starter): sent. */
   suggest: (text: string) => void;
+  /** "Rephrase your question": the refused question back into the box, selected; nothing is sent. */
+  rephrase: (turn: RefusalTurn) => void;
+  /** "Contact support": `kb-escalate`, then the support address unless a listener cancelled it. */
+  escalate: (turn: RefusalTurn) => void;
+  /** Whether "Contact support" can lead anywhere (an address, or a `kb-escalate` listener on the element). */
+  canEscalate: boolean;
   /** 👍 / 👎 (render/feedback.ts) once the answer or refusal is stored; nothing before. */
   feedback: (turn: AnswerTurn | RefusalTurn) => TemplateResult | typeof nothing;
 }
@@ -82,19 +90,35 @@ function renderViews(turn: AnswerTurn, showWritten: boolean, view: MessageView):
 }
 
 function renderRefusal(turn: RefusalTurn, view: MessageView): TemplateResult {
+  const s = view.strings;
+  const chip = (label: string, part: string, click: () => void) =>
+    html`<li><button type="button" class="suggestion" part=${part} @click=${click}>${label}</button></li>`;
+  const chips = [
+    ...turn.suggestions.map((question) => chip(question, 'suggestion', () => view.suggest(question))),
+    ...turn.actions.map((action) =>
+      action === 'rephrase'
+        ? chip(s.rephrase, 'suggestion rephrase', () => view.rephrase(turn))
+        : action === 'contact_support' && view.canEscalate
+          ? chip(s.contactSupport, 'suggestion contact-support', () => view.escalate(turn))
+          : nothing,
+    ),
+  ].filter((item) => item !== nothing);
   return html`
     <div class="message message--refusal" part="message refusal">
       <p>${turn.message}</p>
-      ${turn.suggestions.length
-        ? html`<ul class="suggestions" part="suggestions">
-            ${turn.suggestions.map(
-              (suggestion) =>
-                html`<li><button type="button" class="suggestion" part="suggestion" @click=${() => view.suggest(suggestion)}>
-                  ${suggestion}
-                </button></li>`,
-            )}
-          </ul>`
+      ${turn.closest.length
+        ? html`<div class="closest" part="closest-pages">
+            <p class="closest__title">${s.closestPages}</p>
+            <ul class="related__list">
+              ${turn.closest.map((page) => {
+                const href = safeHref(page.url);
+                return html`<li>${href ? html`<a href=${href} target="_blank" rel="noopener noreferrer" part="closest-page">${page.title}</a>` : page.title}
+                  ${page.section ? html`<span class="source__meta">${page.section}</span>` : nothing}</li>`;
+              })}
+            </ul>
+          </div>`
         : nothing}
+      ${chips.length ? html`<ul class="suggestions" part="suggestions">${chips}</ul>` : nothing}
       ${view.feedback(turn)}
     </div>
   `;

@@ -99,6 +99,8 @@ export function createFakeApi({ delayMs = 150 } = {}) {
   let feedbackFailures = 0;
   /** POST /__fake/greeting {greeting}: the greeting an admin set, sent in /api/config. */
   let greeting = null;
+  /** POST /__fake/conversation {support_url, starters}: what an admin set, sent in /api/config. */
+  let conversation = {};
   /** Payload batches for the XSS tests (POST /__fake/xss). */
   let xss = [];
   const chunks = new Map(Object.entries(CHUNKS));
@@ -203,6 +205,22 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     if (message.startsWith('xss-q')) {
       // A hostile question is echoed back at once, as a refusal whose suggestions are the question's lines.
       return json(ctx, 200, { type: 'refusal', reason: 'no_evidence', message: body.message, suggestions: body.message.split('\n') });
+    }
+    if (message.includes('lunch')) {
+      // A refusal as the real server sends it today: the built-in actions, and closest pages near the gate.
+      const refusal = {
+        type: 'refusal',
+        reason: 'no_evidence',
+        message: "I don't have enough information to answer that question.",
+        suggestions: [],
+        actions: ['rephrase', 'contact_support'],
+        closest: [
+          { chunk_id: 'c1', document_id: 'd1', title: 'Opening hours', page: null, section: 'Canteen', url: 'https://docs.example.com/hours' },
+          { chunk_id: 'c2', document_id: 'd2', title: 'Menu <b>bold</b>', page: null, section: null, url: 'javascript:alert(1)' },
+        ],
+      };
+      const answerId = remember(token, body, sessionId, refusal.message, null, { reason: refusal.reason, suggestions: [], actions: refusal.actions, closest: refusal.closest });
+      return json(ctx, 200, { ...refusal, message_id: answerId });
     }
     if (message.includes('weather')) {
       const refusal = {
@@ -376,7 +394,12 @@ export function createFakeApi({ delayMs = 150 } = {}) {
         ort_wasm_url: '/ort/',
         ...(captcha ? { captcha: { provider: 'turnstile', site_key: 'fake-site-key', script_url: '/__fake/turnstile.js?render=explicit' } } : {}),
         ...(greeting ? { greeting } : {}),
+        ...conversation,
       });
+    }
+    if (path === '/__fake/conversation' && ctx.method === 'POST') {
+      conversation = (await readJson(ctx.req)) ?? {};
+      return json(ctx, 200, conversation);
     }
     if (path === '/__fake/greeting' && ctx.method === 'POST') {
       greeting = (await readJson(ctx.req))?.greeting ?? null;
@@ -432,6 +455,7 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       log.feedback = [];
       feedbackFailures = 0;
       greeting = null;
+      conversation = {};
       captcha = false;
       tokenLifetime = 3600;
       refreshLimited = 0;

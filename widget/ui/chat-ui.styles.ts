@@ -95,8 +95,9 @@ export default `
 .source--highlight { background: var(--kb-background); outline: 2px solid var(--kb-accent); }
 .source__meta { color: var(--kb-muted); margin-inline: 6px; }
 .source__passage { margin: 4px 0; padding: 6px 8px; background: var(--kb-background); border-inline-start: 3px solid var(--kb-accent); border-radius: 4px; max-height: 200px; overflow: auto; }
-.related { margin-top: 6px; font-size: 13px; }
+.related, .closest { margin-top: 6px; font-size: 13px; }
 .related__title { color: var(--kb-muted); font-weight: 600; cursor: pointer; }
+.closest__title { margin: 0; color: var(--kb-muted); font-weight: 600; }
 .related__list { margin: 4px 0; padding-inline-start: 20px; }
 .related__item { margin: 2px 0; }
 .answer-footer { display: flex; justify-content: space-between; gap: 8px; margin-top: 6px; color: var(--kb-muted); font-size: 12px; }

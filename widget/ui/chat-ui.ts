@@ -6,6 +6,7 @@
 import { html, nothing, render, type TemplateResult } from 'lit/html.js';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type KbChat from '../kb-chat.component.ts';
+import { isSupportUrl } from '../../protocol/support.ts';
 import { adoptStyles } from '../adopt-styles.ts';
 import { ApiClient } from '../api/api-client.ts';
 import type { Citation } from '../../protocol/chat.ts';
@@ -23,6 +24,8 @@ import { answerElement, plainAnswer } from '../render/citations.ts';
 import { renderMarkdownFragment } from '../render/markdown.ts';
 import { renderFeedback } from '../render/feedback.ts';
 import { renderTurn, type MessageView } from '../render/message.ts';
+import { renderStarters } from '../render/starters.ts';
+import { escalate, questionOf, rephrase } from './escalate.ts';
 import type { SourcesView } from '../render/sources.ts';
 import styles from './chat-ui.styles.ts';
 import { solveCaptcha } from '../api/captcha.ts';
@@ -56,6 +59,9 @@ export class ChatUi implements ReactiveControllerHost {
   private restored = false;
   /** The site owner's greeting from /api/config (set in the console); the page's own greeting wins. */
   private serverGreeting: string | null = null;
+  /** The site owner's support address and starter questions from /api/config; the page's attributes win. */
+  private serverSupportUrl?: string;
+  private serverStarters: string[] = [];
   private announcement = '';
   private copiedId?: string;
   /** Per-answer caches: the rendered Markdown (rebuilt only when text or sources change) and UI toggles. */
@@ -80,7 +86,8 @@ export class ChatUi implements ReactiveControllerHost {
       },
       refusal: (turn) => {
         this.announce(turn.message);
-        this.emit('kb-refusal', { message: turn.message, suggestions: turn.suggestions, answerId: turn.answerId });
+        const { message, suggestions, actions, closest, answerId } = turn;
+        this.emit('kb-refusal', { message, suggestions, actions, closest, answerId });
       },
       error: (turn) =>
         this.emit('kb-error', { code: errorCode(turn.error), message: userMessageFor(turn.error, turn.markdown !== '', this.strings) }),
@@ -149,6 +156,8 @@ export class ChatUi implements ReactiveControllerHost {
       .config()
       .then((config) => {
         this.serverGreeting = config.greeting ?? null;
+        this.serverSupportUrl = config.support_url;
+        this.serverStarters = config.starters ?? [];
         this.requestUpdate();
         this.generator.start(config);
       })
@@ -465,8 +474,16 @@ export class ChatUi implements ReactiveControllerHost {
       retry: (turn) => void this.chat.retry(turn.id),
       showView: (turn, which) => this.chat.patch(turn.id, { view: which }),
       suggest: (text) => this.send(text),
+      rephrase: (turn) => rephrase(this.textarea, questionOf(this.chat.turns, turn)),
+      escalate: (turn) => escalate(this.host, this.chat.turns, turn, this.supportAddress(), this.chat.sessionId),
+      canEscalate: this.supportAddress() !== undefined || this.host.escalateListeners > 0,
       feedback: (turn) => this.feedbackFor(turn),
     };
+  }
+
+  /** The support address in effect: the page's `support-url`, else the owner's; only https: or mailto:. */
+  private supportAddress(): string | undefined {
+    return [this.host.supportUrl, this.serverSupportUrl].find(isSupportUrl);
   }
 
   /** 👍 / 👎 of a stored answer or refusal; the comment field takes focus when it opens, 👎 gets it back after. */
@@ -592,6 +609,7 @@ export class ChatUi implements ReactiveControllerHost {
               ${greeting && this.chat.turns.length === 0
                 ? html`<div class="message message--assistant" part="message greeting">${greeting}</div>`
                 : nothing}
+              ${this.chat.turns.length === 0 ? renderStarters(host.starters ?? this.serverStarters, s, (q) => this.send(q)) : nothing}
               ${this.chat.turns.map((turn) =>
                 html`<div class="turn" data-turn=${turn.id}>${renderTurn(turn, view)}</div>`,
               )}
