@@ -4,6 +4,7 @@ import type { KbChatStrings } from './i18n.ts';
 import type { Citation } from '../protocol/chat.ts';
 import type { ChatUi } from './ui/chat-ui.ts';
 import { staticHTML } from './trusted-types.ts';
+import { ShortcutListener, ariaKeys, displayKeys } from './shortcut.ts';
 
 // Resolved against this module (the built kb-chat.js), so the widget finds its chunks and API wherever it is hosted.
 const SCRIPT_URL = import.meta.url;
@@ -38,6 +39,7 @@ const ICON =
  * @attr {'auto'|'light'|'dark'} theme - Colour scheme; `auto` (default) follows `prefers-color-scheme`.
  * @attr {'right'|'left'} position - Which bottom corner the bubble sits in (mirrored in RTL).
  * @attr {'floating'|'inline'} mode - `inline` renders the chat in the page flow, always open, without the bubble.
+ * @attr {string} shortcut - A key combination that opens the panel (focuses the question box with `mode="inline"`) from anywhere on the page, except while the visitor types in another field: `mod+k` is ⌘K on macOS, Ctrl+K elsewhere. Modifiers `mod`, `ctrl`, `meta`, `alt`, `shift`, then one key (`k`, `/`, `F1`). Off by default. Screen readers hear it on the bubble (`aria-keyshortcuts` and a hidden hint) and on the question box.
  * @attr {'none'|'intent'|'idle'} preload - When the embedding model and its wasm start downloading: `intent` (default) on hover, focus or touch of the bubble; `idle` once the page has loaded and the browser is idle; `none` only when the panel opens. Never ahead of the panel when the visitor asked to save data (`navigator.connection.saveData`).
  *
  * @fires {CustomEvent<void>} kb-open - The panel was opened.
@@ -89,7 +91,7 @@ const ICON =
  * @cssprop [--kb-offset-y=20px] - Distance of the bubble from the bottom of the viewport.
  */
 export default class KbChat extends HTMLElement {
-  static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position', 'preload'];
+  static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position', 'preload', 'shortcut'];
 
   /** The host page's access token (e.g. its Supabase session's `access_token`); replaces the anonymous sign-in. */
   token: string | null = null;
@@ -112,6 +114,8 @@ export default class KbChat extends HTMLElement {
   ui?: ChatUi;
   private loading?: Promise<ChatUi>;
   private bubble?: HTMLButtonElement;
+  private hint?: HTMLElement;
+  private readonly shortcutListener = new ShortcutListener(() => this.onShortcut());
 
   get apiUrl(): string {
     return this.getAttribute('api-url') || new URL('.', SCRIPT_URL).origin;
@@ -160,6 +164,17 @@ export default class KbChat extends HTMLElement {
   set preload(value: Preload) {
     this.setAttribute('preload', value);
   }
+  get shortcut(): string | null {
+    return this.getAttribute('shortcut');
+  }
+  set shortcut(value: string | null) {
+    this.reflect('shortcut', value);
+  }
+  /** @internal The shortcut in `aria-keyshortcuts` form (`Control+K`), for the question box; null when off. */
+  get keyShortcuts(): string | null {
+    const { shortcut } = this.shortcutListener;
+    return shortcut && ariaKeys(shortcut);
+  }
 
   /** Resolves once pending rendering is done (and the chat UI, if it is loading, is loaded). */
   get updateComplete(): Promise<boolean> {
@@ -169,9 +184,10 @@ export default class KbChat extends HTMLElement {
   connectedCallback(): void {
     if (!this.shadowRoot) {
       const root = this.attachShadow({ mode: 'open', delegatesFocus: false });
-      root.innerHTML = staticHTML(`<div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button>`);
+      root.innerHTML = staticHTML(`<div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button><span class="hint" id="hint"></span>`);
       adoptStyles(root, styles);
       this.bubble = root.querySelector('button')!;
+      this.hint = root.querySelector<HTMLElement>('.hint')!;
       this.bubble.addEventListener('click', () => (this.open = !this.open));
       // Intent: fetch the chat UI as soon as the visitor is likely to open it (≈ 32 KB gz); with
       // preload="intent" the model and the wasm start too, so they have a head start on the first question.
@@ -180,18 +196,21 @@ export default class KbChat extends HTMLElement {
       // Asked when the browser is idle, so an attribute set after the element was created still counts.
       whenIdle(() => this.mayPreload('idle') && void this.load().then((ui) => ui.preload()));
     }
+    this.shortcutListener.update(this.shortcut, true);
     this.paintBubble();
     if (this.open || this.inline) void this.load().then((ui) => ui.opened());
     this.ui?.connected();
   }
 
   disconnectedCallback(): void {
+    this.shortcutListener.update(null, false);
     this.ui?.disconnected();
   }
 
   attributeChangedCallback(name: string, old: string | null, value: string | null): void {
     // Before connectedCallback (upgrade of parsed HTML) there is nothing to update; connecting handles it.
     if (old === value || !this.shadowRoot) return;
+    if (name === 'shortcut') this.shortcutListener.update(value, this.isConnected);
     this.paintBubble();
     if (name === 'open' && this.isConnected) {
       this.dispatchEvent(new CustomEvent(this.open ? 'kb-open' : 'kb-close', { bubbles: true, composed: true }));
@@ -229,11 +248,30 @@ export default class KbChat extends HTMLElement {
     this.bubble?.focus();
   }
 
+  /** The shortcut was pressed outside any text field: open the panel, or bring focus to its question box. */
+  private onShortcut(): void {
+    if (this.inline || this.open) {
+      // Inline, or already open: the box may be far down the page or the visitor elsewhere; focus scrolls to it.
+      void this.load()
+        .then((ui) => ui.updateComplete)
+        .then(() => this.shadowRoot?.querySelector('textarea')?.focus());
+    } else {
+      this.open = true; // the chat UI focuses its question box when the panel opens
+    }
+  }
+
   private paintBubble(): void {
     if (!this.bubble) return;
     const label = this.open ? (this.strings.closeChat ?? 'Close chat') : (this.strings.openChat ?? 'Open chat');
     this.bubble.setAttribute('aria-label', label);
     this.bubble.setAttribute('aria-expanded', String(this.open));
+    // aria-keyshortcuts is read by few screen readers yet, so a hidden description says it in words too.
+    const { shortcut } = this.shortcutListener;
+    this.hint!.textContent = shortcut ? (this.strings.shortcutHint ?? 'Keyboard shortcut: {keys}').replace('{keys}', displayKeys(shortcut)) : '';
+    for (const [name, value] of [['aria-keyshortcuts', shortcut && ariaKeys(shortcut)], ['aria-describedby', shortcut && 'hint']] as const) {
+      if (value) this.bubble.setAttribute(name, value);
+      else this.bubble.removeAttribute(name);
+    }
   }
 
   private reflect(name: string, value: string | null): void {
