@@ -20,9 +20,9 @@ export interface Shortcut {
   key: string;
 }
 
-const MODIFIERS: Record<string, keyof Omit<Shortcut, 'key'> | 'mod'> = {
-  mod: 'mod', ctrl: 'ctrl', control: 'ctrl', meta: 'meta', cmd: 'meta', command: 'meta', alt: 'alt', option: 'alt', shift: 'shift',
-};
+const MODIFIERS = ['ctrl', 'meta', 'alt', 'shift'] as const;
+/** Per modifier: its ARIA name, its name for people, its Apple glyph. */
+const NAMES = [['Control', 'Ctrl', '⌃'], ['Meta', 'Meta', '⌘'], ['Alt', 'Alt', '⌥'], ['Shift', 'Shift', '⇧']];
 
 /** Apple platforms, where `mod` is ⌘ (navigator.platform is deprecated but still the one every browser fills). */
 export function isApple(): boolean {
@@ -38,9 +38,9 @@ export function parseShortcut(value: string | null, apple = isApple()): Shortcut
   if (!key || ([...key].length > 1 && !/^[a-z][a-z0-9]*$/.test(key))) return null;
   const shortcut: Shortcut = { ctrl: false, meta: false, alt: false, shift: false, key };
   for (const part of parts) {
-    const modifier = MODIFIERS[part];
-    if (!modifier) return null;
-    shortcut[modifier === 'mod' ? (apple ? 'meta' : 'ctrl') : modifier] = true;
+    const modifier = part === 'mod' ? (apple ? 'meta' : 'ctrl') : part === 'cmd' ? 'meta' : part === 'option' ? 'alt' : part;
+    if (!MODIFIERS.includes(modifier as never)) return null;
+    shortcut[modifier as (typeof MODIFIERS)[number]] = true;
   }
   return shortcut;
 }
@@ -52,45 +52,39 @@ export function parseShortcut(value: string | null, apple = isApple()): Shortcut
  */
 export function matches(event: KeyboardEvent, shortcut: Shortcut): boolean {
   const { key } = shortcut;
-  const single = [...key].length === 1;
   const alnum = /^[a-z0-9]$/.test(key);
-  const keyMatches =
-    event.key.toLowerCase() === key || (alnum && event.code === (/\d/.test(key) ? `Digit${key}` : `Key${key.toUpperCase()}`));
+  const punctuation = !alnum && [...key].length === 1;
   return (
-    keyMatches &&
-    event.ctrlKey === shortcut.ctrl &&
-    event.metaKey === shortcut.meta &&
-    event.altKey === shortcut.alt &&
-    (single && !alnum ? true : event.shiftKey === shortcut.shift)
+    (event.key.toLowerCase() === key || (alnum && event.code === (key > '9' ? 'Key' + key.toUpperCase() : 'Digit' + key))) &&
+    MODIFIERS.every((m) => (punctuation && m === 'shift') || event[`${m}Key`] === shortcut[m])
   );
 }
 
 /** The ARIA form (`aria-keyshortcuts`): `Control+K`, `Meta+Shift+K`. */
 export function ariaKeys(shortcut: Shortcut): string {
-  return [...modifierNames(shortcut, ['Control', 'Meta', 'Alt', 'Shift']), keyName(shortcut.key)].join('+');
+  return names(shortcut, 0, '+');
 }
 
 /** What a visitor reads: `⌘K` on Apple platforms (their convention), `Ctrl+K` elsewhere. */
 export function displayKeys(shortcut: Shortcut, apple = isApple()): string {
-  const names = apple ? ['⌃', '⌘', '⌥', '⇧'] : ['Ctrl', 'Meta', 'Alt', 'Shift'];
-  return [...modifierNames(shortcut, names), keyName(shortcut.key)].join(apple ? '' : '+');
+  return apple ? names(shortcut, 2, '') : names(shortcut, 1, '+');
 }
 
-function modifierNames(shortcut: Shortcut, [ctrl, meta, alt, shift]: string[]): string[] {
-  return [shortcut.ctrl && ctrl, shortcut.meta && meta, shortcut.alt && alt, shortcut.shift && shift].filter(Boolean) as string[];
-}
-
-function keyName(key: string): string {
-  return key.length === 1 ? key.toUpperCase() : key.charAt(0).toUpperCase() + key.slice(1);
+function names(shortcut: Shortcut, style: number, separator: string): string {
+  const { key } = shortcut;
+  const modifiers = MODIFIERS.flatMap((m, i) => (shortcut[m] ? [NAMES[i]![style]!] : []));
+  return [...modifiers, key.charAt(0).toUpperCase() + key.slice(1)].join(separator);
 }
 
 /** Where the visitor is typing: a shortcut must never take their keystroke. */
 export function isTyping(event: Event): boolean {
-  const target = event.composedPath()[0];
-  if (!(target instanceof HTMLElement)) return false;
-  if (target.isContentEditable || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;
+  const target = event.composedPath()[0] as HTMLInputElement;
   // Buttons, checkboxes and the like take no text: the shortcut still works from them.
-  return target instanceof HTMLInputElement && !/^(button|checkbox|color|file|image|radio|range|reset|submit)$/.test(target.type);
+  return (
+    target.isContentEditable ||
+    /^(TEXTAREA|SELECT)$/.test(target.tagName) ||
+    (target.tagName === 'INPUT' && !/^(button|checkbox|color|file|image|radio|range|reset|submit)$/.test(target.type))
+  );
 }
 
 /**
