@@ -90,7 +90,11 @@ const ICON =
  * @cssprop [--kb-offset-x=20px] - Distance of the bubble from the side of the viewport.
  * @cssprop [--kb-offset-y=20px] - Distance of the bubble from the bottom of the viewport.
  */
-export default class KbChat extends HTMLElement {
+// Without a DOM (a framework rendering on the server imports the npm package) there is no HTMLElement to
+// extend: a bare class stands in, so importing is harmless; the element only ever runs in a browser.
+const Element = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
+
+export default class KbChat extends Element {
   static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position', 'preload', 'shortcut'];
 
   /** The host page's access token (e.g. its Supabase session's `access_token`); replaces the anonymous sign-in. */
@@ -101,10 +105,16 @@ export default class KbChat extends HTMLElement {
   strings: Partial<KbChatStrings> = {};
   /** URL of the chat UI module. Default: `kb-chat-ui.<hash>.js` next to this script. */
   uiUrl: string | URL = new URL(`./${UI_FILE}`, SCRIPT_URL);
-  /** URL of the embedder worker script. Default: `kb-chat-embedder.<hash>.js` next to this script. */
-  embedderUrl: string | URL = new URL(`./${EMBEDDER_FILE}`, SCRIPT_URL);
-  /** URL of the generator worker script (generative mode only). Default: `kb-chat-generator.<hash>.js` next to this script. */
-  generatorUrl: string | URL = new URL(`./${GENERATOR_FILE}`, SCRIPT_URL);
+  /**
+   * @internal Set by the npm package's entry: a site's bundler moves this module, so "next to this script" says
+   * nothing about where the chunks are. Then the chat UI is a literal `import()` the bundler follows, and the
+   * workers come from the kb-chat server at `api-url` (which serves them, unhashed, with CORS).
+   */
+  static bundled?: { importUi: () => Promise<typeof import('./ui/chat-ui.ts')> };
+  /** URL of the embedder worker script. Default: `kb-chat-embedder.<hash>.js` next to this script (npm package: on the `api-url` server). */
+  embedderUrl: string | URL = this.chunk(EMBEDDER_FILE);
+  /** URL of the generator worker script (generative mode only). Default: `kb-chat-generator.<hash>.js` next to this script (npm package: on the `api-url` server). */
+  generatorUrl: string | URL = this.chunk(GENERATOR_FILE);
   /** Milliseconds a written answer (generative mode) may take, model loading included, before the quoted one stays. */
   generatorTimeout = 60_000;
   /** Milliseconds after which a model still loading counts as slow (the status line says so; it keeps loading). */
@@ -225,7 +235,7 @@ export default class KbChat extends HTMLElement {
 
   /** Load the chat UI now (it is loaded on intent anyway). */
   load(): Promise<ChatUi> {
-    this.loading ??= import(/* @vite-ignore */ String(this.uiUrl)).then((module: typeof import('./ui/chat-ui.ts')) => {
+    this.loading ??= (KbChat.bundled?.importUi() ?? import(/* @vite-ignore */ String(this.uiUrl))).then((module: typeof import('./ui/chat-ui.ts')) => {
       this.ui = module.mountChatUi(this, this.shadowRoot!);
       return this.ui;
     });
@@ -234,6 +244,15 @@ export default class KbChat extends HTMLElement {
       this.loading = undefined;
     });
     return this.loading;
+  }
+
+  /**
+   * A worker's URL, read when the panel first needs it (so an `api-url` set after the element was created,
+   * as frameworks do, counts): an object whose `toString` resolves it then, unless the page sets its own.
+   */
+  private chunk(file: string): URL | string {
+    if (!KbChat.bundled) return new URL(`./${file}`, SCRIPT_URL);
+    return { toString: () => new URL(`/${file}`, this.apiUrl).href } as string;
   }
 
   /** Whether `moment` may start the model download ahead of the panel opening. */

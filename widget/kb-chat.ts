@@ -8,4 +8,5 @@ import KbChat from './kb-chat.component.ts';
 export { KbChat };
 export default KbChat;
 
-if (!customElements.get('kb-chat')) customElements.define('kb-chat', KbChat);
+// typeof: a server rendering a page imports this too, and has no customElements (widget/kb-chat.component.ts).
+if (typeof customElements !== 'undefined' && !customElements.get('kb-chat')) customElements.define('kb-chat', KbChat);
