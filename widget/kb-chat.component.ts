@@ -21,6 +21,10 @@ const GENERATOR_FILE = typeof __KB_GENERATOR_FILE__ === 'string' ? __KB_GENERATO
 const ICON =
   '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true"><path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z"/></svg>';
 
+// Without a DOM (a framework rendering on the server imports the npm package) there is no HTMLElement to
+// extend: a bare class stands in, so importing is harmless; the element only ever runs in a browser.
+const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HTMLElement;
+
 /**
  * A chat bubble that answers questions from the site's knowledge base, with cited sources.
  *
@@ -90,11 +94,7 @@ const ICON =
  * @cssprop [--kb-offset-x=20px] - Distance of the bubble from the side of the viewport.
  * @cssprop [--kb-offset-y=20px] - Distance of the bubble from the bottom of the viewport.
  */
-// Without a DOM (a framework rendering on the server imports the npm package) there is no HTMLElement to
-// extend: a bare class stands in, so importing is harmless; the element only ever runs in a browser.
-const Element = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
-
-export default class KbChat extends Element {
+export default class KbChat extends HTMLElement {
   static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position', 'preload', 'shortcut'];
 
   /** The host page's access token (e.g. its Supabase session's `access_token`); replaces the anonymous sign-in. */
@@ -174,6 +174,7 @@ export default class KbChat extends Element {
   set preload(value: Preload) {
     this.setAttribute('preload', value);
   }
+  /** The `shortcut` attribute (`mod+k`, …); null when off. */
   get shortcut(): string | null {
     return this.getAttribute('shortcut');
   }
