@@ -81,7 +81,7 @@ describe('npm pack', () => {
 });
 
 describe('import in Node without a DOM', () => {
-  it("imports 'kb-chat' and 'kb-chat/react' without throwing, defining or touching any global", async () => {
+  it("imports 'kb-chat' and 'kb-chat/react' without throwing, defining or touching any global; renders the wrapper to HTML", async () => {
     const script = join(SITE, 'ssr.mjs');
     await writeFile(
       script,
@@ -92,10 +92,14 @@ describe('import in Node without a DOM', () => {
       const after = snapshot();
       const changed = after.filter(([name, value]) => !before.some(([n, v]) => n === name && Object.is(v, value))).map(([name]) => name);
       const removed = before.filter(([name]) => !after.some(([n]) => n === name)).map(([name]) => name);
+      // What Next.js or Docusaurus does next: render the wrapper to HTML on the server.
+      const { createElement } = await import('react');
+      const { renderToString } = await import('react-dom/server');
+      const html = renderToString(createElement(react.KbChat, { apiUrl: 'https://kb.example.com', mode: 'inline', onKbAnswer: () => {} }));
       console.log(JSON.stringify({
         changed, removed,
         element: typeof element.KbChat, sameDefault: element.default === element.KbChat,
-        react: typeof react.KbChat, displayName: react.KbChat.displayName,
+        react: typeof react.KbChat, displayName: react.KbChat.displayName, html,
         dom: typeof HTMLElement + ' ' + typeof customElements + ' ' + typeof document,
       }));`,
     );
@@ -108,6 +112,8 @@ describe('import in Node without a DOM', () => {
       sameDefault: true,
       react: 'object', // React.forwardRef's component
       displayName: 'KbChat',
+      // The tag, with what React renders as attributes; properties and listeners are set in the browser.
+      html: '<kb-chat mode="inline"></kb-chat>',
       dom: 'undefined undefined undefined',
     });
   });
