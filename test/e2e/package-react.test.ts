@@ -33,6 +33,7 @@ function App() {
     createElement(KbChat, {
       apiUrl: location.origin,
       heading: 'Ask the React docs',
+      position: 'left',
       shortcut: 'mod+k',
       strings: { send: 'Ask' },
       onKbOpen: (event) => { window.events.push(event.type); setOpens((n) => n + 1); },
@@ -96,6 +97,7 @@ it('renders <kb-chat> through the React wrapper, sets its properties and calls i
   // An object prop is set as the property, not stringified into an attribute.
   expect(await page.locator('kb-chat').locator('[part="send-button"]').textContent()).toBe('Ask');
   expect(await page.locator('kb-chat').getAttribute('strings')).toBe(null);
+  expect(await page.locator('kb-chat').getAttribute('position')).toBe('left'); // an attribute-only prop
   await page.waitForFunction(() => document.getElementById('opens')!.textContent === '1');
   // The chat UI is a chunk of the site's bundle; the embedder is asked of the api-url server (here the same one).
   expect(requests.filter((path) => /^\/chat-ui-[\w-]+\.js$/.test(path))).toHaveLength(1);

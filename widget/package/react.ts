@@ -26,7 +26,12 @@ import KbChatElement, {
  */
 const FIELDS = ['token', 'getToken', 'strings', 'uiUrl', 'embedderUrl', 'generatorUrl', 'generatorTimeout', 'embedderTimeout'] satisfies (keyof KbChatElement)[];
 /** Never instantiated: createComponent reads its prototype (for the names) and its type (for the props). */
-class KbChatProperties extends KbChatElement {}
+class KbChatProperties extends KbChatElement {
+  // Attributes without a property: typed as props here, and (not on the prototype) rendered by React as attributes.
+  declare mode?: 'floating' | 'inline';
+  declare theme?: 'auto' | 'light' | 'dark';
+  declare position?: 'right' | 'left';
+}
 for (const name of FIELDS) Object.defineProperty(KbChatProperties.prototype, name, { value: undefined, writable: true });
 
 export const KbChat = createComponent({
