@@ -34,7 +34,7 @@ const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HT
  * @summary Floating (or inline) "ask our docs" chat.
  * @tagname kb-chat
  *
- * @attr {string} api-url - Base URL of the kb-chat API. Default: the origin this script was loaded from.
+ * @attr {string} api-url - Base URL of the kb-chat API. Default: the origin this script was loaded from (npm package: the page's origin).
  * @attr {string} heading - Panel title. Default "Ask our docs".
  * @attr {string} greeting - A first message shown in an empty chat. Without it, the greeting a site owner set in the console (`/api/config`), if any.
  * @attr {string} placeholder - Placeholder of the question field.
@@ -128,7 +128,8 @@ export default class KbChat extends HTMLElement {
   private readonly shortcutListener = new ShortcutListener(() => this.onShortcut());
 
   get apiUrl(): string {
-    return this.getAttribute('api-url') || new URL('.', SCRIPT_URL).origin;
+    // Bundled, this module's URL is the site's chunk (or, under webpack, a file: URL): the page's origin then.
+    return this.getAttribute('api-url') || new URL('.', KbChat.bundled ? location.href : SCRIPT_URL).origin;
   }
   set apiUrl(value: string) {
     this.setAttribute('api-url', value);
