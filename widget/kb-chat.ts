@@ -8,5 +8,4 @@ import KbChat from './kb-chat.component.ts';
 export { KbChat };
 export default KbChat;
 
-// typeof: a server rendering a page imports this too, and has no customElements (widget/kb-chat.component.ts).
-if (typeof customElements !== 'undefined' && !customElements.get('kb-chat')) customElements.define('kb-chat', KbChat);
+if (!customElements.get('kb-chat')) customElements.define('kb-chat', KbChat);
