@@ -1,6 +1,6 @@
 /**
  * Builds the browser widget into dist/:
- *   kb-chat.js                   the loader: defines <kb-chat> and paints the bubble          budget ≤ 4 KB gz
+ *   kb-chat.js                   the loader: defines <kb-chat> and paints the bubble          budget ≤ 4.5 KB gz
  *   kb-chat-ui.<hash>.js         the chat UI, imported by the loader on intent (hover/focus)  budget ≤ 40 KB gz
  *   kb-chat-embedder.<hash>.js   the Web Worker with transformers.js
  *   kb-chat-generator.<hash>.js  the Web Worker writing generative answers (issue 13; loaded only in that mode)
@@ -53,8 +53,12 @@ const ENTRIES = [
 ];
 
 
-/** gzip budgets in bytes (issue 4): the loader paints the bubble; the chat UI is everything but the worker. */
-export const BUDGETS = { 'kb-chat.js': 4 * 1024, 'kb-chat-ui.js': 40 * 1024 };
+/**
+ * gzip budgets in bytes: the loader paints the bubble; the chat UI is everything but the workers. The loader's
+ * is 4.5 KB, not 4: it also holds the keyboard shortcut (`shortcut` attribute), which must open the panel
+ * before the chat UI has been loaded.
+ */
+export const BUDGETS = { 'kb-chat.js': 4.5 * 1024, 'kb-chat-ui.js': 40 * 1024 };
 
 /** The one ONNX Runtime binary the workers ask for (widget/workers/transformers-setup.ts, ORT_WASM_FILE). */
 export const ORT_WASM_FILE = 'ort-wasm-simd-threaded.wasm';

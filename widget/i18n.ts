@@ -5,6 +5,8 @@
 export const DEFAULT_STRINGS = {
   openChat: 'Open chat',
   closeChat: 'Close chat',
+  /** Read by screen readers on the bubble when the `shortcut` attribute is set; `{keys}` is e.g. `Ctrl+K` or `⌘K`. */
+  shortcutHint: 'Keyboard shortcut: {keys}',
   heading: 'Ask our docs',
   greeting: '',
   placeholder: 'Ask a question…',

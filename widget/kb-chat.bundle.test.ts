@@ -15,7 +15,7 @@ describe('built kb-chat.js', () => {
     await import(/* @vite-ignore */ BUNDLE);
   });
 
-  it('stays within the size budgets: loader ≤ 4 KB gz, chat UI ≤ 40 KB gz', async () => {
+  it('stays within the size budgets: loader ≤ 4.5 KB gz, chat UI ≤ 40 KB gz', async () => {
     // Written by buildWidget() (esbuild.config.mjs) when the test config built the bundles.
     const sizes = (await (await fetch('/test-results/widget-dist/sizes.json')).json()) as {
       file: string;
@@ -23,7 +23,7 @@ describe('built kb-chat.js', () => {
       budget: number | null;
     }[];
     const gzip = (name: string) => sizes.find((s) => s.file.endsWith(`/${name}`))!.gzip;
-    expect(gzip('kb-chat.js')).to.be.at.most(4 * 1024);
+    expect(gzip('kb-chat.js')).to.be.at.most(4.5 * 1024);
     expect(gzip('kb-chat-ui.js')).to.be.at.most(40 * 1024);
     for (const { file, gzip: size, budget } of sizes) if (budget !== null) expect(size, file).to.be.at.most(budget);
   });

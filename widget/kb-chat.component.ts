@@ -4,6 +4,7 @@ import type { KbChatStrings } from './i18n.ts';
 import type { Citation, Related } from '../protocol/chat.ts';
 import type { ChatUi } from './ui/chat-ui.ts';
 import { staticHTML } from './trusted-types.ts';
+import { ShortcutListener, ariaKeys, displayKeys } from './shortcut.ts';
 
 // Resolved against this module (the built kb-chat.js), so the widget finds its chunks and API wherever it is hosted.
 const SCRIPT_URL = import.meta.url;
@@ -20,6 +21,10 @@ const GENERATOR_FILE = typeof __KB_GENERATOR_FILE__ === 'string' ? __KB_GENERATO
 const ICON =
   '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true"><path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z"/></svg>';
 
+// Without a DOM (a framework rendering on the server imports the npm package) there is no HTMLElement to
+// extend: a bare class stands in, so importing is harmless; the element only ever runs in a browser.
+const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HTMLElement;
+
 /**
  * A chat bubble that answers questions from the site's knowledge base, with cited sources.
  *
@@ -29,7 +34,7 @@ const ICON =
  * @summary Floating (or inline) "ask our docs" chat.
  * @tagname kb-chat
  *
- * @attr {string} api-url - Base URL of the kb-chat API. Default: the origin this script was loaded from.
+ * @attr {string} api-url - Base URL of the kb-chat API. Default: the origin this script was loaded from (npm package: the page's origin).
  * @attr {string} heading - Panel title. Default "Ask our docs".
  * @attr {string} greeting - A first message shown in an empty chat. Without it, the greeting a site owner set in the console (`/api/config`), if any.
  * @attr {string} placeholder - Placeholder of the question field.
@@ -40,6 +45,7 @@ const ICON =
  * @attr {'floating'|'inline'} mode - `inline` renders the chat in the page flow, always open, without the bubble.
  * @attr {string} support-url - Where "Contact support" under a refusal leads: an `https:` or `mailto:` address (anything else is ignored); `{question}` in it is replaced by the URL-encoded question, and a `mailto:` gets the question and the page's URL as subject and body. Wins over the `support_url` a site owner set in the console. Without either (and without a `kb-escalate` listener on the element), the chip is not shown.
  * @attr {string} starters - Starter questions for the empty panel, as a JSON array of strings (at most 4, each at most 120 characters; shown as text, sent when clicked). Wins over the starters a site owner set in the console; none set, none shown.
+ * @attr {string} shortcut - A key combination that opens the panel (focuses the question box with `mode="inline"`) from anywhere on the page, except while the visitor types in another field: `mod+k` is ⌘K on macOS, Ctrl+K elsewhere. Modifiers `mod`, `ctrl`, `meta`, `alt`, `shift`, then one key (`k`, `/`, `F1`). Off by default. Screen readers hear it on the bubble (`aria-keyshortcuts` and a hidden hint) and on the question box.
  * @attr {'none'|'intent'|'idle'} preload - When the embedding model and its wasm start downloading: `intent` (default) on hover, focus or touch of the bubble; `idle` once the page has loaded and the browser is idle; `none` only when the panel opens. Never ahead of the panel when the visitor asked to save data (`navigator.connection.saveData`).
  *
  * @fires {CustomEvent<void>} kb-open - The panel was opened.
@@ -94,7 +100,7 @@ const ICON =
  * @cssprop [--kb-offset-y=20px] - Distance of the bubble from the bottom of the viewport.
  */
 export default class KbChat extends HTMLElement {
-  static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position', 'preload', 'support-url', 'starters'];
+  static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position', 'preload', 'support-url', 'starters', 'shortcut'];
 
   /** The host page's access token (e.g. its Supabase session's `access_token`); replaces the anonymous sign-in. */
   token: string | null = null;
@@ -104,10 +110,16 @@ export default class KbChat extends HTMLElement {
   strings: Partial<KbChatStrings> = {};
   /** URL of the chat UI module. Default: `kb-chat-ui.<hash>.js` next to this script. */
   uiUrl: string | URL = new URL(`./${UI_FILE}`, SCRIPT_URL);
-  /** URL of the embedder worker script. Default: `kb-chat-embedder.<hash>.js` next to this script. */
-  embedderUrl: string | URL = new URL(`./${EMBEDDER_FILE}`, SCRIPT_URL);
-  /** URL of the generator worker script (generative mode only). Default: `kb-chat-generator.<hash>.js` next to this script. */
-  generatorUrl: string | URL = new URL(`./${GENERATOR_FILE}`, SCRIPT_URL);
+  /**
+   * @internal Set by the npm package's entry: a site's bundler moves this module, so "next to this script" says
+   * nothing about where the chunks are. Then the chat UI is a literal `import()` the bundler follows, and the
+   * workers come from the kb-chat server at `api-url` (which serves them, unhashed, with CORS).
+   */
+  static bundled?: { importUi: () => Promise<typeof import('./ui/chat-ui.ts')> };
+  /** URL of the embedder worker script. Default: `kb-chat-embedder.<hash>.js` next to this script (npm package: on the `api-url` server). */
+  embedderUrl: string | URL = this.chunk(EMBEDDER_FILE);
+  /** URL of the generator worker script (generative mode only). Default: `kb-chat-generator.<hash>.js` next to this script (npm package: on the `api-url` server). */
+  generatorUrl: string | URL = this.chunk(GENERATOR_FILE);
   /** Milliseconds a written answer (generative mode) may take, model loading included, before the quoted one stays. */
   generatorTimeout = 60_000;
   /** Milliseconds after which a model still loading counts as slow (the status line says so; it keeps loading). */
@@ -117,9 +129,12 @@ export default class KbChat extends HTMLElement {
   ui?: ChatUi;
   private loading?: Promise<ChatUi>;
   private bubble?: HTMLButtonElement;
+  private hint?: HTMLElement;
+  private readonly shortcutListener = new ShortcutListener(() => this.onShortcut());
 
   get apiUrl(): string {
-    return this.getAttribute('api-url') || new URL('.', SCRIPT_URL).origin;
+    // Bundled, this module's URL is the site's chunk (or, under webpack, a file: URL): the page's origin then.
+    return this.getAttribute('api-url') || new URL('.', KbChat.bundled ? location.href : SCRIPT_URL).origin;
   }
   set apiUrl(value: string) {
     this.setAttribute('api-url', value);
@@ -164,6 +179,18 @@ export default class KbChat extends HTMLElement {
   }
   set preload(value: Preload) {
     this.setAttribute('preload', value);
+  }
+  /** The `shortcut` attribute (`mod+k`, …); null when off. */
+  get shortcut(): string | null {
+    return this.getAttribute('shortcut');
+  }
+  set shortcut(value: string | null) {
+    this.reflect('shortcut', value);
+  }
+  /** @internal The shortcut in `aria-keyshortcuts` form (`Control+K`), for the question box; null when off. */
+  get keyShortcuts(): string | null {
+    const { shortcut } = this.shortcutListener;
+    return shortcut && ariaKeys(shortcut);
   }
 
   /** `support-url`: where "Contact support" leads (`https:` or `mailto:`; anything else is ignored). */
@@ -215,9 +242,10 @@ export default class KbChat extends HTMLElement {
   connectedCallback(): void {
     if (!this.shadowRoot) {
       const root = this.attachShadow({ mode: 'open', delegatesFocus: false });
-      root.innerHTML = staticHTML(`<div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button>`);
+      root.innerHTML = staticHTML(`<div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button><span class="hint" id="hint"></span>`);
       adoptStyles(root, styles);
       this.bubble = root.querySelector('button')!;
+      this.hint = root.querySelector<HTMLElement>('.hint')!;
       this.bubble.addEventListener('click', () => (this.open = !this.open));
       // Intent: fetch the chat UI as soon as the visitor is likely to open it (≈ 32 KB gz); with
       // preload="intent" the model and the wasm start too, so they have a head start on the first question.
@@ -226,18 +254,21 @@ export default class KbChat extends HTMLElement {
       // Asked when the browser is idle, so an attribute set after the element was created still counts.
       whenIdle(() => this.mayPreload('idle') && void this.load().then((ui) => ui.preload()));
     }
+    this.shortcutListener.update(this.shortcut, true);
     this.paintBubble();
     if (this.open || this.inline) void this.load().then((ui) => ui.opened());
     this.ui?.connected();
   }
 
   disconnectedCallback(): void {
+    this.shortcutListener.update(null, false);
     this.ui?.disconnected();
   }
 
   attributeChangedCallback(name: string, old: string | null, value: string | null): void {
     // Before connectedCallback (upgrade of parsed HTML) there is nothing to update; connecting handles it.
     if (old === value || !this.shadowRoot) return;
+    if (name === 'shortcut') this.shortcutListener.update(value, this.isConnected);
     this.paintBubble();
     if (name === 'open' && this.isConnected) {
       this.dispatchEvent(new CustomEvent(this.open ? 'kb-open' : 'kb-close', { bubbles: true, composed: true }));
@@ -252,7 +283,7 @@ export default class KbChat extends HTMLElement {
 
   /** Load the chat UI now (it is loaded on intent anyway). */
   load(): Promise<ChatUi> {
-    this.loading ??= import(/* @vite-ignore */ String(this.uiUrl)).then((module: typeof import('./ui/chat-ui.ts')) => {
+    this.loading ??= (KbChat.bundled?.importUi() ?? import(/* @vite-ignore */ String(this.uiUrl))).then((module: typeof import('./ui/chat-ui.ts')) => {
       this.ui = module.mountChatUi(this, this.shadowRoot!);
       return this.ui;
     });
@@ -261,6 +292,15 @@ export default class KbChat extends HTMLElement {
       this.loading = undefined;
     });
     return this.loading;
+  }
+
+  /**
+   * A worker's URL, read when the panel first needs it (so an `api-url` set after the element was created,
+   * as frameworks do, counts): an object whose `toString` resolves it then, unless the page sets its own.
+   */
+  private chunk(file: string): URL | string {
+    if (!KbChat.bundled) return new URL(`./${file}`, SCRIPT_URL);
+    return { toString: () => new URL(`/${file}`, this.apiUrl).href } as string;
   }
 
   /** Whether `moment` may start the model download ahead of the panel opening. */
@@ -275,11 +315,30 @@ export default class KbChat extends HTMLElement {
     this.bubble?.focus();
   }
 
+  /** The shortcut was pressed outside any text field: open the panel, or bring focus to its question box. */
+  private onShortcut(): void {
+    if (this.inline || this.open) {
+      // Inline, or already open: the box may be far down the page or the visitor elsewhere; focus scrolls to it.
+      void this.load()
+        .then((ui) => ui.updateComplete)
+        .then(() => this.shadowRoot?.querySelector('textarea')?.focus());
+    } else {
+      this.open = true; // the chat UI focuses its question box when the panel opens
+    }
+  }
+
   private paintBubble(): void {
     if (!this.bubble) return;
     const label = this.open ? (this.strings.closeChat ?? 'Close chat') : (this.strings.openChat ?? 'Open chat');
     this.bubble.setAttribute('aria-label', label);
     this.bubble.setAttribute('aria-expanded', String(this.open));
+    // aria-keyshortcuts is read by few screen readers yet, so a hidden description says it in words too.
+    const { shortcut } = this.shortcutListener;
+    this.hint!.textContent = shortcut ? (this.strings.shortcutHint ?? 'Keyboard shortcut: {keys}').replace('{keys}', displayKeys(shortcut)) : '';
+    for (const [name, value] of [['aria-keyshortcuts', shortcut && ariaKeys(shortcut)], ['aria-describedby', shortcut && 'hint']] as const) {
+      if (value) this.bubble.setAttribute(name, value);
+      else this.bubble.removeAttribute(name);
+    }
   }
 
   private reflect(name: string, value: string | null): void {

@@ -625,6 +625,7 @@ export class ChatUi implements ReactiveControllerHost {
             maxlength="2000"
             placeholder=${host.placeholder ?? s.placeholder}
             aria-label=${s.inputLabel}
+            aria-keyshortcuts=${host.keyShortcuts ?? nothing}
             @keydown=${this.onInputKeydown}
             @input=${this.onInput}
           ></textarea>
