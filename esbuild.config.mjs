@@ -2,6 +2,8 @@
  * Builds the browser widget into dist/:
  *   kb-chat.js                   the loader: defines <kb-chat> and paints the bubble          budget ≤ 4 KB gz
  *   kb-chat-ui.<hash>.js         the chat UI, imported by the loader on intent (hover/focus)  budget ≤ 40 KB gz
+ *   kb-chat-generative.<hash>.js generative mode's part of the chat UI, imported by it only when the server's
+ *                                answer mode is generative (extractive visitors never fetch it)
  *   kb-chat-embedder.<hash>.js   the Web Worker with transformers.js
  *   kb-chat-generator.<hash>.js  the Web Worker writing generative answers (issue 13; loaded only in that mode)
  *   ort/<version>/ort-wasm-simd-threaded.wasm   the ONNX Runtime binary the embedder was built against
@@ -50,6 +52,7 @@ const ENTRIES = [
   { entry: 'widget/ui/chat-ui.ts', file: 'kb-chat-ui.js' },
   { entry: 'widget/embedder/embedder.worker.ts', file: 'kb-chat-embedder.js' },
   { entry: 'widget/generator/generator.worker.ts', file: 'kb-chat-generator.js' },
+  { entry: 'widget/ui/generative.ts', file: 'kb-chat-generative.js' },
 ];
 
 
@@ -104,22 +107,23 @@ async function hashed(dir, file) {
 export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   const ort = await ortRuntime();
   const out = (file) => join(outdir, file);
-  // The UI and the workers first: their hashed names are compiled into the loader.
-  const [ui, embedder, generator] = await Promise.all(
-    ENTRIES.slice(1).map(({ entry, file }) =>
-      build({
-        ...common,
-        entryPoints: [entry],
-        outfile: out(file),
-        // The embedder asks for the wasm under its version (/ort/<version>/…): the binary must match the glue.
-        define: { __ORT_VERSION__: JSON.stringify(ort.version) },
-      }),
-    ),
-  );
+  const entry = (file, define = {}) =>
+    build({
+      ...common,
+      entryPoints: [ENTRIES.find((e) => e.file === file).entry],
+      outfile: out(file),
+      // The embedder asks for the wasm under its version (/ort/<version>/…): the binary must match the glue.
+      define: { __ORT_VERSION__: JSON.stringify(ort.version), ...define },
+    });
   // Earlier builds' hashed files would pile up (and be served forever): only this build's stay.
   for (const name of await readdir(outdir).catch(() => [])) {
-    if (/^kb-chat-(ui|embedder|generator)\.[0-9a-f]{10}\.js/.test(name)) await rm(join(outdir, name));
+    if (/^kb-chat-(ui|embedder|generator|generative)\.[0-9a-f]{10}\.js/.test(name)) await rm(join(outdir, name));
   }
+  // The workers and generative mode first: the UI is compiled with generative mode's hashed name, the loader
+  // with the UI's and the workers'.
+  const [embedder, generator, generative] = await Promise.all(['kb-chat-embedder.js', 'kb-chat-generator.js', 'kb-chat-generative.js'].map((file) => entry(file)));
+  const generativeFile = await hashed(outdir, 'kb-chat-generative.js');
+  const ui = await entry('kb-chat-ui.js', { __KB_GENERATIVE_FILE__: JSON.stringify(generativeFile) });
   // Other ORT versions' wasm goes; this version's stays (same version, same file: compressed once, ≈ 3 s saved).
   for (const version of await readdir(out('ort')).catch(() => [])) {
     if (version !== ort.version) await rm(out(join('ort', version)), { recursive: true, force: true });
@@ -129,6 +133,7 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
     ui: await hashed(outdir, 'kb-chat-ui.js'),
     embedder: await hashed(outdir, 'kb-chat-embedder.js'),
     generator: await hashed(outdir, 'kb-chat-generator.js'),
+    generative: generativeFile,
     ort_version: ort.version,
     ort_wasm: `ort/${ort.version}/${ORT_WASM_FILE}`,
   };
@@ -142,12 +147,18 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
       __KB_GENERATOR_FILE__: JSON.stringify(manifest.generator),
     },
   });
-  const results = [loader, ui, embedder, generator];
+  const results = [loader, ui, embedder, generator, generative];
 
-  // The loader is only the bubble: no Lit, no sanitizer. transformers.js and ONNX Runtime belong in the worker only.
+  // The loader is only the bubble: no Lit, no sanitizer. transformers.js and ONNX Runtime belong in the worker
+  // only. Generative mode's code stays out of the chat UI (every visitor's download), and generative mode
+  // bundles no Lit, no renderer, no sanitizer of its own: the chat UI renders what it changes.
   const leaks = (i, pattern) => Object.keys(results[i].metafile.inputs).filter((path) => pattern.test(path));
-  const leaked = [...leaks(0, /node_modules|widget\/(ui|render|controllers|api)\//), ...leaks(1, /@huggingface\/transformers|onnxruntime/)];
-  if (leaked.length) throw new Error(`the loader or the chat UI bundles what it must not:\n  ${leaked.join('\n  ')}`);
+  const leaked = [
+    ...leaks(0, /node_modules|widget\/(ui|render|controllers|api)\//),
+    ...leaks(1, /@huggingface\/transformers|onnxruntime|generator-controller|generator\/output|ui\/generative/),
+    ...leaks(4, /node_modules|widget\/render\/|chat-ui/),
+  ];
+  if (leaked.length) throw new Error(`a widget bundle has what it must not:\n  ${leaked.join('\n  ')}`);
 
   const sizes = await Promise.all(
     ENTRIES.map(async ({ file }) => {
@@ -158,7 +169,7 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   await writeFile(out('sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
   await writeFile(out('manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   if (compress) {
-    const files = [manifest.loader, manifest.ui, manifest.embedder, manifest.generator, 'kb-chat-ui.js', 'kb-chat-embedder.js', 'kb-chat-generator.js'];
+    const files = [manifest.loader, manifest.ui, manifest.embedder, manifest.generator, manifest.generative, 'kb-chat-ui.js', 'kb-chat-embedder.js', 'kb-chat-generator.js', 'kb-chat-generative.js'];
     const wasmDone = await Promise.all(['', '.br', '.gz'].map((ext) => stat(out(manifest.ort_wasm + ext)).then(() => true, () => false)));
     if (!wasmDone.every(Boolean)) {
       await mkdir(dirname(out(manifest.ort_wasm)), { recursive: true });
