@@ -4,6 +4,7 @@
  *   kb-chat-ui.<hash>.js         the chat UI, imported by the loader on intent (hover/focus)  budget ≤ 40 KB gz
  *   kb-chat-generative.<hash>.js generative mode's part of the chat UI, imported by it only when the server's
  *                                answer mode is generative (extractive visitors never fetch it)
+ *   kb-chat-captcha.<hash>.js    the CAPTCHA step, imported by the chat UI only when the server asks for one
  *   kb-chat-embedder.<hash>.js   the Web Worker with transformers.js
  *   kb-chat-generator.<hash>.js  the Web Worker writing generative answers (issue 13; loaded only in that mode)
  *   ort/<version>/ort-wasm-simd-threaded.wasm   the ONNX Runtime binary the embedder was built against
@@ -53,6 +54,7 @@ const ENTRIES = [
   { entry: 'widget/embedder/embedder.worker.ts', file: 'kb-chat-embedder.js' },
   { entry: 'widget/generator/generator.worker.ts', file: 'kb-chat-generator.js' },
   { entry: 'widget/ui/generative.ts', file: 'kb-chat-generative.js' },
+  { entry: 'widget/api/captcha.ts', file: 'kb-chat-captcha.js' },
 ];
 
 
@@ -117,13 +119,16 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
     });
   // Earlier builds' hashed files would pile up (and be served forever): only this build's stay.
   for (const name of await readdir(outdir).catch(() => [])) {
-    if (/^kb-chat-(ui|embedder|generator|generative)\.[0-9a-f]{10}\.js/.test(name)) await rm(join(outdir, name));
+    if (/^kb-chat-(ui|embedder|generator|generative|captcha)\.[0-9a-f]{10}\.js/.test(name)) await rm(join(outdir, name));
   }
-  // The workers and generative mode first: the UI is compiled with generative mode's hashed name, the loader
+  // The workers and the UI's lazy chunks first: the UI is compiled with its chunks' hashed names, the loader
   // with the UI's and the workers'.
-  const [embedder, generator, generative] = await Promise.all(['kb-chat-embedder.js', 'kb-chat-generator.js', 'kb-chat-generative.js'].map((file) => entry(file)));
+  const [embedder, generator, generative, captcha] = await Promise.all(
+    ['kb-chat-embedder.js', 'kb-chat-generator.js', 'kb-chat-generative.js', 'kb-chat-captcha.js'].map((file) => entry(file)),
+  );
   const generativeFile = await hashed(outdir, 'kb-chat-generative.js');
-  const ui = await entry('kb-chat-ui.js', { __KB_GENERATIVE_FILE__: JSON.stringify(generativeFile) });
+  const captchaFile = await hashed(outdir, 'kb-chat-captcha.js');
+  const ui = await entry('kb-chat-ui.js', { __KB_GENERATIVE_FILE__: JSON.stringify(generativeFile), __KB_CAPTCHA_FILE__: JSON.stringify(captchaFile) });
   // Other ORT versions' wasm goes; this version's stays (same version, same file: compressed once, ≈ 3 s saved).
   for (const version of await readdir(out('ort')).catch(() => [])) {
     if (version !== ort.version) await rm(out(join('ort', version)), { recursive: true, force: true });
@@ -134,6 +139,7 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
     embedder: await hashed(outdir, 'kb-chat-embedder.js'),
     generator: await hashed(outdir, 'kb-chat-generator.js'),
     generative: generativeFile,
+    captcha: captchaFile,
     ort_version: ort.version,
     ort_wasm: `ort/${ort.version}/${ORT_WASM_FILE}`,
   };
@@ -147,7 +153,7 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
       __KB_GENERATOR_FILE__: JSON.stringify(manifest.generator),
     },
   });
-  const results = [loader, ui, embedder, generator, generative];
+  const results = [loader, ui, embedder, generator, generative, captcha];
 
   // The loader is only the bubble: no Lit, no sanitizer. transformers.js and ONNX Runtime belong in the worker
   // only. Generative mode's code stays out of the chat UI (every visitor's download), and generative mode
@@ -155,8 +161,9 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   const leaks = (i, pattern) => Object.keys(results[i].metafile.inputs).filter((path) => pattern.test(path));
   const leaked = [
     ...leaks(0, /node_modules|widget\/(ui|render|controllers|api)\//),
-    ...leaks(1, /@huggingface\/transformers|onnxruntime|generator-controller|generator\/output|ui\/generative/),
+    ...leaks(1, /@huggingface\/transformers|onnxruntime|generator-controller|generator\/output|ui\/generative|api\/captcha/),
     ...leaks(4, /node_modules|widget\/render\/|chat-ui/),
+    ...leaks(5, /node_modules|widget\/render\/|chat-ui/),
   ];
   if (leaked.length) throw new Error(`a widget bundle has what it must not:\n  ${leaked.join('\n  ')}`);
 
@@ -169,7 +176,7 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   await writeFile(out('sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
   await writeFile(out('manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   if (compress) {
-    const files = [manifest.loader, manifest.ui, manifest.embedder, manifest.generator, manifest.generative, 'kb-chat-ui.js', 'kb-chat-embedder.js', 'kb-chat-generator.js', 'kb-chat-generative.js'];
+    const files = [manifest.loader, manifest.ui, manifest.embedder, manifest.generator, manifest.generative, manifest.captcha, 'kb-chat-ui.js', 'kb-chat-embedder.js', 'kb-chat-generator.js', 'kb-chat-generative.js', 'kb-chat-captcha.js'];
     const wasmDone = await Promise.all(['', '.br', '.gz'].map((ext) => stat(out(manifest.ort_wasm + ext)).then(() => true, () => false)));
     if (!wasmDone.every(Boolean)) {
       await mkdir(dirname(out(manifest.ort_wasm)), { recursive: true });

@@ -42,6 +42,8 @@ export const ASSET_HEADERS = [
   '  Cache-Control: public, max-age=31536000, immutable',
   '/kb-chat-generative.*',
   '  Cache-Control: public, max-age=31536000, immutable',
+  '/kb-chat-captcha.*',
+  '  Cache-Control: public, max-age=31536000, immutable',
   '/ort/*',
   '  Cache-Control: public, max-age=31536000, immutable',
   '/models/v-*',

@@ -28,19 +28,21 @@ import { renderStarters } from '../render/starters.ts';
 import { escalate, questionOf, rephrase } from './escalate.ts';
 import type { SourcesView } from '../render/sources.ts';
 import styles from './chat-ui.styles.ts';
-import { solveCaptcha } from '../api/captcha.ts';
 import { ICONS, iconButton } from './icon-button.ts';
 import type { GenerativeMode } from './generative.ts';
 
 const FOCUSABLE = 'button:not([disabled]), textarea:not([disabled]), a[href], [tabindex]:not([tabindex="-1"])';
 
 declare const __KB_GENERATIVE_FILE__: string | undefined;
+declare const __KB_CAPTCHA_FILE__: string | undefined;
 /**
- * Generative mode's chunk (ui/generative.ts), next to this one: its content-hashed name when built
- * (esbuild.config.mjs), the source file when the tests serve the sources. Not a literal `import()`, which
- * esbuild would bundle into this chunk, for every visitor.
+ * Chunks only some visitors need, next to this one: their content-hashed names when built (esbuild.config.mjs),
+ * the source files when the tests serve the sources. Not literal `import()`s, which esbuild would bundle into
+ * this chunk, for every visitor. Generative mode (ui/generative.ts) when the server's mode says so; the
+ * CAPTCHA (api/captcha.ts) when the server asks for one before a sign-in.
  */
 const GENERATIVE_URL = new URL(typeof __KB_GENERATIVE_FILE__ === 'string' ? `./${__KB_GENERATIVE_FILE__}` : './generative.ts', import.meta.url);
+const CAPTCHA_URL = new URL(typeof __KB_CAPTCHA_FILE__ === 'string' ? `./${__KB_CAPTCHA_FILE__}` : '../api/captcha.ts', import.meta.url);
 
 export function mountChatUi(host: KbChat, root: ShadowRoot): ChatUi {
   return new ChatUi(host, root);
@@ -201,7 +203,9 @@ export class ChatUi implements ReactiveControllerHost {
 
   private api(): ApiClient {
     const url = this.host.apiUrl;
-    if (this.client?.baseUrl !== url) this.client = new ApiClient(url, () => this.host, (captcha) => solveCaptcha(this.host, captcha));
+    if (this.client?.baseUrl !== url) this.client = new ApiClient(url, () => this.host, (captcha) =>
+      import(/* @vite-ignore */ CAPTCHA_URL.href).then(({ solveCaptcha }: typeof import('../api/captcha.ts')) => solveCaptcha(this.host, captcha)),
+    );
     return this.client;
   }
 
