@@ -19,7 +19,7 @@
  *   node esbuild.config.mjs          build into dist/ and print sizes (npm run build)
  *   import { buildWidget } from …    used by web-test-runner.config.mjs to test the built bundles
  */
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -27,6 +27,24 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip as gzipAsync, gzipSync } from 'node:zlib';
+
+/**
+ * The widget's stylesheets are CSS in template strings (widget/*.styles.ts), which the JS minifier keeps as
+ * written, indentation and all: they are minified as CSS here (no target, so nothing is rewritten for older
+ * browsers). A string with `${…}` in it is left alone.
+ */
+const minifyStyles = {
+  name: 'minify-styles',
+  setup(build) {
+    build.onLoad({ filter: /widget[\\/].*\.styles\.ts$/ }, async ({ path }) => {
+      const source = await readFile(path, 'utf8');
+      const match = /export default `([^`]*)`/.exec(source);
+      if (!match || match[1].includes('${')) return undefined;
+      const { code } = await transform(match[1], { loader: 'css', minify: true });
+      return { contents: source.replace(match[0], () => `export default ${JSON.stringify(code.trim())}`), loader: 'ts' };
+    });
+  },
+};
 
 const common = {
   bundle: true,
@@ -46,6 +64,7 @@ const common = {
   metafile: true,
   logLevel: 'warning',
   tsconfig: 'tsconfig.json',
+  plugins: [minifyStyles],
 };
 
 const ENTRIES = [
