@@ -1,7 +1,10 @@
 /**
  * Builds the browser widget into dist/:
- *   kb-chat.js                   the loader: defines <kb-chat> and paints the bubble          budget ≤ 4.5 KB gz
+ *   kb-chat.js                   the loader: defines <kb-chat> and paints the bubble          budget ≤ 4 KB gz
  *   kb-chat-ui.<hash>.js         the chat UI, imported by the loader on intent (hover/focus)  budget ≤ 40 KB gz
+ *   kb-chat-generative.<hash>.js generative mode's part of the chat UI, imported by it only when the server's
+ *                                answer mode is generative (extractive visitors never fetch it)
+ *   kb-chat-captcha.<hash>.js    the CAPTCHA step, imported by the chat UI only when the server asks for one
  *   kb-chat-embedder.<hash>.js   the Web Worker with transformers.js
  *   kb-chat-generator.<hash>.js  the Web Worker writing generative answers (issue 13; loaded only in that mode)
  *   ort/<version>/ort-wasm-simd-threaded.wasm   the ONNX Runtime binary the embedder was built against
@@ -16,7 +19,7 @@
  *   node esbuild.config.mjs          build into dist/ and print sizes (npm run build)
  *   import { buildWidget } from …    used by web-test-runner.config.mjs to test the built bundles
  */
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -24,6 +27,24 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip as gzipAsync, gzipSync } from 'node:zlib';
+
+/**
+ * The widget's stylesheets are CSS in template strings (widget/*.styles.ts), which the JS minifier keeps as
+ * written, indentation and all: they are minified as CSS here (no target, so nothing is rewritten for older
+ * browsers). A string with `${…}` in it is left alone.
+ */
+const minifyStyles = {
+  name: 'minify-styles',
+  setup(build) {
+    build.onLoad({ filter: /widget[\\/].*\.styles\.ts$/ }, async ({ path }) => {
+      const source = await readFile(path, 'utf8');
+      const match = /export default `([^`]*)`/.exec(source);
+      if (!match || match[1].includes('${')) return undefined;
+      const { code } = await transform(match[1], { loader: 'css', minify: true });
+      return { contents: source.replace(match[0], () => `export default ${JSON.stringify(code.trim())}`), loader: 'ts' };
+    });
+  },
+};
 
 const common = {
   bundle: true,
@@ -43,6 +64,7 @@ const common = {
   metafile: true,
   logLevel: 'warning',
   tsconfig: 'tsconfig.json',
+  plugins: [minifyStyles],
 };
 
 const ENTRIES = [
@@ -50,15 +72,13 @@ const ENTRIES = [
   { entry: 'widget/ui/chat-ui.ts', file: 'kb-chat-ui.js' },
   { entry: 'widget/embedder/embedder.worker.ts', file: 'kb-chat-embedder.js' },
   { entry: 'widget/generator/generator.worker.ts', file: 'kb-chat-generator.js' },
+  { entry: 'widget/ui/generative.ts', file: 'kb-chat-generative.js' },
+  { entry: 'widget/api/captcha.ts', file: 'kb-chat-captcha.js' },
 ];
 
 
-/**
- * gzip budgets in bytes: the loader paints the bubble; the chat UI is everything but the workers. The loader's
- * is 4.5 KB, not 4: it also holds the keyboard shortcut (`shortcut` attribute), which must open the panel
- * before the chat UI has been loaded.
- */
-export const BUDGETS = { 'kb-chat.js': 4.5 * 1024, 'kb-chat-ui.js': 40 * 1024 };
+/** gzip budgets in bytes: the loader paints the bubble; the chat UI is everything but the workers. */
+export const BUDGETS = { 'kb-chat.js': 4 * 1024, 'kb-chat-ui.js': 40 * 1024 };
 
 /** The one ONNX Runtime binary the workers ask for (widget/workers/transformers-setup.ts, ORT_WASM_FILE). */
 export const ORT_WASM_FILE = 'ort-wasm-simd-threaded.wasm';
@@ -108,22 +128,26 @@ async function hashed(dir, file) {
 export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   const ort = await ortRuntime();
   const out = (file) => join(outdir, file);
-  // The UI and the workers first: their hashed names are compiled into the loader.
-  const [ui, embedder, generator] = await Promise.all(
-    ENTRIES.slice(1).map(({ entry, file }) =>
-      build({
-        ...common,
-        entryPoints: [entry],
-        outfile: out(file),
-        // The embedder asks for the wasm under its version (/ort/<version>/…): the binary must match the glue.
-        define: { __ORT_VERSION__: JSON.stringify(ort.version) },
-      }),
-    ),
-  );
+  const entry = (file, define = {}) =>
+    build({
+      ...common,
+      entryPoints: [ENTRIES.find((e) => e.file === file).entry],
+      outfile: out(file),
+      // The embedder asks for the wasm under its version (/ort/<version>/…): the binary must match the glue.
+      define: { __ORT_VERSION__: JSON.stringify(ort.version), ...define },
+    });
   // Earlier builds' hashed files would pile up (and be served forever): only this build's stay.
   for (const name of await readdir(outdir).catch(() => [])) {
-    if (/^kb-chat-(ui|embedder|generator)\.[0-9a-f]{10}\.js/.test(name)) await rm(join(outdir, name));
+    if (/^kb-chat-(ui|embedder|generator|generative|captcha)\.[0-9a-f]{10}\.js/.test(name)) await rm(join(outdir, name));
   }
+  // The workers and the UI's lazy chunks first: the UI is compiled with its chunks' hashed names, the loader
+  // with the UI's and the workers'.
+  const [embedder, generator, generative, captcha] = await Promise.all(
+    ['kb-chat-embedder.js', 'kb-chat-generator.js', 'kb-chat-generative.js', 'kb-chat-captcha.js'].map((file) => entry(file)),
+  );
+  const generativeFile = await hashed(outdir, 'kb-chat-generative.js');
+  const captchaFile = await hashed(outdir, 'kb-chat-captcha.js');
+  const ui = await entry('kb-chat-ui.js', { __KB_GENERATIVE_FILE__: JSON.stringify(generativeFile), __KB_CAPTCHA_FILE__: JSON.stringify(captchaFile) });
   // Other ORT versions' wasm goes; this version's stays (same version, same file: compressed once, ≈ 3 s saved).
   for (const version of await readdir(out('ort')).catch(() => [])) {
     if (version !== ort.version) await rm(out(join('ort', version)), { recursive: true, force: true });
@@ -133,6 +157,8 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
     ui: await hashed(outdir, 'kb-chat-ui.js'),
     embedder: await hashed(outdir, 'kb-chat-embedder.js'),
     generator: await hashed(outdir, 'kb-chat-generator.js'),
+    generative: generativeFile,
+    captcha: captchaFile,
     ort_version: ort.version,
     ort_wasm: `ort/${ort.version}/${ORT_WASM_FILE}`,
   };
@@ -146,12 +172,19 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
       __KB_GENERATOR_FILE__: JSON.stringify(manifest.generator),
     },
   });
-  const results = [loader, ui, embedder, generator];
+  const results = [loader, ui, embedder, generator, generative, captcha];
 
-  // The loader is only the bubble: no Lit, no sanitizer. transformers.js and ONNX Runtime belong in the worker only.
+  // The loader is only the bubble: no Lit, no sanitizer. transformers.js and ONNX Runtime belong in the worker
+  // only. Generative mode's code stays out of the chat UI (every visitor's download), and generative mode
+  // bundles no Lit, no renderer, no sanitizer of its own: the chat UI renders what it changes.
   const leaks = (i, pattern) => Object.keys(results[i].metafile.inputs).filter((path) => pattern.test(path));
-  const leaked = [...leaks(0, /node_modules|widget\/(ui|render|controllers|api)\//), ...leaks(1, /@huggingface\/transformers|onnxruntime/)];
-  if (leaked.length) throw new Error(`the loader or the chat UI bundles what it must not:\n  ${leaked.join('\n  ')}`);
+  const leaked = [
+    ...leaks(0, /node_modules|widget\/(ui|render|controllers|api)\//),
+    ...leaks(1, /@huggingface\/transformers|onnxruntime|generator-controller|generator\/output|ui\/generative|api\/captcha/),
+    ...leaks(4, /node_modules|widget\/render\/|chat-ui/),
+    ...leaks(5, /node_modules|widget\/render\/|chat-ui/),
+  ];
+  if (leaked.length) throw new Error(`a widget bundle has what it must not:\n  ${leaked.join('\n  ')}`);
 
   const sizes = await Promise.all(
     ENTRIES.map(async ({ file }) => {
@@ -162,7 +195,7 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   await writeFile(out('sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
   await writeFile(out('manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   if (compress) {
-    const files = [manifest.loader, manifest.ui, manifest.embedder, manifest.generator, 'kb-chat-ui.js', 'kb-chat-embedder.js', 'kb-chat-generator.js'];
+    const files = [manifest.loader, manifest.ui, manifest.embedder, manifest.generator, manifest.generative, manifest.captcha, 'kb-chat-ui.js', 'kb-chat-embedder.js', 'kb-chat-generator.js', 'kb-chat-generative.js', 'kb-chat-captcha.js'];
     const wasmDone = await Promise.all(['', '.br', '.gz'].map((ext) => stat(out(manifest.ort_wasm + ext)).then(() => true, () => false)));
     if (!wasmDone.every(Boolean)) {
       await mkdir(dirname(out(manifest.ort_wasm)), { recursive: true });

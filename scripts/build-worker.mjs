@@ -60,8 +60,8 @@ async function assembleAssets() {
   const manifestFile = join(DIST, 'manifest.json');
   if (!(await exists(manifestFile))) fail('dist/manifest.json is missing: run the widget build first (node esbuild.config.mjs).');
   const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
-  // The generator worker (issue 13) too, when the build has one.
-  for (const file of [manifest.loader, manifest.ui, manifest.embedder, manifest.generator].filter(Boolean).flatMap((name) => [name, `${name}.map`])) {
+  // Generative mode's worker, and the chat UI's lazy chunks (generative mode, the CAPTCHA), when the build has them.
+  for (const file of [manifest.loader, manifest.ui, manifest.embedder, manifest.generator, manifest.generative, manifest.captcha].filter(Boolean).flatMap((name) => [name, `${name}.map`])) {
     const from = join(DIST, file);
     if (!(await exists(from))) {
       if (file.endsWith('.map')) continue;

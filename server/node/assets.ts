@@ -3,7 +3,8 @@
  * of it can be cached (issue 12):
  *
  *   /kb-chat.js                          the loader — its name is what sites paste: revalidated (ETag, 304)
- *   /kb-chat-ui.<hash>.js, /kb-chat-embedder.<hash>.js, /kb-chat-generator.<hash>.js    named by content: immutable for a year
+ *   /kb-chat-ui.<hash>.js, /kb-chat-embedder.<hash>.js, /kb-chat-generator.<hash>.js, /kb-chat-generative.<hash>.js, /kb-chat-captcha.<hash>.js
+ *                                        named by content: immutable for a year
  *   /ort/<ORT version>/ort-wasm-simd-threaded.wasm        the embedder asks for its own ORT's version: immutable
  *   /models/v-<version>/<model id>/…     versioned by the model files (names, sizes, times): immutable
  *   /models/<model id>/…                 the same files unversioned (e.g. `model-base-url`): revalidated
@@ -18,7 +19,7 @@ import { DIST_DIR, ortWasmDir } from './paths.ts';
 import { IMMUTABLE, OnTheFly, REVALIDATE, serveFiles } from './static.ts';
 
 /** Hashed bundle names as esbuild.config.mjs writes them: `kb-chat-ui.0123456789.js` (and `.map`). */
-const HASHED = /^\/kb-chat-(ui|embedder|generator)\.[0-9a-f]{10}\.js(\.map)?$/;
+const HASHED = /^\/kb-chat-(ui|embedder|generator|generative|captcha)\.[0-9a-f]{10}\.js(\.map)?$/;
 
 export interface AssetOptions {
   /** Folder with `<model id>/…`. */

@@ -123,7 +123,8 @@ async function expectAxeClean(page: Page, state: string): Promise<void> {
   expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), state).toEqual([]);
 }
 
-const isGenerationFile = (path: string) => path.includes('kb-chat-generator') || path.includes(LM);
+/** The writing Worker, its model, and generative mode's part of the chat UI (ui/generative.ts). */
+const isGenerationFile = (path: string) => path.includes('kb-chat-generator') || path.includes('kb-chat-generative') || path.includes(LM);
 
 describe('generative mode', () => {
   it('extractive (the default) fetches no generation file, before or after an answer', async () => {
@@ -134,14 +135,17 @@ describe('generative mode', () => {
     await page.waitForTimeout(500);
     expect(requests.filter(isGenerationFile)).toEqual([]);
     expect(requests.some((p) => p.includes('test-double/bert-384'))).toBe(true); // the network log is real
+    expect(requests.some((p) => /\/kb-chat-ui\.[0-9a-f]{10}\.js$/.test(p))).toBe(true); // and the chat UI came from it
     await page.close();
   });
 
   it('switched on by an admin at runtime: a written answer with citations, Written / Quoted views, stored and shown from history', async () => {
     await setMode('generative');
     const { page, requests, ask } = await visit();
-    await page.waitForFunction(() => (document.querySelector('kb-chat') as unknown as { ui: { generator: { status: string } } }).ui.generator.status === 'ready', null, { timeout: 30_000 });
+    await page.waitForFunction(() => (document.querySelector('kb-chat') as unknown as { ui: { generator?: { status: string } } }).ui.generator?.status === 'ready', null, { timeout: 30_000 });
     expect(requests.filter(isGenerationFile).some((p) => p.endsWith('.onnx'))).toBe(true);
+    // Generative mode's part of the chat UI, named by content like the rest, fetched once (extractive: never, above).
+    expect(requests.filter((p) => /\/kb-chat-generative\.[0-9a-f]{10}\.js$/.test(p))).toHaveLength(1);
 
     await page.evaluate(() => document.addEventListener('kb-answer-written', (e) => ((window as unknown as { __written: unknown }).__written = (e as CustomEvent).detail)));
     const answer = await ask('How do I add the chat widget to my website?');
@@ -202,7 +206,7 @@ describe('generative mode', () => {
     const broken = await visit(1280, () => {
       (document.querySelector('kb-chat') as unknown as { generatorUrl: string }).generatorUrl = '/no-such-generator.js';
     });
-    await broken.page.waitForFunction(() => (document.querySelector('kb-chat') as unknown as { ui: { generator: { status: string } } }).ui.generator.status === 'error', null, { timeout: 30_000 });
+    await broken.page.waitForFunction(() => (document.querySelector('kb-chat') as unknown as { ui: { generator?: { status: string } } }).ui.generator?.status === 'error', null, { timeout: 30_000 });
     const quoted = await broken.ask('How do I add the chat widget to my website?');
     await broken.page.waitForTimeout(300);
     expect(await quoted.getAttribute('data-view')).toBe('quoted');

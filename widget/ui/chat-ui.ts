@@ -9,13 +9,13 @@ import type KbChat from '../kb-chat.component.ts';
 import { isSupportUrl } from '../../protocol/support.ts';
 import { adoptStyles } from '../adopt-styles.ts';
 import { ApiClient } from '../api/api-client.ts';
+import type { ClientConfig } from '../../protocol/api.ts';
 import type { Citation } from '../../protocol/chat.ts';
 import { ChatController, type AnswerTurn, type RefusalTurn } from '../controllers/chat-controller.ts';
 import { FeedbackController } from '../controllers/feedback-controller.ts';
 import { errorCode, userMessageFor } from '../controllers/chat-errors.ts';
 import { EmbedderController } from '../controllers/embedder-controller.ts';
-import { GeneratorController } from '../controllers/generator-controller.ts';
-import { isCannotAnswer, streamableText, validateCitations } from '../generator/output.ts';
+import type { GeneratorController } from '../controllers/generator-controller.ts';
 import { HistoryController } from '../controllers/history-controller.ts';
 import { ConnectivityController } from '../controllers/connectivity-controller.ts';
 import { DEFAULT_STRINGS, format, type KbChatStrings } from '../i18n.ts';
@@ -28,15 +28,21 @@ import { renderStarters } from '../render/starters.ts';
 import { escalate, questionOf, rephrase } from './escalate.ts';
 import type { SourcesView } from '../render/sources.ts';
 import styles from './chat-ui.styles.ts';
-import { solveCaptcha } from '../api/captcha.ts';
 import { ICONS, iconButton } from './icon-button.ts';
+import type { GenerativeMode } from './generative.ts';
 
 const FOCUSABLE = 'button:not([disabled]), textarea:not([disabled]), a[href], [tabindex]:not([tabindex="-1"])';
 
-/** `[1, 2]` → `[1] [2]`: the form the citation badges (render/citations.ts) and the server's check read. */
-function singleMarkers(text: string): string {
-  return text.replace(/\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})+)\]/g, (_, list: string) => list.split(/\s*[,;]\s*/).map((n) => `[${n}]`).join(' '));
-}
+declare const __KB_GENERATIVE_FILE__: string | undefined;
+declare const __KB_CAPTCHA_FILE__: string | undefined;
+/**
+ * Chunks only some visitors need, next to this one: their content-hashed names when built (esbuild.config.mjs),
+ * the source files when the tests serve the sources. Not literal `import()`s, which esbuild would bundle into
+ * this chunk, for every visitor. Generative mode (ui/generative.ts) when the server's mode says so; the
+ * CAPTCHA (api/captcha.ts) when the server asks for one before a sign-in.
+ */
+const GENERATIVE_URL = new URL(typeof __KB_GENERATIVE_FILE__ === 'string' ? `./${__KB_GENERATIVE_FILE__}` : './generative.ts', import.meta.url);
+const CAPTCHA_URL = new URL(typeof __KB_CAPTCHA_FILE__ === 'string' ? `./${__KB_CAPTCHA_FILE__}` : '../api/captcha.ts', import.meta.url);
 
 export function mountChatUi(host: KbChat, root: ShadowRoot): ChatUi {
   return new ChatUi(host, root);
@@ -45,7 +51,6 @@ export function mountChatUi(host: KbChat, root: ShadowRoot): ChatUi {
 export class ChatUi implements ReactiveControllerHost {
   readonly chat: ChatController;
   readonly embedder: EmbedderController;
-  readonly generator: GeneratorController;
   readonly history: HistoryController;
   readonly connectivity: ConnectivityController;
   readonly feedback: FeedbackController;
@@ -68,6 +73,9 @@ export class ChatUi implements ReactiveControllerHost {
   private readonly bodies = new Map<string, { key: string; node: HTMLElement }>();
   private readonly showAll = new Set<string>();
   private readonly expanded = new Set<string>();
+  /** Generative mode, once the server's config asked for it and its chunk has loaded. */
+  private generative?: Promise<GenerativeMode | undefined>;
+  private generativeMode?: GenerativeMode;
   private readonly passages = new Map<string, { status: 'loading' | 'ready' | 'error'; content?: string; node?: Node }>();
 
   constructor(
@@ -82,7 +90,7 @@ export class ChatUi implements ReactiveControllerHost {
         const text = plainAnswer(turn.markdown);
         this.announce(format(this.strings.answerAnnouncement, { text }));
         this.emit('kb-answer', { messageId: turn.request?.message_id ?? turn.id, answerId: turn.answerId, sessionId, text, citations: turn.citations });
-        void this.write(turn);
+        void this.generative?.then((mode) => mode?.write(turn));
       },
       refusal: (turn) => {
         this.announce(turn.message);
@@ -99,12 +107,6 @@ export class ChatUi implements ReactiveControllerHost {
       timeoutMs: () => host.embedderTimeout,
       modelsUrl: () => host.modelBaseUrl,
     });
-    this.generator = new GeneratorController(this, {
-      api: () => this.api(),
-      workerUrl: () => host.generatorUrl,
-      modelsUrl: () => host.modelBaseUrl,
-      timeoutMs: () => host.generatorTimeout,
-    });
     this.history = new HistoryController(this, () => this.api());
     this.connectivity = new ConnectivityController(this);
     this.feedback = new FeedbackController(this, () => this.api(), (detail) => this.emit('kb-feedback', detail));
@@ -112,6 +114,11 @@ export class ChatUi implements ReactiveControllerHost {
     this.container.addEventListener('click', (event) => this.onCitationClick(event));
     this.container.addEventListener('click', (event) => void this.onCopyCode(event));
     this.connected();
+  }
+
+  /** Generative mode's writing model (undefined in extractive mode and until its chunk has loaded). */
+  get generator(): GeneratorController | undefined {
+    return this.generativeMode?.generator;
   }
 
   get strings(): KbChatStrings {
@@ -159,7 +166,7 @@ export class ChatUi implements ReactiveControllerHost {
         this.serverSupportUrl = config.support_url;
         this.serverStarters = config.starters ?? [];
         this.requestUpdate();
-        this.generator.start(config);
+        this.startGenerative(config);
       })
       .catch(() => {}); // no config: the embedder reports the problem; answers stay quoted
     if (!this.restored) {
@@ -171,9 +178,34 @@ export class ChatUi implements ReactiveControllerHost {
     if (!this.host.inline) void this.updateComplete.then(() => this.textarea?.focus());
   }
 
+  /**
+   * Generative mode only: its chunk is imported the first time the config says so (extractive visitors never
+   * fetch it), then the writing model starts loading. If the chunk fails to load, answers stay quoted.
+   */
+  private startGenerative(config: ClientConfig): void {
+    if (config.answer_mode !== 'generative' || !config.generation_model) return;
+    const host = this.host;
+    this.generative ??= import(/* @vite-ignore */ GENERATIVE_URL.href).then(
+      ({ GenerativeMode }: typeof import('./generative.ts')) =>
+        (this.generativeMode = new GenerativeMode({
+          ui: this,
+          api: () => this.api(),
+          patch: (id, patch) => this.chat.patch(id, patch),
+          emit: (type, detail) => this.emit(type, detail),
+          workerUrl: () => host.generatorUrl,
+          timeoutMs: () => host.generatorTimeout,
+          modelsUrl: () => host.modelBaseUrl,
+        })),
+      (error: unknown) => void console.warn('[kb-chat] generative mode failed to load; answers stay quoted:', error),
+    );
+    void this.generative.then((mode) => mode?.start(config));
+  }
+
   private api(): ApiClient {
     const url = this.host.apiUrl;
-    if (this.client?.baseUrl !== url) this.client = new ApiClient(url, () => this.host, (captcha) => solveCaptcha(this.host, captcha));
+    if (this.client?.baseUrl !== url) this.client = new ApiClient(url, () => this.host, (captcha) =>
+      import(/* @vite-ignore */ CAPTCHA_URL.href).then(({ solveCaptcha }: typeof import('../api/captcha.ts')) => solveCaptcha(this.host, captcha)),
+    );
     return this.client;
   }
 
@@ -287,65 +319,14 @@ export class ChatUi implements ReactiveControllerHost {
     // Restoring replaces the conversation (and cancels an unfinished answer): never do that to a question
     // the visitor sent while the history was on its way.
     if (unlessAsked && this.chat.turns.length > 0) return;
-    this.writing?.abort();
+    this.generativeMode?.abort();
     this.chat.restore(detail);
     this.view = 'chat';
     this.requestUpdate();
   }
 
-  /** The written answer being generated: one at a time, a newer answer (or chat) stops it. */
-  private writing?: AbortController;
-
-  /**
-   * Generative mode: the on-device model writes a fuller answer from the answer's cited passages, streamed
-   * into the message. What it writes may cite only the answer's sources (an invented `[n]` is dropped) and
-   * is rendered through the same sanitizing Markdown pipeline as every answer. On any failure, timeout or
-   * "I cannot answer", the quoted (extractive) answer stays; a written one is stored against the answer.
-   */
-  private async write(turn: AnswerTurn): Promise<void> {
-    const { answerId, request, passages } = turn;
-    if (!answerId || !request || !passages?.length || turn.written) return;
-    if (this.generator.status !== 'loading' && this.generator.status !== 'ready') return;
-    this.writing?.abort();
-    const abort = (this.writing = new AbortController());
-    const allowed = new Set(turn.citations.map((c) => c.n));
-    const tidy = (text: string) => singleMarkers(validateCitations(text, allowed));
-    const byN = new Map(turn.citations.map((c) => [c.n, c]));
-    let raw = '';
-    this.chat.patch(turn.id, { written: { status: 'writing', markdown: '' } });
-    try {
-      const result = await this.generator.write(
-        request.message,
-        passages.map((p) => ({ n: p.n, title: byN.get(p.n)?.title ?? '', section: byN.get(p.n)?.section ?? null, text: p.text })),
-        (delta) => {
-          raw += delta;
-          this.chat.patch(turn.id, { written: { status: 'writing', markdown: tidy(streamableText(raw)) } });
-        },
-        abort.signal,
-      );
-      // Final check against what the model was shown (the prompt's bounds may have left a passage out).
-      const shown = new Set(result.cited.filter((n) => allowed.has(n)));
-      const text = singleMarkers(validateCitations(result.text, shown)).trim();
-      if (abort.signal.aborted || result.stopped === 'cancelled') throw new Error('stopped');
-      if (isCannotAnswer(text)) throw new Error('the model could not answer from the passages');
-      const model = this.generator.model ?? 'unknown';
-      this.chat.patch(turn.id, { written: { status: 'done', markdown: text, model } });
-      const { tokens, firstTokenMs, tokensPerSecond } = result;
-      this.emit('kb-answer-written', { messageId: request.message_id, answerId, text, model, tokens, firstTokenMs, tokensPerSecond });
-      // Stored so history and replays show it; if that fails the visitor still has it on screen.
-      await this.api()
-        .saveGenerated(answerId, { text, model })
-        .catch((error: unknown) => console.warn('[kb-chat] the written answer was not stored:', error));
-    } catch (error) {
-      console.warn('[kb-chat] no written answer; the quoted one stays:', error instanceof Error ? error.message : error);
-      this.chat.patch(turn.id, { written: { status: 'failed', markdown: '' } });
-    } finally {
-      if (this.writing === abort) this.writing = undefined;
-    }
-  }
-
   private newChat(): void {
-    this.writing?.abort();
+    this.generativeMode?.abort();
     this.chat.newChat();
     this.view = 'chat';
     this.requestUpdate();
@@ -513,10 +494,8 @@ export class ChatUi implements ReactiveControllerHost {
       case 'idle':
       case 'ready': {
         // Generative mode: the writing model's first download (answers are quoted until it is ready).
-        const writer = this.generator;
-        return writer.status === 'loading' && writer.progress !== undefined && writer.progress < 100
-          ? html`<span>${format(s.writerLoading, { percent: writer.progress })}</span>`
-          : nothing;
+        const percent = this.generativeMode?.loadingPercent;
+        return percent === undefined ? nothing : html`<span>${format(s.writerLoading, { percent })}</span>`;
       }
       case 'loading':
         return html`<span>${this.embedder.slow ? s.slowLoading : progress === undefined ? s.loading : format(s.loadingProgress, { percent: progress })}</span>${progress === undefined
