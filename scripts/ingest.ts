@@ -14,6 +14,8 @@ import { openCliStore } from '../server/ingest/open-store.ts';
 import { type IngestProgress, type IngestSummary } from '../server/ingest/pipeline.ts';
 import { sync, totalOf, type SourceReport } from '../server/ingest/sync.ts';
 import { createWorkerPool, inProcessPreparer, type Preparer } from '../server/ingest/pool.ts';
+import { nodeWebhooks } from '../server/node/webhooks.ts';
+import type { Webhooks } from '../server/webhooks/dispatcher.ts';
 
 const USAGE = `Usage: npm run ingest -- <files|dirs|urls…> [options]
 
@@ -88,9 +90,15 @@ const out = json ? process.stderr : process.stdout;
 let exitCode = 0;
 let cli: Awaited<ReturnType<typeof openCliStore>> | null = null;
 let preparer: Preparer | null = null;
+let webhooks: Webhooks | null = null;
+/** How long the CLI waits, before it exits, for `sync.finished` deliveries still retrying. */
+const WEBHOOK_EXIT_WAIT_MS = 15_000;
 const progress = createProgress(out);
 try {
   cli = await openCliStore(process.env, config.dataDir);
+  // `sync.finished` per source to the webhook an admin set (read with this store's own credentials), else
+  // KB_WEBHOOK_URL; delivered before the process exits.
+  webhooks = nodeWebhooks(cli.store, config.webhook);
   const embedderOptions = { model: config.embedModel, modelDir: config.modelDir };
   let pool: Promise<Preparer> | null = null;
   let loadSeconds = 0;
@@ -115,6 +123,7 @@ try {
     store: cli.store,
     model: config.embedModel,
     preparer: lazyPool,
+    webhooks,
     sources: args.positionals,
     trigger: 'cli',
     onSource: progress.nextSource,
@@ -133,6 +142,7 @@ try {
   console.error(error instanceof Error ? error.message : String(error));
   exitCode = 1;
 } finally {
+  await webhooks?.settle(WEBHOOK_EXIT_WAIT_MS);
   await (preparer as Preparer | null)?.close();
   await cli?.close();
 }

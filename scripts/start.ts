@@ -48,7 +48,7 @@ if ((await store.kbStats()).documents === 0) await ingestDemo(store);
 const webhooks = nodeWebhooks(store, config.webhook);
 // Console uploads, "Sync now" and the scheduled sync: one ingestion at a time.
 const ingestSlot = new IngestSlot();
-const uploaderOptions = { store, model: config.embedModel, embedder, slot: ingestSlot, sync: syncConfig };
+const uploaderOptions = { store, model: config.embedModel, embedder, slot: ingestSlot, sync: syncConfig, webhooks };
 const { url, shutdown } = await startNodeServer({
   store,
   localAuth: store,

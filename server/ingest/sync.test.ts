@@ -91,6 +91,33 @@ const contentOf = async (source: string) =>
     )
   ).rows.map((r) => r.content).join('\n');
 
+describe('sync.finished', () => {
+  it('each recorded run ends with a sync.finished event carrying its counts and failed pages; a dry run sends none', async () => {
+    pages.set('/webhooks', { body: html('Webhooks', 'gone'), status: 500 });
+    const events: { type: string; data: unknown }[] = [];
+    const webhooks = { emit: (type: string, data: unknown) => void events.push({ type, data }) } as Parameters<typeof sync>[0]['webhooks'];
+    const options = { store, embedder, model: MODEL, trigger: 'cli' as const, webhooks, crawl: { allowPrivate: true, retries: 0, backoffMs: 1, concurrency: 1 } };
+    await sync({ ...options, sources: [`${base}/sitemap.xml`] });
+    expect(events).toEqual([
+      {
+        type: 'sync.finished',
+        data: expect.objectContaining({
+          source: `${base}/sitemap.xml`,
+          added: 2,
+          updated: 0,
+          unchanged: 0,
+          removed: 0,
+          failed: [{ source: `${base}/webhooks`, error: 'HTTP 500' }],
+        }),
+      },
+    ]);
+    const { started_at, finished_at } = events[0]!.data as { started_at: string; finished_at: string };
+    expect(Date.parse(finished_at)).toBeGreaterThanOrEqual(Date.parse(started_at));
+    await sync({ ...options, sources: [`${base}/sitemap.xml`], dryRun: true });
+    expect(events).toHaveLength(1);
+  });
+});
+
 describe('a re-crawl with conditional requests', () => {
   it('answers 304s with unchanged: no page body downloaded, nothing parsed or embedded', async () => {
     const sitemap = `${base}/sitemap.xml`;

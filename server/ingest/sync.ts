@@ -4,7 +4,9 @@
  * show per source when it was last synced and what changed. `npm run ingest`, the Node server's schedule and
  * the console's "Sync now" all sync this way. A dry run records nothing.
  */
+import type { SyncFinishedData } from '../../protocol/webhooks.ts';
 import type { SyncCounts, SyncTrigger } from '../store/types.ts';
+import type { Webhooks } from '../webhooks/dispatcher.ts';
 import { ingest, type IngestOptions, type IngestSummary } from './pipeline.ts';
 
 export interface SyncOptions extends Omit<IngestOptions, 'inputs'> {
@@ -12,6 +14,8 @@ export interface SyncOptions extends Omit<IngestOptions, 'inputs'> {
   trigger: SyncTrigger;
   /** Called before each source is ingested (e.g. to number progress across sources). */
   onSource?: (source: string, index: number) => void;
+  /** Each recorded run ends with a `sync.finished` event here (none for a dry run, which records nothing). */
+  webhooks?: Pick<Webhooks, 'emit'>;
 }
 
 export interface SourceReport {
@@ -28,21 +32,30 @@ export interface SourceReport {
  * const reports = await sync({ store, model, embedder, sources: ['https://docs.example.com/sitemap.xml'], trigger: 'cli', prune: true });
  */
 export async function sync(options: SyncOptions): Promise<SourceReport[]> {
-  const { sources, trigger, onSource, ...ingestOptions } = options;
+  const { sources, trigger, onSource, webhooks, ...ingestOptions } = options;
   const { store, dryRun = false } = options;
   const reports: SourceReport[] = [];
   for (const [index, source] of sources.entries()) {
     onSource?.(source, index);
     const runId = dryRun ? null : await store.startSyncRun(source, trigger);
+    const startedAt = new Date().toISOString();
+    const finished = (counts: SyncCounts, failed: SyncFinishedData['failed']) => {
+      if (!runId) return;
+      const { added, updated, unchanged, removed } = counts;
+      webhooks?.emit('sync.finished', { source, started_at: startedAt, finished_at: new Date().toISOString(), added, updated, unchanged, removed, failed });
+    };
     let summary: IngestSummary;
     try {
       summary = await ingest({ ...ingestOptions, inputs: [source] });
     } catch (error) {
-      if (runId) await store.finishSyncRun(runId, emptyCounts(), [{ source, error: errorMessage(error) }]).catch(() => {});
+      const failed = [{ source, error: errorMessage(error) }];
+      if (runId) await store.finishSyncRun(runId, emptyCounts(), failed).catch(() => {});
+      finished(emptyCounts(), failed);
       throw error;
     }
     const counts = countsOf(summary);
     if (runId) await store.finishSyncRun(runId, counts, summary.failed);
+    finished(counts, summary.failed);
     reports.push({ source, counts, summary });
   }
   return reports;

@@ -23,6 +23,7 @@ import type { CrawlOptions } from '../ingest/crawl.ts';
 import type { Embedder } from '../ingest/embedder.ts';
 import { ingest, type IngestProgress, type IngestSummary } from '../ingest/pipeline.ts';
 import type { IngestStore } from '../store/types.ts';
+import type { Webhooks } from '../webhooks/dispatcher.ts';
 
 export interface NodeUploaderOptions {
   store: IngestStore;
@@ -35,13 +36,15 @@ export interface NodeUploaderOptions {
   slot?: IngestSlot;
   /** KB_SYNC_SOURCES etc.: enables "Sync now". */
   sync?: SyncScheduleConfig;
+  /** The server's webhooks: each sync run ends with `sync.finished`. */
+  webhooks?: Pick<Webhooks, 'emit'>;
 }
 
 /**
  * Syncs the configured sources once (the caller holds the slot). The operator's sources are crawled like
  * the CLI crawls (its defaults; private addresses only with KB_SYNC_ALLOW_PRIVATE), not like a console URL.
  */
-export function nodeSyncRunner({ store, model, embedder, sync: config }: NodeUploaderOptions & { sync: SyncScheduleConfig }) {
+export function nodeSyncRunner({ store, model, embedder, sync: config, webhooks }: NodeUploaderOptions & { sync: SyncScheduleConfig }) {
   return (trigger: SyncTrigger, onProgress?: (e: UploadEvent) => void): Promise<SourceReport[]> =>
     sync({
       store,
@@ -52,6 +55,7 @@ export function nodeSyncRunner({ store, model, embedder, sync: config }: NodeUpl
       // A source that disappeared from a sitemap or a folder is removed, as the console's "removed" promises.
       prune: true,
       crawl: { allowPrivate: config.allowPrivate },
+      ...(webhooks ? { webhooks } : {}),
       ...(onProgress ? { onProgress: forward(onProgress) } : {}),
     });
 }
