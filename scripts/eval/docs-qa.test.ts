@@ -10,7 +10,7 @@ import { hasSharedData } from '../../test/shared-data.mjs';
 import { createEmbedder, type Embedder } from '../../server/ingest/embedder.ts';
 import { evaluateQa, readQaFile } from './docs-qa.ts';
 
-const SETS = ['scripts/eval/qa/demo-kb.json', 'scripts/eval/qa/railway-docs.json'];
+const SETS = ['scripts/eval/qa/demo-kb.json', 'scripts/eval/qa/railway-docs.json', 'scripts/eval/qa/railway-heldout.json'];
 
 describe('docs-QA sets', () => {
   for (const file of SETS) {
