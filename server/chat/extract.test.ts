@@ -184,8 +184,8 @@ describe('extractAnswer: the fact asked', () => {
     expect(answer.text).toContain('`railway login --browserless`');
   });
 
-  it('a "which …" question gets the list of names, from the next section of the page', () => {
-    const intro = make('s', 'SAML SSO connects to your workspace.', { section: 'SAML' }, 'd1', 0.7);
+  it('a "which …" question gets the list of names, from the next chunk', () => {
+    const intro = make('s', 'SAML SSO is on Enterprise.', { section: 'SAML' }, 'd1', 0.7);
     const list = make('p', 'Identity providers:\n\n- Okta\n- JumpCloud', { section: 'SAML › Providers' }, 'd1', 0.6);
     const answer = extractAnswer('Which identity providers does SAML SSO connect?', [intro, list]);
     expect(answer.text).toContain('- Okta\n- JumpCloud');

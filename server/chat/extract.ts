@@ -34,6 +34,9 @@ export const RELEVANCE_RATIO = 0.7;
  * the docs-QA sets (railway / demo; right page first, citation precision), all other rules as now: 0.2 →
  * 67.9 / 89.3 %, 69.2 / 83.3 %; 0.35 → 73.1 / 89.3 %, 76.3 / 86.2 %; 0.5 → 70.5 / 89.3 %, 77.0 / 92.6 %.
  * (Before pointer sentences were discounted, a flat 0.01 off per rank gave 64.1 / 82.1 %, 67.0 / 68.6 %.)
+ * Tried and dropped: the best page's own later chunks losing only 0.1 per chunk (the answer is often a
+ * section below the intro that matched best): Railway tuning fact in answer +1 question, but SQuAD citation
+ * precision 81.5 → 74.4 % (1,000 questions; other paragraphs of the article quoted).
  */
 export const CHUNK_RANK_PENALTY = 0.35;
 /**
@@ -47,8 +50,9 @@ const POINTER_WEIGHT = 0.5;
  * Share added to the score of a unit that holds the type of answer the question expects (answer-type.ts):
  * the duration for "how long", the command for "which command", the list for "which variables". Measured on
  * the Railway tuning set (fact in answer / right page first / citation precision / fact when the page is
- * cited), with the other rules as now: 0 → 52.9 / 74.0 / 78.2 / 69.2 %; 0.5 → 57.7 / 74.0 / 77.2 / 73.4 %;
- * 1 → 57.7 / 75.0 / 79.5 / 73.4 %. demo/kb and SQuAD unchanged.
+ * cited) with the heading and back-reference rules: 1 → 56.7 / 75.0 / 77.9 / 72.2 % (round-1 extraction:
+ * 51.9 / 74.0 / 76.1 / 67.9 %). With a rule since dropped (see CHUNK_RANK_PENALTY), 0 → 52.9 / 74.0 / 78.2 /
+ * 69.2 %, 0.5 → 57.7 / 74.0 / 77.2 / 73.4 %, 1 → 57.7 / 75.0 / 79.5 / 73.4 %. demo/kb and SQuAD unchanged.
  */
 export const TYPE_BOOST = 1;
 /** Related (unquoted) sources offered at most. */
@@ -80,7 +84,7 @@ interface Candidate {
 export function extractAnswer(question: string, chunks: ChunkMatch[]): ExtractiveAnswer {
   const asked = new Set(contentWords(question));
   const perChunk = chunks.map((chunk) => unitsOf(chunk.content, asked));
-  const rankWeight = rankWeights(chunks);
+  const type = expectedType(question);
   const candidates: Candidate[] = perChunk.flatMap((units, c) => {
     const heading = headingOf(chunks[c]!);
     return units.map((unit): Candidate => {
@@ -94,9 +98,8 @@ export function extractAnswer(question: string, chunks: ChunkMatch[]): Extractiv
         unit,
         chunk: c,
         words,
-        // Retrieval's order of the chunks counts: the 2nd chunk's units weigh 0.65, the 3rd's 0.3, the rest 0.2
-        // (the best page's own later chunks less so, see SAME_PAGE_PENALTY).
-        weight: rankWeight[c]! * (unit.pointer ? POINTER_WEIGHT : 1),
+        // Retrieval's order of the chunks counts: the 2nd chunk's units weigh 0.65, the 3rd's 0.3, the rest 0.2.
+        weight: Math.max(0.2, 1 - c * CHUNK_RANK_PENALTY) * (unit.pointer ? POINTER_WEIGHT : 1),
         bonus: 0.05 * chunks[c]!.similarity - unit.index * 1e-3,
         score: 0,
         answersTitle: headingMatches(title, asked),
@@ -104,31 +107,9 @@ export function extractAnswer(question: string, chunks: ChunkMatch[]): Extractiv
       };
     });
   });
-  score(candidates, asked, expectedType(question));
+  score(candidates, asked, type);
 
   return compose(choose(candidates, question), chunks);
-}
-
-/**
- * Per earlier chunk of the best-ranked page, the weight its later chunks lose (instead of CHUNK_RANK_PENALTY
- * per rank). The answer often sits a section below the page's intro that matched best ("Pro plan users get
- * help … within 72 hours" under "Support tiers", after the intro under "Central station"). Measured on the
- * Railway tuning set (fact in answer / right page first / citation precision): off → 52.9 / 74.0 / 78.2 %
- * before the answer-type rule; 0.03 → 56.7 / 74.0 / 78.5 %, 0.1 → 57.7 / 74.0 / 77.2 %, 0.2 → 54.8 / 74.0 /
- * 76.0 % with it. Giving every page's later chunks the same treatment (rank of the page, not of the chunk)
- * put other pages' deep sections ahead: 56.7 / 72.1 %. SQuAD (300 + 300 questions): hit@1 74.0 → 73.7 %,
- * hit@5 75.3 → 78.0 %, containment 74.3 → 76.7 %.
- */
-export const SAME_PAGE_PENALTY = 0.1;
-
-/** Weight of each chunk's units from retrieval order (never below 0.2). */
-function rankWeights(chunks: ChunkMatch[]): number[] {
-  const first = chunks[0]?.document_id;
-  let earlier = 0;
-  return chunks.map((chunk, i) => {
-    if (chunk.document_id !== first) return Math.max(0.2, 1 - i * CHUNK_RANK_PENALTY);
-    return Math.max(0.2, 1 - earlier++ * SAME_PAGE_PENALTY);
-  });
 }
 
 /**
@@ -147,7 +128,8 @@ function titleOf(units: Unit[], unit: Unit, heading: Heading): Heading {
 /**
  * Does a heading ask what the question asks? Most of the heading's words are the question's: a
  * question-shaped FAQ heading sharing at least two of them, or a plain heading sharing at least three.
- * Measured (fact in answer, Railway tuning / demo): off → 57.7 / 78.6 %; on → 57.7 / 82.1 %. With one shared
+ * Measured (fact in answer, Railway tuning / demo, with the dropped same-page rule of CHUNK_RANK_PENALTY's
+ * note): off → 57.7 / 78.6 %; on → 57.7 / 82.1 %; SQuAD unchanged. With one shared
  * word enough ("CLI"), 51.9 %; promoting a heading on a page ranked below the best unit's moved 2 answers'
  * first citation to another page.
  */
