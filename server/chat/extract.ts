@@ -7,7 +7,9 @@
  * by how rare it is among all candidate units (a word every unit has says little about which one answers).
  * A block is scored with its lead-in sentence, and a chunk's first unit with its section heading, so "Which
  * browsers are supported?" finds the paragraph under "## Which browsers are supported?". Only units scoring
- * at least `RELEVANCE_RATIO` of the best are quoted: a one-sentence answer stays one sentence.
+ * at least `RELEVANCE_RATIO` of the best are quoted: a one-sentence answer stays one sentence. A unit that
+ * holds the type of answer the question wants (answer-type.ts) scores double; under a heading that asks the
+ * question, the section's first unit comes first; a sentence that refers back brings the one it refers to.
  *
  * Order: the chunk holding the best unit first, its units in reading order, then the next chunk's. Citations
  * are numbered 1..N in the order they first appear; qualifying chunks that gave no quoted unit are `related`.
@@ -219,7 +221,8 @@ function choose(candidates: Candidate[], question: string): Candidate[] {
     ranked.unshift(titled);
   }
   // Nothing shares a word with the question (a match on meaning alone): the best chunk's opening.
-  if (ranked.length === 0 && candidates[0]) ranked.push(candidates[0]);
+  const opening = candidates.find((c) => !c.unit.title);
+  if (ranked.length === 0 && opening) ranked.push(opening);
   const top = ranked[0];
   if (!top) return [];
   const byUnit = new Map(candidates.map((c) => [`${c.chunk}:${c.unit.index}`, c]));
