@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { readConfig } from '../server/config/index.ts';
 import { createEmbedder } from '../server/ingest/embedder.ts';
 import { evaluateBeir } from './eval/beir.ts';
-import { evaluateQa, readQaFile } from './eval/docs-qa.ts';
+import { byKind, evaluateQa, readQaFile } from './eval/docs-qa.ts';
 import { evaluateSquad } from './eval/evaluate.ts';
 import { parseMode, positiveInt, thresholdsFromEnv } from './eval/options.ts';
 import { readSquad } from './eval/squad.ts';
@@ -114,7 +114,7 @@ if (values.qa) {
   log(`  ${chunks} chunks`);
   if (values.show) {
     for (const r of results) {
-      const mark = `${r.fact ? 'FACT' : '----'} ${r.cited[0] === r.item.source ? 'FIRST' : r.cited.includes(r.item.source) ? 'cited' : '-----'}`;
+      const mark = `${r.fact ? 'FACT' : '----'} ${r.cited[0] === r.item.source ? 'FIRST' : r.cited.includes(r.item.source) ? 'cited' : '-----'} cand${r.candidateRank < 0 ? '-' : r.candidateRank + 1}`;
       console.error(`\n### ${mark} [${r.item.kind ?? ''}] ${r.item.q}\n    want ${JSON.stringify(r.item.expect)} from ${r.item.source}`);
       if (r.reply.kind === 'refusal') console.error(`    REFUSED (${r.reply.reason})`);
       else {
@@ -123,6 +123,10 @@ if (values.qa) {
       }
     }
     for (const o of offTopic) console.error(`\n### off-topic ${o.reply.kind === 'refusal' ? 'refused' : 'ANSWERED'}: ${o.q}`);
+  }
+  log('\n  by kind: n, fact in answer, right page first | retrieval alone: top 1, top 5 | extraction alone: fact when cited (of n)');
+  for (const k of byKind(results)) {
+    log(`  ${k.kind.padEnd(11)} ${String(k.n).padStart(3)}  ${pct(k.fact_in_answer).padStart(7)} ${pct(k.right_page_first).padStart(7)} | ${pct(k.retrieval_top1).padStart(7)} ${pct(k.retrieval_top5).padStart(7)} | ${pct(k.fact_when_cited).padStart(7)} (${k.cited})`);
   }
   Object.assign(result, report);
   table.push(
@@ -135,6 +139,9 @@ if (values.qa) {
     ['blocks (code, list, table) per answer', report.blocks_per_answer.toFixed(2)],
     ['in-KB refusal', pct(report.in_kb_refusal)],
     ['off-topic refused', pct(report.off_topic_refusal)],
+    ['retrieval alone: answering page first candidate', pct(report.retrieval_top1)],
+    ['retrieval alone: answering page in first 5 candidates', pct(report.retrieval_top5)],
+    ['extraction alone: fact when the answering page is cited', pct(report.fact_when_cited)],
     ['latency p50 (API, ms)', report.p50_ms.toFixed(1)],
     ['latency p95 (API, ms)', report.p95_ms.toFixed(1)],
   );

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasSharedData } from '../../test/shared-data.mjs';
 import { createEmbedder, type Embedder } from '../../server/ingest/embedder.ts';
-import { evaluateQa, readQaFile } from './docs-qa.ts';
+import { byKind, evaluateQa, readQaFile, type QaResult } from './docs-qa.ts';
 
-const SETS = ['scripts/eval/qa/demo-kb.json', 'scripts/eval/qa/railway-docs.json'];
+const SETS = ['scripts/eval/qa/demo-kb.json', 'scripts/eval/qa/railway-docs.json', 'scripts/eval/qa/railway-heldout.json'];
 
 describe('docs-QA sets', () => {
   for (const file of SETS) {
@@ -30,6 +30,31 @@ describe('docs-QA sets', () => {
       expect(missing).toEqual([]);
     });
   }
+});
+
+describe('byKind', () => {
+  const result = (kind: string, cited: string[], fact: boolean, candidateRank: number): QaResult => ({
+    item: { q: kind, expect: ['x'], source: 'a.md', kind },
+    reply: cited.length > 0 ? { kind: 'answer', text: fact ? 'x' : 'y', citations: [], mode: 'hybrid', ms: 1 } : { kind: 'refusal', reason: 'no_evidence', ms: 1 },
+    cited,
+    fact,
+    candidateRank,
+  });
+
+  it('credits retrieval and extraction separately, per kind', () => {
+    const rows = byKind([
+      result('list', ['a.md'], true, 0),
+      result('list', ['b.md', 'a.md'], false, 2),
+      result('list', [], false, -1),
+      result('number', ['b.md'], false, 1),
+    ]);
+    expect(rows.map((r) => r.kind)).toEqual(['list', 'number']);
+    const list = rows[0]!;
+    expect([list.n, list.fact_in_answer, list.right_page_first]).toEqual([3, 1 / 3, 1 / 3]);
+    // Retrieval alone: first candidate once, among the first five twice; extraction alone: 1 fact of 2 cited.
+    expect([list.retrieval_top1, list.retrieval_top5, list.fact_when_cited, list.cited]).toEqual([1 / 3, 2 / 3, 0.5, 2]);
+    expect(rows[1]!.fact_when_cited).toBe(0);
+  });
 });
 
 describe('npm run eval -- --qa (demo set)', () => {

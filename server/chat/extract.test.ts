@@ -170,3 +170,54 @@ describe('extractAnswer', () => {
     expect(answer.text).toBe('```sh\nbrew install railway\n```\n\n[1]');
   });
 });
+
+describe('extractAnswer: the fact asked', () => {
+  it('a "how long" question gets the duration over the intro that repeats its words', () => {
+    const logs = make('l', 'Logs in the log explorer are kept searchable for every plan.\n\nOn Hobby, entries stay for 7 days.', { section: 'Logs' });
+    const answer = extractAnswer('How long are logs kept in the log explorer on Hobby?', [logs]);
+    expect(answer.text).toContain('On Hobby, entries stay for 7 days. [1]');
+  });
+
+  it('a "which command" question gets the code span over prose about the command', () => {
+    const cli = make('c', 'The CLI can log in from a terminal.\n\nWithout a browser, use `railway login --browserless`.', {});
+    const answer = extractAnswer('Which command logs in to the CLI from a terminal without a browser?', [cli]);
+    expect(answer.text).toContain('`railway login --browserless`');
+  });
+
+  it('a "which …" question gets the list of names, from the next chunk', () => {
+    const intro = make('s', 'SAML SSO is on Enterprise.', { section: 'SAML' }, 'd1', 0.7);
+    const list = make('p', 'Identity providers:\n\n- Okta\n- JumpCloud', { section: 'SAML › Providers' }, 'd1', 0.6);
+    const answer = extractAnswer('Which identity providers does SAML SSO connect?', [intro, list]);
+    expect(answer.text).toContain('- Okta\n- JumpCloud');
+  });
+
+  it('under a heading that asks the question, the section opening is quoted first', () => {
+    const intro = make('i', 'Moving a service with a volume to another region causes downtime.', { section: 'Regions' }, 'd1', 0.7);
+    const faq = make(
+      'q',
+      'No, the service keeps running.',
+      { section: 'Regions › Does moving a service to another region cause downtime?', heading_path: ['Regions', 'Does moving a service to another region cause downtime?'] },
+      'd1',
+      0.6,
+    );
+    const answer = extractAnswer('Will moving my service to another region cause downtime?', [intro, faq]);
+    expect(answer.text.startsWith('No, the service keeps running. [1]')).toBe(true);
+  });
+
+  it('an FAQ title (a bold line) is the heading of the answer after it, never quoted itself', () => {
+    const faq = make('t', '**Can I transfer a domain into Railway?**\n\nNot yet. Add it as a custom domain instead.', {});
+    const answer = extractAnswer('Can I transfer my domain into Railway?', [faq]);
+    expect(answer.text).not.toContain('**Can I transfer');
+    expect(answer.text.startsWith('Not yet. [1]')).toBe(true);
+  });
+
+  it('a sentence that points back with "that <noun>" brings the sentence naming it', () => {
+    const hc = make(
+      'h',
+      'Healthchecks are sent to your service. Railway uses the hostname `healthcheck.railway.app` for them. If your app rejects requests from that hostname, healthchecks fail with status 400.\n\nOther text about deploys.',
+      {},
+    );
+    const answer = extractAnswer('My healthcheck fails with status 400 because the app rejects requests', [hc]);
+    expect(answer.text).toContain('Railway uses the hostname `healthcheck.railway.app` for them. [1] If your app rejects');
+  });
+});

@@ -31,6 +31,11 @@ export interface Unit {
   introduces?: number;
   /** A sentence that only points elsewhere ("Please refer to [Refunds](/pricing/refunds).", "See …"). */
   pointer?: boolean;
+  /**
+   * A paragraph that is only a bold line (an FAQ entry's question: ingestion turns `<Collapse title="…">`
+   * into one): a heading for the unit after it, not an answer itself.
+   */
+  title?: boolean;
 }
 
 /** Bounds of one quoted block (issue 11): a screenful a visitor can read in the bubble. */
@@ -39,6 +44,8 @@ export const MAX_LIST_ITEMS = 8;
 export const MAX_TABLE_ROWS = 6;
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+/** A bold-only line of at most 150 characters: a title, not a sentence. */
+const TITLE = /^\*\*[^*\n]{1,150}\*\*$/;
 
 /**
  * `question` picks a long table's rows: the header and the rows sharing a word with the question (in table
@@ -65,6 +72,9 @@ export function unitsOf(markdown: string, question: Set<string>): Unit[] {
         before.introduces = unit.index;
         unit.leadIn = before.index;
       }
+    } else if ((token.type === 'paragraph' || token.type === 'text') && TITLE.test(token.raw.trim())) {
+      const words = contentWords(token.raw);
+      if (words.length > 0) push({ kind: 'sentence', markdown: token.raw.trim(), words: new Set(words), title: true });
     } else if (token.type === 'paragraph' || token.type === 'text') {
       const paragraph = units.length;
       for (const sentence of sentencesOf(token.raw.replace(/\s*\n\s*/g, ' ').trim())) {

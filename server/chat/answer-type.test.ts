@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { expectedType, holdsType, type AnswerType } from './answer-type.ts';
+import type { Unit } from './units.ts';
+
+const unit = (kind: Unit['kind'], markdown: string) => ({ kind, markdown });
+
+describe('expectedType', () => {
+  const cases: [string, AnswerType | null][] = [
+    ['What CLI command turns on Under Attack Mode?', 'command'],
+    ['Which host do healthchecks come from?', 'command'],
+    ['My image runs as a non-root user. What do I set?', 'command'],
+    ['How long are logs kept on the Hobby plan?', 'quantity'],
+    ["What's the lowest hard usage limit I can set?", 'quantity'],
+    ['Until when will my railway.toml keep working?', 'date'],
+    ['Which Node.js version do I need?', 'date'],
+    ['How do I expose my game server over TCP?', 'procedure'],
+    ['Which languages can Railpack build?', 'list'],
+    ['What information should I include in a support thread?', 'list'],
+    ['I already have an account. Can I still use the credits?', 'yesno'],
+    ['Why am I charged when my app gets no traffic?', 'definition'],
+    ['Tell me about regions', null],
+  ];
+  for (const [question, type] of cases) it(`${question} → ${type}`, () => expect(expectedType(question)).toBe(type));
+});
+
+describe('holdsType', () => {
+  it('command: a code block, or a code span / UPPER_SNAKE name that is not the question echoed', () => {
+    expect(holdsType(unit('code', '```sh\nrailway up\n```'), 'command')).toBe(true);
+    expect(holdsType(unit('sentence', 'Set `RAILWAY_RUN_UID=0` on the service.'), 'command')).toBe(true);
+    expect(holdsType(unit('sentence', 'Set RAILWAY_DOCKERFILE_PATH to the file.'), 'command')).toBe(true);
+    expect(holdsType(unit('sentence', 'Railway returns the `No start command` error.'), 'command', new Set(['start', 'command']))).toBe(false);
+    expect(holdsType(unit('sentence', 'Commands are run by the CLI.'), 'command')).toBe(false);
+  });
+  it('quantity: a number with its unit, a price or a share', () => {
+    expect(holdsType(unit('sentence', 'Logs are kept for 7 days.'), 'quantity')).toBe(true);
+    expect(holdsType(unit('sentence', 'It stays restorable for two days.'), 'quantity')).toBe(true);
+    expect(holdsType(unit('sentence', 'Buckets cost $0.015 per GB-month.'), 'quantity')).toBe(true);
+    expect(holdsType(unit('table', '| Plan | Retention |\n| - | - |\n| Pro | 30 days |'), 'quantity')).toBe(true);
+    expect(holdsType(unit('sentence', 'Logs are kept depending on your plan.'), 'quantity')).toBe(false);
+  });
+  it('date: a calendar date or a version', () => {
+    expect(holdsType(unit('sentence', 'Files work until **2026-12-01**.'), 'date')).toBe(true);
+    expect(holdsType(unit('sentence', 'Migrated after July 13, 2026.'), 'date')).toBe(true);
+    expect(holdsType(unit('sentence', 'Requires Node.js version 16 or higher.'), 'date')).toBe(true);
+    expect(holdsType(unit('sentence', 'Files will stop working soon.'), 'date')).toBe(false);
+  });
+  it('procedure: numbered steps or the commands; list: a list or a table; table: a table', () => {
+    expect(holdsType(unit('list', '1. Open Settings\n2. Click Enable'), 'procedure')).toBe(true);
+    expect(holdsType(unit('code', '```sh\nrailway link\n```'), 'procedure')).toBe(true);
+    expect(holdsType(unit('list', '- Okta\n- Auth0'), 'procedure')).toBe(false);
+    expect(holdsType(unit('list', '- Okta\n- Auth0'), 'list')).toBe(true);
+    expect(holdsType(unit('table', '| a |\n| - |\n| b |'), 'list')).toBe(true);
+    expect(holdsType(unit('sentence', 'We support Okta and Auth0.'), 'list')).toBe(false);
+    expect(holdsType(unit('table', '| a |\n| - |\n| b |'), 'table')).toBe(true);
+    expect(holdsType(unit('list', '- a'), 'table')).toBe(false);
+  });
+  it('yes-no and definition: any sentence can hold them, so no unit is preferred by form', () => {
+    expect(holdsType(unit('sentence', 'No, buckets are private.'), 'yesno')).toBe(false);
+    expect(holdsType(unit('sentence', 'A bucket is S3-compatible storage.'), 'definition')).toBe(false);
+  });
+});
