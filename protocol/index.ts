@@ -5,3 +5,4 @@ export * from './history.ts';
 export * from './search.ts';
 export * from './feedback.ts';
 export * from './admin.ts';
+export * from './context.ts';

@@ -5,7 +5,8 @@
  */
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import type { FeedbackRating, Generated, Related, SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
+import type { AnswerContext, FeedbackRating, Generated, Related, SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
+import { contextOf } from '../chat/answer.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import type { ChatStore, MessageRow } from '../store/types.ts';
@@ -44,7 +45,7 @@ export function historyRoute({ store, auth }: { store: ChatStore; auth: TokenVer
 }
 
 function toStoredMessage(row: MessageRow, rating: FeedbackRating | undefined): StoredMessage {
-  const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[]; related?: Related[]; generated?: Generated };
+  const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[]; related?: Related[]; generated?: Generated; context?: AnswerContext };
   return {
     id: row.id,
     role: row.role,
@@ -54,6 +55,7 @@ function toStoredMessage(row: MessageRow, rating: FeedbackRating | undefined): S
     ...(meta.kind === 'refusal' ? { refusal: { reason: meta.reason ?? 'no_evidence', suggestions: meta.suggestions ?? [] } } : {}),
     ...(meta.generated ? { generated: { text: meta.generated.text, model: meta.generated.model } } : {}),
     ...(rating === undefined ? {} : { feedback: rating }),
+    ...(meta.context?.used ? { context: contextOf(meta.context) } : {}),
     created_at: row.created_at,
   };
 }

@@ -52,6 +52,7 @@ const OPEN_TO_USERS = [
   ...ADMIN_ONLY,
   'chat_begin_turn',
   'chat_finish_turn',
+  'chat_recent_turns',
   'chat_save_generated',
   'chat_set_feedback',
   'get_chat_feedback',
@@ -409,6 +410,10 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
   },
   async get_chat_messages(path) {
     expect(await path.rpc('get_chat_messages', { p_session_id: world.session }, 'mallory')).toEqual({ status: 200, body: [] });
+  },
+  async chat_recent_turns(path) {
+    // Another visitor's session reads as an empty one, however many rows are asked for.
+    expect(await path.rpc('chat_recent_turns', { p_session_id: world.session, p_limit: 1_000_000 }, 'mallory')).toEqual({ status: 200, body: [] });
   },
   async rate_limit_hit(path) {
     expectInvalid(await path.rpc('rate_limit_hit', { p_bucket: 'mine-'.repeat(100), p_limit: 1, p_window_seconds: 60 }, 'mallory'));
