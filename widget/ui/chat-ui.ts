@@ -184,7 +184,7 @@ export class ChatUi implements ReactiveControllerHost {
     return this.root.querySelector('textarea');
   }
 
-  send(text?: string): void {
+  send(text?: string, { context = true } = {}): void {
     const textarea = this.textarea;
     const question = text ?? textarea?.value ?? '';
     if (!question.trim()) return;
@@ -195,7 +195,7 @@ export class ChatUi implements ReactiveControllerHost {
     // server answers in keyword mode at once. Waiting for a model that is "almost ready" was measured and
     // not worth it (README, "First visit"): on a warm visit it is ready before a visitor has typed a word.
     const { status } = this.embedder;
-    void this.chat.ask(question, status === 'ready' ? (q) => this.embedder.embed(q) : undefined, { modelLoading: status === 'loading' });
+    void this.chat.ask(question, status === 'ready' ? (q) => this.embedder.embed(q) : undefined, { modelLoading: status === 'loading', context });
   }
 
   private onSubmit(event: Event): void {
@@ -465,6 +465,11 @@ export class ChatUi implements ReactiveControllerHost {
       retry: (turn) => void this.chat.retry(turn.id),
       showView: (turn, which) => this.chat.patch(turn.id, { view: which }),
       suggest: (text) => this.send(text),
+      askAsNew: (turn) => {
+        const at = this.chat.turns.indexOf(turn);
+        const question = at > 0 ? this.chat.turns[at - 1] : undefined;
+        if (question?.kind === 'user') this.send(question.text, { context: false });
+      },
       feedback: (turn) => this.feedbackFor(turn),
     };
   }
