@@ -94,8 +94,8 @@ export async function answerTurn(
     return refuse(store, claims, turn, request, hasDocuments ? noEvidenceRefusal(refusalSuggestions) : emptyKbRefusal());
   }
 
-  // A follow-up's sentences are scored against the question with the words it borrows.
-  const { text, citations, related } = extractAnswer(followUp?.text ?? request.query, found.chunks);
+  // A follow-up's sentences are scored against the question and, at a lower weight, the words it borrows.
+  const { text, citations, related } = extractAnswer(request.query, found.chunks, followUp?.terms);
   const passages = answerMode === 'generative' ? passagesOf(citations, found.chunks) : undefined;
   return {
     kind: 'answer',

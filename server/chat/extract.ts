@@ -64,9 +64,16 @@ interface Candidate {
   score: number;
 }
 
-/** `chunks` best first, all above the evidence threshold (one per document section, see retrieval). */
-export function extractAnswer(question: string, chunks: ChunkMatch[]): ExtractiveAnswer {
-  const asked = new Set(contentWords(question));
+/** A follow-up's borrowed words (server/chat/context.ts) weigh this much of a word of the question's own. */
+const BORROWED_WEIGHT = 0.5;
+
+/**
+ * `chunks` best first, all above the evidence threshold (one per document section, see retrieval).
+ * `borrowed`: a follow-up's words from the turn before it, scored at BORROWED_WEIGHT.
+ */
+export function extractAnswer(question: string, chunks: ChunkMatch[], borrowed: string[] = []): ExtractiveAnswer {
+  const own = new Set(contentWords(question));
+  const asked = new Set([...own, ...contentWords(borrowed.join(' '))]);
   const perChunk = chunks.map((chunk) => unitsOf(chunk.content, asked));
   const candidates: Candidate[] = perChunk.flatMap((units, c) => {
     const heading = headingWords(chunks[c]!);
@@ -86,7 +93,7 @@ export function extractAnswer(question: string, chunks: ChunkMatch[]): Extractiv
       };
     });
   });
-  score(candidates, asked);
+  score(candidates, asked, own);
 
   return compose(choose(candidates, question), chunks);
 }
@@ -97,11 +104,11 @@ function headingWords(chunk: ChunkMatch): string[] {
   return typeof last === 'string' ? contentWords(last) : [];
 }
 
-function score(candidates: Candidate[], asked: Set<string>): void {
+function score(candidates: Candidate[], asked: Set<string>, own: Set<string>): void {
   const weight = new Map<string, number>();
   for (const word of asked) {
     const df = candidates.filter((c) => c.words.has(word)).length;
-    weight.set(word, Math.log(1 + (candidates.length + 1) / (df + 0.5)));
+    weight.set(word, Math.log(1 + (candidates.length + 1) / (df + 0.5)) * (own.has(word) || own.size === 0 ? 1 : BORROWED_WEIGHT));
   }
   const total = [...weight.values()].reduce((a, b) => a + b, 0) || 1;
   for (const c of candidates) {

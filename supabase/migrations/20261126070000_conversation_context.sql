@@ -12,7 +12,8 @@
 --    - the candidate pool is searched with the question followed by the borrowed terms, so chunks about the
 --      earlier topic are candidates in full text too (the widget embeds the same text for the vector list);
 --    - each candidate's coverage is recomputed with the question's own lexemes at full weight and the
---      borrowed ones at half (CONTEXT_WEIGHT): the question asked now counts most;
+--      borrowed ones together at most half as much as the question's (c_context_weight), each at most at
+--      its own IDF: the question asked now counts most, however long the earlier question was;
 --    - a prior toward what the earlier answer cited: a candidate from a cited document gains 0.03 in cosine
 --      and coverage, one from a cited section of it 0.06. Small against the gate's thresholds (0.35 cosine,
 --      0.39 hybrid): it orders close candidates, it does not let an unrelated one pass.
@@ -101,17 +102,26 @@ begin
       v_count, search_mode, filters - 'context', v_candidates)
   ),
   asked as (
-    select a.lexeme, max(a.w) as w from (
-      select q as lexeme, 1.0::double precision as w
+    select a.lexeme, bool_or(a.own) as own from (
+      select q as lexeme, true as own
       from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, '')))) q
       union all
-      select t, c_context_weight from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(v_terms, '')))) t
+      select t, false from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(v_terms, '')))) t
     ) a group by a.lexeme
   ),
-  weighted as (
-    select a.lexeme, a.w * ln(1 + (s.chunks - coalesce(l.df, 0) + 0.5) / (coalesce(l.df, 0) + 0.5)) as idf
+  idf as (
+    select a.lexeme, a.own, ln(1 + (s.chunks - coalesce(l.df, 0) + 0.5) / (coalesce(l.df, 0) + 0.5)) as idf
     from asked a cross join kb_corpus_stats s left join kb_lexemes l on l.lexeme = a.lexeme
     where s.id
+  ),
+  totals as (
+    select coalesce(sum(i.idf) filter (where i.own), 0) as own, coalesce(sum(i.idf) filter (where not i.own), 0) as borrowed from idf i
+  ),
+  weighted as (
+    -- A question without words of its own ("what about it?") is searched with the borrowed ones alone.
+    select i.lexeme, i.idf * case when i.own or t.own = 0 then 1
+      else least(1, c_context_weight * t.own / nullif(t.borrowed, 0)) end as idf
+    from idf i cross join totals t
   )
   select p.chunk_id, p.content, p.meta, p.document_id, p.document_title, p.document_url, p.document_meta,
     case when p.cosine is not null then p.cosine + pr.prior end,
