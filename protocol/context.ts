@@ -5,8 +5,8 @@
  *
  * A question depends on the conversation when it leans on something said before:
  * - it opens with a connective: "and …", "also …", "what about …", "how about …", "same for …";
- * - it points back (it, its, that, this, they, them, there, one, …) and has at most three content words of
- *   its own ("How do I change it?", "What is its default?");
+ * - it points back (it, its, they, them, one, …) and has at most four content words of its own ("How do I
+ *   change it?", "What is its default?"), or with that / this / there, at most three;
  * - it is very short: at most one content word ("What is the limit?", "How long?"), or two in at most three
  *   words ("Pro plan?").
  * `npm run eval -- --qa` reports how often this fires on complete questions (README, "Conversations").
@@ -23,7 +23,10 @@ export type AnswerContext = v.InferOutput<typeof AnswerContextSchema>;
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
 const CONNECTIVE = /^\s*(?:and|also|plus|what about|how about|same for|same with|what of|then)\b/i;
-const DEICTIC = new Set(['it', 'its', "it's", 'itself', 'that', 'this', 'these', 'those', 'they', 'them', 'their', 'there', 'one', 'ones']);
+/** Words that point back at something said before; "that", "this" and "there" are often only relative or
+ * demonstrative in a complete question, so they count only in a question with fewer words of its own. */
+const POINTING = new Set(['it', 'its', "it's", 'itself', 'they', 'them', 'their', 'one', 'ones', 'mine']);
+const DEICTIC = new Set([...POINTING, 'that', 'this', 'these', 'those', 'there']);
 /** Function words and question words: what is left once they are removed is what a question is about. */
 const FUNCTION_WORDS = new Set(
   `a about above after again against all also am an and any are as at be because been before being below between both
@@ -32,7 +35,7 @@ he her here hers him his how i i'm if in into is it it's its itself just let me 
 nor not now of off on once one ones only or other our ours out over own same she should so some such than that the
 their theirs them then there these they this those through to too under until up use used using very via was way we
 were what when where whether which while who whom why will with would yes you your yours tell please ok okay thanks
-thank possible instead way ways also plus`.split(/\s+/),
+thank possible instead way ways also plus many another every per without rest go mine`.split(/\s+/),
 );
 
 /** Lower-cased words of a question that are not function words, in order, without repeats. */
@@ -46,6 +49,7 @@ export function dependsOnContext(question: string): boolean {
   if (CONNECTIVE.test(question)) return true;
   const words = (question.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/’/g, "'"));
   const own = topicWords(question).length;
+  if (words.some((w) => POINTING.has(w)) && own <= 4) return true;
   if (words.some((w) => DEICTIC.has(w)) && own <= 3) return true;
   return own <= 1 || (own <= 2 && words.length <= 3);
 }

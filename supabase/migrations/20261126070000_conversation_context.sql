@@ -11,9 +11,9 @@
 --    Without it the call is exactly the earlier one: the bounds, then kb_search_chunks. With it:
 --    - the candidate pool is searched with the question followed by the borrowed terms, so chunks about the
 --      earlier topic are candidates in full text too (the widget embeds the same text for the vector list);
---    - each candidate's coverage is recomputed with the question's own lexemes at full weight and the
---      borrowed ones together at most half as much as the question's (c_context_weight), each at most at
---      its own IDF: the question asked now counts most, however long the earlier question was;
+--    - each candidate's coverage is recomputed with the question's own lexemes at full weight and each
+--      borrowed one at half its IDF (c_context_weight), all of them together at most as much as the
+--      question's own: the question asked now counts at least as much, however long the earlier one was;
 --    - a prior toward what the earlier answer cited: a candidate from a cited document gains 0.03 in cosine
 --      and coverage, one from a cited section of it 0.06. Small against the gate's thresholds (0.35 cosine,
 --      0.39 hybrid): it orders close candidates, it does not let an unrelated one pass.
@@ -120,7 +120,7 @@ begin
   weighted as (
     -- A question without words of its own ("what about it?") is searched with the borrowed ones alone.
     select i.lexeme, i.idf * case when i.own or t.own = 0 then 1
-      else least(1, c_context_weight * t.own / nullif(t.borrowed, 0)) end as idf
+      else least(c_context_weight, t.own / nullif(t.borrowed, 0)) end as idf
     from idf i cross join totals t
   )
   select p.chunk_id, p.content, p.meta, p.document_id, p.document_title, p.document_url, p.document_meta,
