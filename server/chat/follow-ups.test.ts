@@ -58,12 +58,29 @@ const THRESHOLD = 'What is the evidence threshold?';
 const CHANGE = 'How do I change it?';
 
 describe.each(['hybrid', 'vector', 'lexical'] as const)('follow-ups in %s mode', (mode) => {
-  it('answers "How do I change it?" after the evidence threshold from the Configuration page', async () => {
+  it('answers "What is its default?" after the evidence threshold with the default', async () => {
     const { token } = await api.signIn();
     const first = await ask(mode, token, THRESHOLD);
     expect(first.context).toBeUndefined();
-    const follow = await ask(mode, token, CHANGE, { earlier: THRESHOLD, session_id: first.session_id });
+    const follow = await ask(mode, token, 'What is its default?', { earlier: THRESHOLD, session_id: first.session_id });
     expect(follow.session_id).toBe(first.session_id);
+    expect(follow.context).toEqual({ used: true, about: 'evidence threshold' });
+    // Two pages give it: Configuration ("the default is 0.35") and How kb-chat works ("defaults to 0.35").
+    expect(['Configuration', 'How kb-chat works']).toContain(follow.citations[0]!.title);
+    expect(follow.text).toMatch(/default(?: is|s to) 0\.35/);
+  });
+
+  // Full text alone cannot tell that "change" means "raise" or "lower": keyword mode refuses rather than quote
+  // the one page that says "change" (what it did before follow-ups were read in context).
+  it(`${mode === 'lexical' ? 'refuses' : 'answers'} "How do I change it?" after the evidence threshold${mode === 'lexical' ? '' : ' from the Configuration page'}`, async () => {
+    const { token } = await api.signIn();
+    const first = await ask(mode, token, THRESHOLD);
+    if (mode === 'lexical') {
+      const res = await api.chat(token, { message: CHANGE, message_id: crypto.randomUUID(), session_id: first.session_id }, {}, api.instance({ retrieval: { mode } }));
+      expect(((await res.json()) as { type: string }).type).toBe('refusal');
+      return;
+    }
+    const follow = await ask(mode, token, CHANGE, { earlier: THRESHOLD, session_id: first.session_id });
     expect(follow.context).toEqual({ used: true, about: 'evidence threshold' });
     expect(follow.citations[0]!.title).toBe('Configuration');
     expect(follow.text).toContain('CHAT_EVIDENCE_THRESHOLD');
