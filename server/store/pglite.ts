@@ -187,7 +187,7 @@ class Store implements PgliteStore {
 
   async recentMessages(claims: JwtClaims, sessionId: string, limit: number): Promise<MessageRow[]> {
     const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<MessageRow>('select id, role, content, citations, meta, created_at from chat_recent_turns($1, $2)', [sessionId, limit]),
+      tx.query<MessageRow>('select id, role, content, citations, meta, created_at from get_recent_chat_messages($1, $2)', [sessionId, limit]),
     );
     return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
   }

@@ -58,7 +58,7 @@ export const RETRIED: Record<string, boolean> = {
   list_chat_sessions: true,
   get_chat_session: true,
   get_chat_messages: true,
-  chat_recent_turns: true,
+  get_recent_chat_messages: true,
   get_chunk: true,
   // Keyed by the message id: a second call stores the same rating again (the end state of a change of mind).
   chat_set_feedback: true,
@@ -257,7 +257,7 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
     },
 
     async recentMessages(claims, sessionId, limit): Promise<MessageRow[]> {
-      const rows = (await asVisitor<MessageRow[]>(claims, 'chat_recent_turns', { p_session_id: sessionId, p_limit: limit })) ?? [];
+      const rows = (await asVisitor<MessageRow[]>(claims, 'get_recent_chat_messages', { p_session_id: sessionId, p_limit: limit })) ?? [];
       return rows.map(({ id, role, content, citations, meta, created_at }) => ({ id, role, content, citations, meta, created_at: iso(created_at) }));
     },
 

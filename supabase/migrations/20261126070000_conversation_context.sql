@@ -1,7 +1,7 @@
 -- Follow-up questions answered in the context of the turn before them ("What is the evidence threshold?"
 -- then "How do I change it?"). Two additions, both self-contained:
 --
--- 1. chat_recent_turns: the last few messages of one of the caller's sessions, newest first. Security
+-- 1. get_recent_chat_messages: the last few messages of one of the caller's sessions, newest first. Security
 --    invoker, so row-level security decides: another visitor's session has no rows, exactly like a new one.
 --    Bounded in SQL (at most 20 rows, through chat_messages_session_created) so a session with hundreds of
 --    turns costs the same as a short one.
@@ -20,7 +20,7 @@
 --    Only the result columns are changed (cosine, coverage) and only after kb_search_chunks returns, so the
 --    addition stays valid whatever that body does with ranking.
 
-create or replace function chat_recent_turns(p_session_id uuid, p_limit integer default 6)
+create or replace function get_recent_chat_messages(p_session_id uuid, p_limit integer default 6)
 returns setof chat_messages
 language sql stable security invoker
 set search_path = public, extensions, pg_temp
@@ -29,8 +29,8 @@ as $$
   order by created_at desc, case role when 'user' then 1 else 0 end
   limit least(greatest(coalesce(p_limit, 6), 1), 20);
 $$;
-revoke all on function chat_recent_turns(uuid, integer) from public, anon, authenticated;
-grant execute on function chat_recent_turns(uuid, integer) to authenticated, service_role;
+revoke all on function get_recent_chat_messages(uuid, integer) from public, anon, authenticated;
+grant execute on function get_recent_chat_messages(uuid, integer) to authenticated, service_role;
 
 create or replace function search_chunks(
   query_embedding extensions.vector(384) default null,

@@ -287,7 +287,7 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
     // Refused by Postgres row-level security (42501 → PostgREST 403), not by application code; his read of
     // the session's last turns found nothing (security invoker), and his turn went to a session of his own.
     expect(supabase.log).toContainEqual(expect.objectContaining({ path: '/rest/v1/rpc/chat_begin_turn', status: 403, sub: bob.user_id }));
-    expect(supabase.log).toContainEqual(expect.objectContaining({ path: '/rest/v1/rpc/chat_recent_turns', status: 200, sub: bob.user_id }));
+    expect(supabase.log).toContainEqual(expect.objectContaining({ path: '/rest/v1/rpc/get_recent_chat_messages', status: 200, sub: bob.user_id }));
   });
 
   it.each([
@@ -304,7 +304,7 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
     expect(start.event === 'answer_start' && start.data.context).toEqual({ used: true, about: 'refunds work' });
     const text = events.flatMap((e) => (e.event.event === 'answer_delta' ? [e.event.data.text] : [])).join('');
     expect(text).toContain('Annual plans are refunded pro rata.');
-    expect(supabase.log).toContainEqual(expect.objectContaining({ path: '/rest/v1/rpc/chat_recent_turns', status: 200, role: 'authenticated', sub: alice.user_id }));
+    expect(supabase.log).toContainEqual(expect.objectContaining({ path: '/rest/v1/rpc/get_recent_chat_messages', status: 200, role: 'authenticated', sub: alice.user_id }));
     const { rows } = await pg.db.query<{ context: unknown }>("select meta -> 'context' as context from chat_messages where role = 'assistant' order by created_at");
     expect(rows.map((r) => r.context)).toEqual([null, { used: true, about: 'refunds work' }]);
     expectNoServiceRole();
