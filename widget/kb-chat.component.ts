@@ -60,6 +60,7 @@ const ICON =
  * @csspart table-scroll - The keyboard-scrollable container around a table in an answer.
  * @csspart related - The collapsed "Related" list after the sources: sources the answer does not quote, neither numbered nor counted; each item is `related-item`, its link `related-link`.
  * @csspart views - Generative mode: the "Written / Quoted" switch of an answer; each option is `view-option` (`aria-pressed`); the notes are `writing-note` and `written-note`.
+ * @csspart context-note - Above a follow-up answered in the context of the question before it: "About: …" and the `ask-as-new` button, which asks it again as a new question.
  * @csspart answer-footer - "Grounded in N sources" (the quoted sources only) and the `copy-button`.
  * @csspart suggestions - The suggestions of a refusal; each is `suggestion`.
  * @csspart feedback - 👍 / 👎 under an answer or a refusal: two `feedback-button`s (`feedback-up`, `feedback-down`, `aria-pressed` on the chosen one), `feedback-retry` after a failure, and after 👎 the `feedback-form` with its `feedback-input`.

@@ -65,7 +65,7 @@ interface Candidate {
 }
 
 /** A follow-up's borrowed words (server/chat/context.ts) weigh this much of a word of the question's own. */
-const BORROWED_WEIGHT = 0.5;
+const BORROWED_WEIGHT = 0.25;
 
 /**
  * `chunks` best first, all above the evidence threshold (one per document section, see retrieval).
