@@ -1,6 +1,6 @@
 /** The follow-up detector and the text a follow-up is embedded with (protocol/context.ts). */
 import { describe, expect, it } from 'vitest';
-import { borrowedTerms, dependsOnContext, followUpText } from './context.ts';
+import { borrowedTerms, dependsOnContext, earlierTopic, followUpText } from './context.ts';
 
 describe('dependsOnContext', () => {
   it.each([
@@ -33,5 +33,14 @@ describe('followUpText', () => {
   it('leaves a complete question, and a first question, as they are', () => {
     expect(followUpText('Which browsers are supported?', { question: 'What is the evidence threshold?' })).toBe('Which browsers are supported?');
     expect(followUpText('How do I change it?', null)).toBe('How do I change it?');
+  });
+});
+
+describe('earlierTopic', () => {
+  it('passes a refused follow-up’s borrowed words on to the next one', () => {
+    const turns = [{ question: 'How do I change it?' }, { question: 'What is the evidence threshold?' }];
+    expect(earlierTopic(turns)).toEqual({ question: 'How do I change it?', about: 'evidence threshold' });
+    expect(earlierTopic([{ question: 'Which port?', about: 'server port' }])).toEqual({ question: 'Which port?', about: 'server port' });
+    expect(earlierTopic([])).toBe(null);
   });
 });

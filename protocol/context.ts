@@ -85,3 +85,19 @@ export function followUpText(question: string, earlier: { question: string; abou
   if (!earlier || !dependsOnContext(question)) return question;
   return contextualText(question, borrowedTerms(question, earlier.question, earlier.about ? earlier.about.split(' ') : []));
 }
+
+/**
+ * The turn a follow-up leans on, from the conversation's earlier turns newest first (each question with what
+ * its answer was about, if it was answered in context). A follow-up whose answer carries no topic (it was
+ * refused) still passes on what it borrowed, so "What is its default?" after a refused "How do I change
+ * it?" is still about the evidence threshold.
+ */
+export function earlierTopic(turns: { question: string; about?: string }[]): { question: string; about?: string } | null {
+  const [latest, ...older] = turns;
+  if (!latest) return null;
+  if (latest.about || !dependsOnContext(latest.question)) return latest;
+  const before = earlierTopic(older);
+  if (!before) return latest;
+  const about = borrowedTerms(latest.question, before.question, before.about ? before.about.split(' ') : []).join(' ');
+  return { question: latest.question, ...(about ? { about } : {}) };
+}

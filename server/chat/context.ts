@@ -5,7 +5,7 @@
  * 20261126070000_conversation_context.sql). A question that does not depend on the conversation reads
  * nothing here, so it is answered exactly as in a new session.
  */
-import { borrowedTerms, contextualText, dependsOnContext, type AnswerContext, type Citation } from '../../protocol/index.ts';
+import { borrowedTerms, contextualText, dependsOnContext, earlierTopic, type AnswerContext, type Citation } from '../../protocol/index.ts';
 import type { ChatStore, JwtClaims, MessageRow } from '../store/types.ts';
 
 /**
@@ -43,12 +43,17 @@ export async function followUpOf(store: Pick<ChatStore, 'recentMessages'>, claim
 
 /** Pure: the follow-up context from the session's last messages, newest first. */
 export function followUpFrom(question: string, recent: MessageRow[]): FollowUp | null {
-  const at = recent.findIndex((m) => m.role === 'user');
-  if (at < 0) return null;
-  const earlier = recent[at]!;
-  const reply = at > 0 && recent[at - 1]!.role === 'assistant' ? recent[at - 1]! : null;
-  const earlierAbout = aboutOf(reply);
-  const terms = borrowedTerms(question, earlier.content, earlierAbout ? earlierAbout.split(' ') : []);
+  // The user turns newest first, each with the answer that follows it (newer in the list, so just before).
+  const turns = recent.flatMap((m, i) => {
+    if (m.role !== 'user') return [];
+    const reply = i > 0 && recent[i - 1]!.role === 'assistant' ? recent[i - 1]! : null;
+    const about = aboutOf(reply);
+    return [{ question: m.content, reply, ...(about ? { about } : {}) }];
+  });
+  const earlier = earlierTopic(turns);
+  if (!earlier) return null;
+  const reply = turns[0]!.reply;
+  const terms = borrowedTerms(question, earlier.question, earlier.about ? earlier.about.split(' ') : []);
   const cited = reply && Array.isArray(reply.citations) ? (reply.citations as Citation[]) : [];
   if (terms.length === 0 && cited.length === 0) return null;
   const about = terms.join(' ');

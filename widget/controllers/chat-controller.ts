@@ -6,7 +6,7 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { parseChatEvent, type ChatRequest, type Citation, type Passage, type Related } from '../../protocol/chat.ts';
-import { followUpText, type AnswerContext } from '../../protocol/context.ts';
+import { earlierTopic, followUpText, type AnswerContext } from '../../protocol/context.ts';
 import type { FeedbackRating } from '../../protocol/feedback.ts';
 import type { SessionDetail } from '../../protocol/history.ts';
 import { ApiError, Refused, type ApiClient } from '../api/api-client.ts';
@@ -143,12 +143,16 @@ export class ChatController implements ReactiveController {
 
   /** The last question asked and what its answer was about (when it was a follow-up itself). */
   private earlierTurn(): { question: string; about?: string } | null {
-    let at = this.turns.length - 1;
-    while (at >= 0 && this.turns[at]!.kind !== 'user') at -= 1;
-    if (at < 0) return null;
-    const reply = this.turns[at + 1];
-    const about = reply?.kind === 'answer' && reply.context?.used ? reply.context.about : undefined;
-    return { question: (this.turns[at] as UserTurn).text, ...(about ? { about } : {}) };
+    const turns: { question: string; about?: string }[] = [];
+    // The last three questions, newest first, as the server reads them (server/chat/context.ts).
+    for (let at = this.turns.length - 1; at >= 0 && turns.length < 3; at -= 1) {
+      const turn = this.turns[at]!;
+      if (turn.kind !== 'user') continue;
+      const reply = this.turns[at + 1];
+      const about = reply?.kind === 'answer' && reply.context?.used ? reply.context.about : undefined;
+      turns.push({ question: turn.text, ...(about ? { about } : {}) });
+    }
+    return earlierTopic(turns);
   }
 
   /** Re-send a failed question with its original message_id: the server replays, it does not answer twice. */
