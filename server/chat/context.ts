@@ -9,8 +9,8 @@ import { borrowedTerms, contextualText, dependsOnContext, earlierTopic, type Ans
 import type { ChatStore, JwtClaims, MessageRow } from '../store/types.ts';
 
 /**
- * Messages read at most: the last three turns. Only the latest turn is used; the others cover a turn
- * whose answer is missing (still streaming, or lost) without ever reading a long session whole.
+ * Messages read at most: the last three turns. The latest is what a follow-up leans on; the two before it
+ * pass on a topic through a follow-up that was refused (earlierTopic), without reading a long session whole.
  */
 export const RECENT_MESSAGES = 6;
 
