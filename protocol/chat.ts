@@ -4,6 +4,7 @@
  * shapes (seed 000 "Streaming Protocol").
  */
 import * as v from 'valibot';
+import { AnswerContextSchema } from './context.ts';
 
 /** all-MiniLM-L6-v2 produces 384-dimensional sentence vectors; the database column is `vector(384)`. */
 export const EMBEDDING_DIMENSIONS = 384;
@@ -28,6 +29,11 @@ export const ChatRequestSchema = v.object({
   session_id: v.optional(Uuid),
   /** Client-generated id of the user's message; it is the primary key of that message (idempotency, FR-008). */
   message_id: Uuid,
+  /**
+   * `false`: answer the message as a new question, without the conversation ("Ask as a new question").
+   * Absent or `true`: a follow-up (protocol/context.ts) is answered in the context of the turn before it.
+   */
+  context: v.optional(v.boolean()),
 });
 export type ChatRequest = v.InferOutput<typeof ChatRequestSchema>;
 
@@ -73,6 +79,8 @@ export const AnswerStartSchema = v.object({
   mode: v.optional(RetrievalModeSchema),
   /** E.g. the question was longer than the model reads and was truncated. */
   warning: v.optional(v.string()),
+  /** Present when the question was read as a follow-up: `used` and what it was taken to be about. */
+  context: v.optional(AnswerContextSchema),
 });
 export const AnswerDeltaSchema = v.object({ text: v.string() });
 /**
@@ -189,6 +197,8 @@ export const ChatAnswerSchema = v.object({
   warning: v.optional(v.string()),
   passages: v.optional(v.array(PassageSchema)),
   generated: v.optional(GeneratedSchema),
+  /** As in `answer_start`: present when the question was read as a follow-up. */
+  context: v.optional(AnswerContextSchema),
   event_count: v.number(),
 });
 export type ChatAnswer = v.InferOutput<typeof ChatAnswerSchema>;

@@ -1,6 +1,7 @@
 /** Chat history endpoints (seed 000 US4): the visitor's own sessions, newest first, and their messages. */
 import * as v from 'valibot';
 import { CitationSchema, GeneratedSchema, RelatedSchema } from './chat.ts';
+import { AnswerContextSchema } from './context.ts';
 import { FeedbackRatingSchema } from './feedback.ts';
 
 export const SessionSummarySchema = v.object({
@@ -37,6 +38,8 @@ export const StoredMessageSchema = v.object({
   generated: v.optional(GeneratedSchema),
   /** Assistant messages the visitor rated: their rating (1 or -1), as `POST /api/feedback` stored it. */
   feedback: v.optional(FeedbackRatingSchema),
+  /** Assistant answers to a follow-up: the context it was answered in, as `answer_start` sent it. */
+  context: v.optional(AnswerContextSchema),
   created_at: v.string(),
 });
 export type StoredMessage = v.InferOutput<typeof StoredMessageSchema>;

@@ -6,3 +6,4 @@ export * from './search.ts';
 export * from './feedback.ts';
 export * from './admin.ts';
 export * from './support.ts';
+export * from './context.ts';

@@ -7,12 +7,16 @@
  * the API. BEIR (--beir): the corpus is ingested, the test queries are searched (default lexical), and
  * nDCG@10 / recall@100 are reported. Docs QA (--qa): the file's corpus is ingested and its visitor questions
  * asked through the API (scripts/eval/docs-qa.ts); --show prints every answer, as a visitor would read it,
- * with what was cited. Embeddings: KB_EMBED_MODEL / KB_MODEL_DIR, default the test double.
+ * with what was cited. A --qa file with `conversations` is a conversation set (scripts/eval/conversations.ts):
+ * each conversation is asked in one session, follow-ups against their standalone rewrites; --no-context asks
+ * every turn as a new question. Embeddings: KB_EMBED_MODEL / KB_MODEL_DIR, default the test double.
  */
 import { parseArgs } from 'node:util';
 import { readConfig } from '../server/config/index.ts';
 import { createEmbedder } from '../server/ingest/embedder.ts';
 import { evaluateBeir } from './eval/beir.ts';
+import { readFile } from 'node:fs/promises';
+import { evaluateConversations, isConversationFile, readConversationFile } from './eval/conversations.ts';
 import { byKind, evaluateQa, readQaFile } from './eval/docs-qa.ts';
 import { evaluateSquad } from './eval/evaluate.ts';
 import { parseMode, positiveInt, thresholdsFromEnv } from './eval/options.ts';
@@ -29,6 +33,7 @@ const { values } = parseArgs({
     qa: { type: 'string' },
     corpus: { type: 'string' },
     show: { type: 'boolean', default: false },
+    'no-context': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
@@ -99,7 +104,56 @@ if (values.beir) {
   table.push(['nDCG@10', report.ndcg_at_10.toFixed(4)], ['recall@100', report.recall_at_100.toFixed(4)]);
 }
 
-if (values.qa) {
+const conversations = values.qa ? isConversationFile(JSON.parse(await readFile(values.qa, 'utf8'))) : false;
+if (values.qa && conversations) {
+  const mode = parseMode(values.mode ?? 'hybrid');
+  const file = await readConversationFile(values.qa);
+  log(`Conversations: ${file.name}, ${file.conversations.length} conversations, ${file.topic_switch.length} topic switches; mode ${mode}; model ${model}${values['no-context'] ? '; no context' : ''}`);
+  const { report, followUps, switches, chunks } = await evaluateConversations({
+    file,
+    embedder,
+    mode,
+    evidenceThreshold: env.evidenceThreshold,
+    retrieval: thresholdsFromEnv(process.env),
+    noContext: values['no-context'],
+  });
+  log(`  ${chunks} chunks`);
+  if (values.show) {
+    const show = (label: string, r: { turn: { q: string; source: string; expect: string[]; standalone?: string }; reply: { kind: string; text?: string; context?: { about?: string } }; cited: string[]; fact: boolean }) => {
+      const reply = r.reply as { kind: string; text?: string; context?: { about?: string } };
+      console.error(`  ${label} ${r.fact ? 'FACT' : '----'} ${r.cited[0] === r.turn.source ? 'FIRST' : '-----'} ${r.turn.q}${reply.context?.about ? `  [about: ${reply.context.about}]` : ''}  (want ${r.turn.source}, got ${r.cited[0] ?? reply.kind})`);
+    };
+    for (const f of followUps) {
+      console.error('\n###');
+      f.conversation.forEach((r, i) => show(`T${i + 1}`, r));
+      f.standalone.forEach((r) => show('SA', { ...r, turn: { ...r.turn, q: r.turn.standalone ?? r.turn.q } }));
+    }
+    for (const s of switches) {
+      console.error('\n### switch');
+      s.conversation.forEach((r, i) => show(`T${i + 1}`, r));
+      show('ALONE', s.alone);
+    }
+  }
+  const flat = { ...report, follow_ups: undefined, standalone: undefined, topic_switch: undefined, topic_switch_alone: undefined };
+  Object.assign(result, Object.fromEntries(Object.entries(flat).filter(([, v]) => v !== undefined)));
+  for (const key of ['follow_ups', 'standalone', 'topic_switch', 'topic_switch_alone'] as const) {
+    result[`${key}_n`] = report[key].n;
+    result[`${key}_fact`] = report[key].fact_in_answer;
+    result[`${key}_first`] = report[key].right_page_first;
+  }
+  const pair = (s: { fact_in_answer: number; right_page_first: number; n: number }) => `${pct(s.fact_in_answer)} / ${pct(s.right_page_first)} (n ${s.n})`;
+  table.push(
+    ['later turns in context: fact / right page first', pair(report.follow_ups)],
+    ['standalone rewrites (ceiling): fact / right page first', pair(report.standalone)],
+    ['topic switch in a conversation: fact / right page first', pair(report.topic_switch)],
+    ['same question asked alone: fact / right page first', pair(report.topic_switch_alone)],
+    ['detector fires on later turns', pct(report.detector_follow_ups)],
+    ['detector fires on complete questions (first turns, rewrites)', pct(report.detector_complete)],
+    ['latency p50 (API, ms)', report.p50_ms.toFixed(1)],
+  );
+}
+
+if (values.qa && !conversations) {
   const mode = parseMode(values.mode ?? 'hybrid');
   const qa = await readQaFile(values.qa);
   log(`Docs QA: ${qa.name}, ${qa.items.length} questions, ${qa.out_of_kb.length} off-topic; mode ${mode}; model ${model}`);

@@ -167,18 +167,20 @@ describe('POST /api/chat: answers', () => {
     expect(rows).toEqual([{ title: 'Refund?', n: 4 }]);
   });
 
-  it("refuses another user's session id with 404 (row-level security) and writes nothing", async () => {
+  it("answers another user's session id as a new conversation (row-level security), writing nothing to theirs", async () => {
     await seedKb();
     const alice = await signIn();
     const bob = await signIn();
     const start = (await readChatEvents(await chat(alice.token, question(basis(0)))))[0]!.event;
     if (start.event !== 'answer_start') throw new Error('unreachable');
-    const before = (await store.db.query('select 1 from chat_messages')).rows.length;
+    const mine = async () => (await store.db.query('select 1 from chat_messages where session_id = $1', [start.data.session_id])).rows.length;
+    const before = await mine();
 
     const res = await chat(bob.token, question(basis(0), 'steal', { session_id: start.data.session_id }));
-    expect(res.status).toBe(404);
-    expect(((await res.json()) as ErrorBody).error.code).toBe('not_found');
-    expect((await store.db.query('select 1 from chat_messages')).rows.length).toBe(before);
+    expect(res.status).toBe(200);
+    const bobStart = (await readChatEvents(res))[0]!.event;
+    expect(bobStart.event === 'answer_start' && bobStart.data.session_id).not.toBe(start.data.session_id);
+    expect(await mine()).toBe(before);
   });
 
   it('answers 409 for a message id reused with a different message, writing nothing', async () => {

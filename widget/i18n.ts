@@ -50,6 +50,10 @@ export const DEFAULT_STRINGS = {
   answerAnnouncement: 'Answer: {text}',
   stopped: 'Stopped because you asked a new question.',
   lowConfidence: 'The sources only partly match your question.',
+  /** Above a follow-up answered in the context of the question before it. */
+  contextAbout: 'About: {about}',
+  contextUsed: 'Answered in the context of your previous question.',
+  askAsNew: 'Ask as a new question',
   rateLimited: 'You are sending questions too quickly. Please wait a moment and try again.',
   rateLimitedSeconds: 'You are sending questions too quickly. Please try again in {seconds} seconds.',
   unauthorized: 'Your session could not be verified. Please reload the page and try again.',

@@ -69,6 +69,7 @@ const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HT
  * @csspart table-scroll - The keyboard-scrollable container around a table in an answer.
  * @csspart related - The collapsed "Related" list after the sources: sources the answer does not quote, neither numbered nor counted; each item is `related-item`, its link `related-link`.
  * @csspart views - Generative mode: the "Written / Quoted" switch of an answer; each option is `view-option` (`aria-pressed`); the notes are `writing-note` and `written-note`.
+ * @csspart context-note - Above a follow-up answered in the context of the question before it: "About: …" and the `ask-as-new` button, which asks it again as a new question.
  * @csspart answer-footer - "Grounded in N sources" (the quoted sources only) and the `copy-button`.
  * @csspart suggestions - What a refusal offers; each is a `suggestion` (an owner's question, sent when clicked) or an action: `suggestion rephrase` (puts the question back into the box) or `suggestion contact-support`.
  * @csspart closest-pages - Under a refusal, the closest pages when a passage came near the evidence needed (labelled as not answering); each link is `closest-page`.

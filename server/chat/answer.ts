@@ -3,10 +3,11 @@
  * answer (a retry with the same message id) or retrieve, gate and extract a new one. The result is an
  * `Outcome` that the route sends as SSE, as one JSON body, or as a refusal.
  */
-import { PASSAGE_MAX_CHARS, type Citation, type Confidence, type Generated, type Passage, type Refusal, type Related, type RetrievalMode } from '../../protocol/index.ts';
+import { PASSAGE_MAX_CHARS, type AnswerContext, type Citation, type Confidence, type Generated, type Passage, type Refusal, type Related, type RetrievalMode } from '../../protocol/index.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { retrieve, type RetrievalOptions } from '../retrieval/index.ts';
-import type { ChatStore, JwtClaims, StoredAnswer, TurnState } from '../store/types.ts';
+import { StoreError, type BeginTurn, type ChatStore, type JwtClaims, type StoredAnswer, type TurnState } from '../store/types.ts';
+import { followUpOf } from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
@@ -34,6 +35,8 @@ export interface AnswerOutcome {
   passages?: Passage[];
   /** A replayed answer's stored written version (generative mode). */
   generated?: Generated;
+  /** A follow-up answered in the context of the turn before it (server/chat/context.ts). */
+  context?: AnswerContext;
 }
 
 export interface AnswerTurnOptions {
@@ -60,14 +63,16 @@ export async function answerTurn(
   // keeps an unexpected rejection from going unhandled while the turn is being recorded.
   const fallback = { answerMode: 'extractive' as const, retrieval, refusalSuggestions: undefined };
   const inEffect = settings?.().catch(() => fallback) ?? Promise.resolve(fallback);
-  const turn = await store
-    .beginTurn(claims, {
+  const [turn, followUp] = await Promise.all([
+    beginTurn(store, claims, {
       session_id: request.session_id,
       message_id: request.message_id,
       content: request.message,
       title: sessionTitle(request.message),
-    })
-    .catch(rethrow);
+    }),
+    // Read beside the turn's write, and only for a question that depends on the conversation.
+    followUpOf(store, claims, request).catch(rethrow),
+  ]);
   if (!turn.is_new && !turn.same_request) {
     throw new AppError(409, 'conflict', 'This message id was already used for a different message.');
   }
@@ -78,7 +83,11 @@ export async function answerTurn(
   }
 
   const { answerMode, retrieval: options, refusalSuggestions } = await inEffect;
-  const found = await retrieve(store, { claims, question: request.query, embedding: request.embedding }, options).catch(rethrow);
+  const found = await retrieve(
+    store,
+    { claims, question: request.query, embedding: request.embedding, ...(followUp ? { context: followUp.sql } : {}) },
+    options,
+  ).catch(rethrow);
   if (found.kind === 'refuse') {
     // Only a refusal needs to know whether the knowledge base is empty (a check that stops at the first
     // searchable document, not kb_stats' counts).
@@ -86,7 +95,8 @@ export async function answerTurn(
     return refuse(store, claims, turn, request, hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(found)) : emptyKbRefusal());
   }
 
-  const { text, citations, related } = extractAnswer(request.query, found.chunks);
+  // A follow-up's sentences are scored against the question and, at a lower weight, the words it borrows.
+  const { text, citations, related } = extractAnswer(request.query, found.chunks, followUp?.terms);
   const passages = answerMode === 'generative' ? passagesOf(citations, found.chunks) : undefined;
   return {
     kind: 'answer',
@@ -101,7 +111,21 @@ export async function answerTurn(
     evidence: found.evidence,
     ...(request.warning ? { warning: request.warning } : {}),
     ...(passages ? { passages } : {}),
+    ...(followUp ? { context: followUp.context } : {}),
   };
+}
+
+/**
+ * Records the question. A session id that is not the visitor's is answered as a new conversation: row-level
+ * security refused the write, and saying so would tell the visitor that the id exists.
+ */
+async function beginTurn(store: ChatStore, claims: JwtClaims, turn: BeginTurn): Promise<TurnState> {
+  try {
+    return await store.beginTurn(claims, turn);
+  } catch (error) {
+    if (!(error instanceof StoreError && error.kind === 'forbidden' && turn.session_id)) rethrow(error);
+    return store.beginTurn(claims, { ...turn, session_id: undefined }).catch(rethrow);
+  }
 }
 
 /** The text of each cited chunk, numbered like its citation and bounded (the generator reads the start). */
@@ -127,6 +151,7 @@ export function storeAnswer(store: ChatStore, claims: JwtClaims, outcome: Answer
       ...(outcome.evidence !== undefined ? { evidence: outcome.evidence } : {}),
       ...(outcome.related.length > 0 ? { related: outcome.related } : {}),
       ...(outcome.warning ? { warning: outcome.warning } : {}),
+      ...(outcome.context ? { context: outcome.context } : {}),
     },
   });
 }
@@ -180,6 +205,7 @@ function replay(turn: TurnState, answer: StoredAnswer, request: ReadChatRequest)
     warning?: string;
     related?: Related[];
     generated?: Generated;
+    context?: AnswerContext;
   };
   if (meta.kind === 'refusal') {
     return {
@@ -206,7 +232,13 @@ function replay(turn: TurnState, answer: StoredAnswer, request: ReadChatRequest)
     mode: meta.mode ?? 'vector',
     ...(meta.warning ? { warning: meta.warning } : {}),
     ...(meta.generated ? { generated: { text: meta.generated.text, model: meta.generated.model } } : {}),
+    ...(meta.context?.used ? { context: contextOf(meta.context) } : {}),
   };
+}
+
+/** A stored context as the wire carries it (only its known fields). */
+export function contextOf(context: AnswerContext): AnswerContext {
+  return { used: context.used === true, ...(typeof context.about === 'string' ? { about: context.about } : {}) };
 }
 
 function rethrow(error: unknown): never {

@@ -82,9 +82,16 @@ interface Candidate {
   documentId: string;
 }
 
-/** `chunks` best first, all above the evidence threshold (one per document section, see retrieval). */
-export function extractAnswer(question: string, chunks: ChunkMatch[]): ExtractiveAnswer {
-  const asked = new Set(contentWords(question));
+/** A follow-up's borrowed words (server/chat/context.ts) weigh this much of a word of the question's own. */
+const BORROWED_WEIGHT = 0.25;
+
+/**
+ * `chunks` best first, all above the evidence threshold (one per document section, see retrieval).
+ * `borrowed`: a follow-up's words from the turn before it, scored at BORROWED_WEIGHT.
+ */
+export function extractAnswer(question: string, chunks: ChunkMatch[], borrowed: string[] = []): ExtractiveAnswer {
+  const own = new Set(contentWords(question));
+  const asked = new Set([...own, ...contentWords(borrowed.join(' '))]);
   const perChunk = chunks.map((chunk) => unitsOf(chunk.content, asked));
   const type = expectedType(question);
   const candidates: Candidate[] = perChunk.flatMap((units, c) => {
@@ -109,7 +116,7 @@ export function extractAnswer(question: string, chunks: ChunkMatch[]): Extractiv
       };
     });
   });
-  score(candidates, asked, type);
+  score(candidates, asked, type, own);
 
   return compose(choose(candidates, question), chunks);
 }
@@ -156,11 +163,11 @@ function headingOf(chunk: ChunkMatch): Heading {
   return typeof last === 'string' ? { words: contentWords(last), asks: /\?\s*$/.test(last) } : { words: [], asks: false };
 }
 
-function score(candidates: Candidate[], asked: Set<string>, type: AnswerType | null): void {
+function score(candidates: Candidate[], asked: Set<string>, type: AnswerType | null, own: Set<string>): void {
   const weight = new Map<string, number>();
   for (const word of asked) {
     const df = candidates.filter((c) => c.words.has(word)).length;
-    weight.set(word, Math.log(1 + (candidates.length + 1) / (df + 0.5)));
+    weight.set(word, Math.log(1 + (candidates.length + 1) / (df + 0.5)) * (own.has(word) || own.size === 0 ? 1 : BORROWED_WEIGHT));
   }
   const total = [...weight.values()].reduce((a, b) => a + b, 0) || 1;
   for (const c of candidates) {

@@ -91,6 +91,7 @@ export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming
           ...(outcome.warning ? { warning: outcome.warning } : {}),
           ...(outcome.passages ? { passages: outcome.passages } : {}),
           ...(outcome.generated ? { generated: outcome.generated } : {}),
+          ...(outcome.context ? { context: outcome.context } : {}),
           event_count: answerEvents(outcome, answerId).length,
         });
       }

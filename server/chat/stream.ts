@@ -37,6 +37,7 @@ function answerBody(outcome: AnswerOutcome): ChatEvent[] {
         confidence: outcome.confidence,
         mode: outcome.mode,
         ...(outcome.warning ? { warning: outcome.warning } : {}),
+        ...(outcome.context ? { context: outcome.context } : {}),
       },
     },
     ...[...deltas(outcome.text)].map((text): ChatEvent => ({ event: 'answer_delta', data: { text } })),

@@ -5,7 +5,8 @@
  */
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import type { FeedbackRating, Generated, Related, SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
+import type { AnswerContext, FeedbackRating, Generated, Related, SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
+import { contextOf } from '../chat/answer.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
 import { storedRefusal } from '../chat/refusal.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
@@ -45,7 +46,7 @@ export function historyRoute({ store, auth }: { store: ChatStore; auth: TokenVer
 }
 
 function toStoredMessage(row: MessageRow, rating: FeedbackRating | undefined): StoredMessage {
-  const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[]; actions?: string[]; closest?: Related[]; related?: Related[]; generated?: Generated };
+  const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[]; actions?: string[]; closest?: Related[]; related?: Related[]; generated?: Generated; context?: AnswerContext };
   return {
     id: row.id,
     role: row.role,
@@ -55,6 +56,7 @@ function toStoredMessage(row: MessageRow, rating: FeedbackRating | undefined): S
     ...(meta.kind === 'refusal' ? { refusal: { reason: meta.reason ?? 'no_evidence', ...storedRefusal(meta) } } : {}),
     ...(meta.generated ? { generated: { text: meta.generated.text, model: meta.generated.model } } : {}),
     ...(rating === undefined ? {} : { feedback: rating }),
+    ...(meta.context?.used ? { context: contextOf(meta.context) } : {}),
     created_at: row.created_at,
   };
 }

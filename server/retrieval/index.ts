@@ -48,6 +48,11 @@ export interface RetrieveInput {
   claims: JwtClaims;
   question: string;
   embedding?: number[];
+  /**
+   * A follow-up's context (server/chat/context.ts): borrowed terms searched at half weight and the earlier
+   * answer's documents and sections preferred, by `search_chunks` under `filters.context`.
+   */
+  context?: { terms: string; documents: string[]; sections: string[] };
 }
 
 /**
@@ -125,7 +130,7 @@ export async function gatherEvidence(
     text: input.question,
     count: (options.matchCount ?? 5) * FETCH_FACTOR,
     mode,
-    filters: sqlFilters(options.filters),
+    filters: { ...sqlFilters(options.filters), ...(input.context ? { context: input.context } : {}) },
   });
   return { mode, rows };
 }

@@ -191,6 +191,13 @@ class Store implements PgliteStore {
     return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
   }
 
+  async recentMessages(claims: JwtClaims, sessionId: string, limit: number): Promise<MessageRow[]> {
+    const { rows } = await this.asVisitor(claims, (tx) =>
+      tx.query<MessageRow>('select id, role, content, citations, meta, created_at from get_recent_chat_messages($1, $2)', [sessionId, limit]),
+    );
+    return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
+  }
+
   async setFeedback(claims: JwtClaims, feedback: Pick<FeedbackRow, 'message_id' | 'rating' | 'comment'>): Promise<FeedbackRow> {
     const { rows } = await this.asVisitor(claims, (tx) =>
       tx.query<FeedbackRow>('select * from chat_set_feedback($1, $2, $3)', [feedback.message_id, feedback.rating, feedback.comment]),

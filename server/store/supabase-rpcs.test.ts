@@ -114,6 +114,11 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     const { sessionId, messageId, answerId } = await aliceTurn();
     expect((await chat.getMessages(world.alice, sessionId)).map((m) => [m.id, m.role])).toEqual([[messageId, 'user'], [answerId, 'assistant']]);
   },
+  recentMessages: async () => {
+    const { sessionId, messageId, answerId } = await aliceTurn();
+    expect((await chat.recentMessages(world.alice, sessionId, 1)).map((m) => m.id)).toEqual([answerId]);
+    expect((await chat.recentMessages(world.alice, sessionId, 6)).map((m) => [m.id, m.role])).toEqual([[answerId, 'assistant'], [messageId, 'user']]);
+  },
   setFeedback: async () => {
     const { answerId } = await aliceTurn();
     expect(await chat.setFeedback(world.alice, { message_id: answerId, rating: 1, comment: null })).toMatchObject({ message_id: answerId, rating: 1, comment: null });

@@ -60,6 +60,7 @@ export const RETRIED: Record<string, boolean> = {
   list_chat_sessions: true,
   get_chat_session: true,
   get_chat_messages: true,
+  get_recent_chat_messages: true,
   get_chunk: true,
   // Keyed by the message id: a second call stores the same rating again (the end state of a change of mind).
   chat_set_feedback: true,
@@ -271,6 +272,11 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
         meta,
         created_at: iso(created_at),
       }));
+    },
+
+    async recentMessages(claims, sessionId, limit): Promise<MessageRow[]> {
+      const rows = (await asVisitor<MessageRow[]>(claims, 'get_recent_chat_messages', { p_session_id: sessionId, p_limit: limit })) ?? [];
+      return rows.map(({ id, role, content, citations, meta, created_at }) => ({ id, role, content, citations, meta, created_at: iso(created_at) }));
     },
 
     async setFeedback(claims, feedback): Promise<FeedbackRow> {

@@ -229,6 +229,11 @@ export interface ChatStore extends AdminStore {
   /** Oldest first; empty when the session does not exist or is not the visitor's. */
   getMessages(claims: JwtClaims, sessionId: string): Promise<MessageRow[]>;
   /**
+   * The last `limit` messages of one of the visitor's sessions, newest first (`get_recent_chat_messages`, bounded
+   * to 20 in SQL); empty when the session does not exist or is not the visitor's. What a follow-up reads.
+   */
+  recentMessages(claims: JwtClaims, sessionId: string, limit: number): Promise<MessageRow[]>;
+  /**
    * Rates one of the visitor's assistant messages (`chat_set_feedback`), replacing an earlier rating; a
    * message that is not theirs (or does not exist) is a `forbidden` StoreError.
    */

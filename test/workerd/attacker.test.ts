@@ -65,6 +65,7 @@ const OPEN_TO_USERS = [
   'get_chat_messages',
   'get_chat_session',
   'get_chunk',
+  'get_recent_chat_messages',
   'kb_set_settings',
   'list_chat_sessions',
   'list_content_gaps',
@@ -419,6 +420,10 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
   },
   async get_chat_messages(path) {
     expect(await path.rpc('get_chat_messages', { p_session_id: world.session }, 'mallory')).toEqual({ status: 200, body: [] });
+  },
+  async get_recent_chat_messages(path) {
+    // Another visitor's session reads as an empty one, however many rows are asked for.
+    expect(await path.rpc('get_recent_chat_messages', { p_session_id: world.session, p_limit: 1_000_000 }, 'mallory')).toEqual({ status: 200, body: [] });
   },
   async rate_limit_hit(path) {
     expectInvalid(await path.rpc('rate_limit_hit', { p_bucket: 'mine-'.repeat(100), p_limit: 1, p_window_seconds: 60 }, 'mallory'));

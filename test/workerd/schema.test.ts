@@ -36,6 +36,8 @@ const CALLERS: Record<string, string[]> = {
   // The unbounded search behind search_chunks, and the lookup behind chat_begin_turn: not exposed.
   kb_search_chunks: ['service_role'],
   chat_begin_turn: ['authenticated', 'service_role'],
+  // A follow-up reads the last few turns as the visitor (security invoker: RLS hides other sessions).
+  get_recent_chat_messages: ['authenticated', 'service_role'],
   chat_existing_turn: ['service_role'],
   // Reached with the visitor's JWT (so RLS applies), refused without the server's answer write key (20261126020000).
   chat_finish_turn: ['authenticated', 'service_role'],

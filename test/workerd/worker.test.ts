@@ -277,20 +277,45 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
     expectNoServiceRole();
   });
 
-  it("isolates visitors: another visitor's session id answers 404 and writes nothing", async () => {
+  it("isolates visitors: another visitor's session id is answered as a new conversation, without their context", async () => {
     await seedKb();
     const alice = await signIn();
     const bob = await signIn();
     const start = (await readChatEvents(await chat(alice.access_token, question(basis(0)))))[0]!.event;
     if (start.event !== 'answer_start') throw new Error('unreachable');
-    const before = (await pg.db.query('select 1 from chat_messages')).rows.length;
+    const mine = async () => (await pg.db.query('select 1 from chat_messages where session_id = $1', [start.data.session_id])).rows.length;
+    const before = await mine();
 
-    const res = await chat(bob.access_token, question(basis(0), 'steal', { session_id: start.data.session_id }));
-    expect(res.status).toBe(404);
-    expect(((await res.json()) as ErrorBody).error.code).toBe('not_found');
-    expect((await pg.db.query('select 1 from chat_messages')).rows.length).toBe(before);
-    // Refused by Postgres row-level security (42501 → PostgREST 403), not by application code.
-    expect(supabase.log.at(-1)).toMatchObject({ path: '/rest/v1/rpc/chat_begin_turn', status: 403, sub: bob.user_id });
+    const events = await readChatEvents(await chat(bob.access_token, question(basis(0), 'And annual plans?', { session_id: start.data.session_id })));
+    const bobStart = events[0]!.event;
+    if (bobStart.event !== 'answer_start') throw new Error('unreachable');
+    expect(bobStart.data.session_id).not.toBe(start.data.session_id);
+    expect(bobStart.data.context).toBeUndefined();
+    expect(await mine()).toBe(before);
+    // Refused by Postgres row-level security (42501 → PostgREST 403), not by application code; his read of
+    // the session's last turns found nothing (security invoker), and his turn went to a session of his own.
+    expect(supabase.log).toContainEqual(expect.objectContaining({ path: '/rest/v1/rpc/chat_begin_turn', status: 403, sub: bob.user_id }));
+    expect(supabase.log).toContainEqual(expect.objectContaining({ path: '/rest/v1/rpc/get_recent_chat_messages', status: 200, sub: bob.user_id }));
+  });
+
+  it.each([
+    ['with an embedding', true],
+    ['in keyword mode', false],
+  ])('answers a follow-up in the context of the turn before it, %s, reading the last turns as the visitor', async (_, embedded) => {
+    await seedKb();
+    const alice = await signIn();
+    const first = (await readChatEvents(await chat(alice.access_token, question(basis(0)))))[0]!.event;
+    if (first.event !== 'answer_start') throw new Error('unreachable');
+    const body = { ...question(basis(0), 'And annual plans?', { session_id: first.data.session_id }), ...(embedded ? {} : { embedding: undefined }) };
+    const events = await readChatEvents(await chat(alice.access_token, body));
+    const start = events[0]!.event;
+    expect(start.event === 'answer_start' && start.data.context).toEqual({ used: true, about: 'refunds work' });
+    const text = events.flatMap((e) => (e.event.event === 'answer_delta' ? [e.event.data.text] : [])).join('');
+    expect(text).toContain('Annual plans are refunded pro rata.');
+    expect(supabase.log).toContainEqual(expect.objectContaining({ path: '/rest/v1/rpc/get_recent_chat_messages', status: 200, role: 'authenticated', sub: alice.user_id }));
+    const { rows } = await pg.db.query<{ context: unknown }>("select meta -> 'context' as context from chat_messages where role = 'assistant' order by created_at");
+    expect(rows.map((r) => r.context)).toEqual([null, { used: true, about: 'refunds work' }]);
+    expectNoServiceRole();
   });
 
   it('replays a retried message id, and answers 409 when the id is reused for another message', async () => {

@@ -6,6 +6,7 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { parseChatEvent, type ChatRequest, type Citation, type Passage, type Related } from '../../protocol/chat.ts';
+import { earlierTopic, followUpText, type AnswerContext } from '../../protocol/context.ts';
 import type { FeedbackRating } from '../../protocol/feedback.ts';
 import type { SessionDetail } from '../../protocol/history.ts';
 import { ApiError, Refused, type ApiClient } from '../api/api-client.ts';
@@ -60,6 +61,8 @@ export interface AnswerTurn extends Ratable {
   warning?: string;
   /** Asked while the model was still loading: answered from keyword search, and the answer says so. */
   modelLoading?: boolean;
+  /** A follow-up answered in the context of the turn before it (shown as "About: …"). */
+  context?: AnswerContext;
 }
 export interface RefusalTurn extends Ratable {
   kind: 'refusal';
@@ -111,9 +114,12 @@ export class ChatController implements ReactiveController {
    * Ask a question. `embed` turns it into the query vector; without it the server answers in keyword mode.
    * `modelLoading`: there is no `embed` because the model is still on its way (the answer notes it).
    */
-  async ask(text: string, embed?: (text: string) => Promise<number[]>, { modelLoading = false } = {}): Promise<void> {
+  async ask(text: string, embed?: (text: string) => Promise<number[]>, { modelLoading = false, context = true } = {}): Promise<void> {
     const message = text.trim();
     if (!message) return;
+    // A follow-up is embedded with the words of the turn before it, as the server searches it
+    // (protocol/context.ts); `context: false` ("Ask as a new question") embeds and sends it alone.
+    const embedText = context ? followUpText(message, this.earlierTurn()) : message;
     this.cancel();
     const messageId = uuid();
     this.push({ kind: 'user', id: messageId, text: message });
@@ -121,10 +127,10 @@ export class ChatController implements ReactiveController {
     this.push(answer);
     const abort = (this.abort = new AbortController());
     try {
-      const request: ChatRequest = { message, message_id: messageId };
+      const request: ChatRequest = { message, message_id: messageId, ...(context ? {} : { context: false }) };
       if (embed) {
         // A question is never lost to the model: if embedding fails (the worker died), keyword mode answers it.
-        const embedding = await embed(message).catch((error: unknown) => {
+        const embedding = await embed(embedText).catch((error: unknown) => {
           console.warn('[kb-chat] embedding failed; asking in keyword mode:', error);
           return undefined;
         });
@@ -138,6 +144,20 @@ export class ChatController implements ReactiveController {
     } catch (error) {
       this.fail(answer, abort, error);
     }
+  }
+
+  /** The last question asked and what its answer was about (when it was a follow-up itself). */
+  private earlierTurn(): { question: string; about?: string } | null {
+    const turns: { question: string; about?: string }[] = [];
+    // The last three questions, newest first, as the server reads them (server/chat/context.ts).
+    for (let at = this.turns.length - 1; at >= 0 && turns.length < 3; at -= 1) {
+      const turn = this.turns[at]!;
+      if (turn.kind !== 'user') continue;
+      const reply = this.turns[at + 1];
+      const about = reply?.kind === 'answer' && reply.context?.used ? reply.context.about : undefined;
+      turns.push({ question: turn.text, ...(about ? { about } : {}) });
+    }
+    return earlierTopic(turns);
   }
 
   /** Re-send a failed question with its original message_id: the server replays, it does not answer twice. */
@@ -188,6 +208,7 @@ export class ChatController implements ReactiveController {
         citations: m.citations ?? [],
         related: m.related ?? [],
         status: 'done',
+        ...(m.context ? { context: m.context } : {}),
         ...rated,
         ...(m.generated ? { written: { status: 'done', markdown: m.generated.text, model: m.generated.model }, view: 'written' } : {}),
       };
@@ -271,10 +292,10 @@ export class ChatController implements ReactiveController {
         if (message.id) answer.lastEventId = message.id;
         switch (event.event) {
           case 'answer_start': {
-            const { session_id, mode, confidence, warning } = event.data;
+            const { session_id, mode, confidence, warning, context } = event.data;
             this.setSession(session_id);
             // A replay (Retry without resume) starts over: show it once, not twice.
-            this.update(answer, { status: 'streaming', markdown: '', citations: [], related: [], mode, confidence, warning });
+            this.update(answer, { status: 'streaming', markdown: '', citations: [], related: [], mode, confidence, warning, context });
             break;
           }
           case 'answer_delta':

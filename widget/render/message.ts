@@ -24,6 +24,8 @@ export interface MessageView {
   escalate: (turn: RefusalTurn) => void;
   /** Whether "Contact support" can lead anywhere (an address, or a `kb-escalate` listener on the element). */
   canEscalate: boolean;
+  /** "Ask as a new question": the question of this follow-up again, without the conversation. */
+  askAsNew: (turn: AnswerTurn) => void;
   /** 👍 / 👎 (render/feedback.ts) once the answer or refusal is stored; nothing before. */
   feedback: (turn: AnswerTurn | RefusalTurn) => TemplateResult | typeof nothing;
 }
@@ -44,6 +46,7 @@ function renderAnswer(turn: AnswerTurn, view: MessageView): TemplateResult {
   const showWritten = written !== undefined && turn.view !== 'quoted';
   return html`
     <div class="message message--assistant" part="message assistant-message" data-status=${turn.status} data-view=${showWritten ? 'written' : 'quoted'}>
+      ${turn.context?.used ? renderContext(turn, view) : nothing}
       ${written && turn.status === 'done' ? renderViews(turn, showWritten, view) : nothing}
       ${turn.markdown ? view.answerBody(turn) : nothing}
       ${showWritten && written.status === 'writing' ? html`<p class="message__note" part="note writing-note">${typing(s)} ${s.writing}</p>` : nothing}
@@ -77,6 +80,15 @@ function renderAnswer(turn: AnswerTurn, view: MessageView): TemplateResult {
         : nothing}
     </div>
   `;
+}
+
+/** One line above a follow-up's answer: what it was read as being about, and a way to ask it alone. */
+function renderContext(turn: AnswerTurn, view: MessageView): TemplateResult {
+  const s = view.strings;
+  return html`<p class="message__context" part="note context-note">
+    <span>${turn.context?.about ? format(s.contextAbout, { about: turn.context.about }) : s.contextUsed}</span>
+    <button type="button" class="link-button" part="ask-as-new" @click=${() => view.askAsNew(turn)}>${s.askAsNew}</button>
+  </p>`;
 }
 
 /** "Written | Quoted": two views of one answer, the choice pressed. */

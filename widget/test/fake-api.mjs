@@ -19,7 +19,10 @@
  * before any response (the server is unreachable; browsers may retry such a request once on their own).
  * Sessions (`/api/sessions`) and chunk texts (`/api/chunks/:id`) are kept in memory per fake. `POST /api/feedback`
  * rates an assistant message of the caller's (404 otherwise), shown again in history; `POST /__fake/feedback-fail
- * {times}` answers the next `times` of them 503.
+ * {times}` answers the next `times` of them 503. Follow-ups: in a session with an earlier question, a question
+ * that ends in "it?" / "that?" or starts with "and" / "what about" is answered in context (`answer_start` and
+ * the stored message carry `context: {used: true, about}`, about = the earlier question's last two words)
+ * unless the request says `context: false`.
  */
 
 import { readFileSync } from 'node:fs';
@@ -143,7 +146,15 @@ export function createFakeApi({ delayMs = 150 } = {}) {
   }
 
   /** Stores the turn; returns the assistant message's id (what answer_end and a refusal carry). */
-  function remember(token, body, sessionId, text, citations, refusal, related, answerId = crypto.randomUUID()) {
+  /** The fake's follow-up reading (the real one is protocol/context.ts): what this question is about, if anything. */
+  function contextOf(body, sessionId) {
+    if (body.context === false || !/\b(it|that)\?$|^(and|what about)\b/i.test(body.message.trim())) return undefined;
+    const earlier = sessions.get(sessionId)?.messages.filter((m) => m.role === 'user').at(-1);
+    if (!earlier) return undefined;
+    return { used: true, about: earlier.content.replace(/[?.!]+$/, '').toLowerCase().split(/\s+/).slice(-2).join(' ') };
+  }
+
+  function remember(token, body, sessionId, text, citations, refusal, related, answerId = crypto.randomUUID(), context = undefined) {
     const now = new Date().toISOString();
     let session = sessions.get(sessionId);
     if (!session) {
@@ -160,6 +171,7 @@ export function createFakeApi({ delayMs = 150 } = {}) {
         citations: refusal ? null : citations,
         ...(refusal ? { refusal } : {}),
         ...(related?.length ? { related } : {}),
+        ...(context ? { context } : {}),
         created_at: now,
       },
     );
@@ -279,14 +291,15 @@ export function createFakeApi({ delayMs = 150 } = {}) {
         : (message.includes('many') ? MANY : CITATIONS).map((c) => ({ ...c, ...(EXCERPTS[c.chunk_id] ? { excerpt: EXCERPTS[c.chunk_id] } : {}) }));
     const related = scenario ? scenario.related : blocks ? RELATED : undefined;
     const answerId = crypto.randomUUID();
+    const context = contextOf(body, sessionId);
     const events = [
-      ['answer_start', { session_id: sessionId, message_id: body.message_id, mode, confidence: 'high' }],
+      ['answer_start', { session_id: sessionId, message_id: body.message_id, mode, confidence: 'high', ...(context ? { context } : {}) }],
       ...deltas.map((text) => ['answer_delta', { text }]),
       ['sources', related ? { citations, related } : { citations }],
       ['answer_end', { message_id: answerId }],
     ];
     answers.set(body.message_id, { events });
-    remember(token, body, sessionId, deltas.join(''), citations, undefined, related, answerId);
+    remember(token, body, sessionId, deltas.join(''), citations, undefined, related, answerId, context);
     const pause = message.includes('slow') ? 1500 : scenario ? 0 : delayMs;
     for (const [id, [event, data]] of events.entries()) {
       if (id > 0) await sleep(pause);

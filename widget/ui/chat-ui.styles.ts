@@ -83,6 +83,7 @@ export default `
 .cite:hover .cite__preview, .cite:focus-within .cite__preview { display: block; }
 .message__error { margin-top: 6px; color: var(--kb-error); font-size: 13px; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
 .message__note { margin: 6px 0 0; color: var(--kb-muted); font-size: 13px; }
+.message__context { margin: 0 0 6px; color: var(--kb-muted); font-size: 13px; display: flex; flex-wrap: wrap; gap: 4px 10px; }
 .views { display: inline-flex; margin-bottom: 6px; border: 1px solid var(--kb-border); border-radius: 6px; overflow: hidden; }
 .views__option { border: 0; background: transparent; color: var(--kb-foreground); padding: 2px 10px; font-size: 12px; }
 .views__option[aria-pressed='true'] { background: var(--kb-accent); color: var(--kb-accent-contrast); }

@@ -225,7 +225,7 @@ export class ChatUi implements ReactiveControllerHost {
     return this.root.querySelector('textarea');
   }
 
-  send(text?: string): void {
+  send(text?: string, { context = true } = {}): void {
     const textarea = this.textarea;
     const question = text ?? textarea?.value ?? '';
     if (!question.trim()) return;
@@ -236,7 +236,7 @@ export class ChatUi implements ReactiveControllerHost {
     // server answers in keyword mode at once. Waiting for a model that is "almost ready" was measured and
     // not worth it (README, "First visit"): on a warm visit it is ready before a visitor has typed a word.
     const { status } = this.embedder;
-    void this.chat.ask(question, status === 'ready' ? (q) => this.embedder.embed(q) : undefined, { modelLoading: status === 'loading' });
+    void this.chat.ask(question, status === 'ready' ? (q) => this.embedder.embed(q) : undefined, { modelLoading: status === 'loading', context });
   }
 
   private onSubmit(event: Event): void {
@@ -458,6 +458,11 @@ export class ChatUi implements ReactiveControllerHost {
       rephrase: (turn) => rephrase(this.textarea, questionOf(this.chat.turns, turn)),
       escalate: (turn) => escalate(this.host, this.chat.turns, turn, this.supportAddress(), this.chat.sessionId),
       canEscalate: this.supportAddress() !== undefined || this.host.escalateListeners > 0,
+      askAsNew: (turn) => {
+        const at = this.chat.turns.indexOf(turn);
+        const question = at > 0 ? this.chat.turns[at - 1] : undefined;
+        if (question?.kind === 'user') this.send(question.text, { context: false });
+      },
       feedback: (turn) => this.feedbackFor(turn),
     };
   }

@@ -1,0 +1,46 @@
+/** The follow-up detector and the text a follow-up is embedded with (protocol/context.ts). */
+import { describe, expect, it } from 'vitest';
+import { borrowedTerms, dependsOnContext, earlierTopic, followUpText } from './context.ts';
+
+describe('dependsOnContext', () => {
+  it.each([
+    'How do I change it?',
+    'What is its default?',
+    'And on Pro?',
+    'What about PDFs?',
+    'Same for the Hobby plan?',
+    'How long?',
+    'Pro plan?',
+    'Can I use replicas with them?',
+    'Why was mine denied?',
+  ])('reads %j as a follow-up', (q) => expect(dependsOnContext(q)).toBe(true));
+
+  it.each([
+    'What is the evidence threshold?',
+    'Which browsers are supported?',
+    'How do I point my own domain at my Railway service?',
+    'Can I set a hard spending limit from the command line instead of the dashboard?',
+    'Where is chat history stored?',
+  ])('reads %j as a complete question', (q) => expect(dependsOnContext(q)).toBe(false));
+});
+
+describe('followUpText', () => {
+  it('adds the earlier topic words to a follow-up, and carries a follow-up’s own borrowed words on', () => {
+    expect(followUpText('How do I change it?', { question: 'What is the evidence threshold?' })).toBe('How do I change it? (evidence threshold)');
+    expect(borrowedTerms('What is its default?', 'How do I change it?', ['evidence', 'threshold'])).toEqual(['change', 'evidence', 'threshold']);
+  });
+
+  it('leaves a complete question, and a first question, as they are', () => {
+    expect(followUpText('Which browsers are supported?', { question: 'What is the evidence threshold?' })).toBe('Which browsers are supported?');
+    expect(followUpText('How do I change it?', null)).toBe('How do I change it?');
+  });
+});
+
+describe('earlierTopic', () => {
+  it('passes a refused follow-up’s borrowed words on to the next one', () => {
+    const turns = [{ question: 'How do I change it?' }, { question: 'What is the evidence threshold?' }];
+    expect(earlierTopic(turns)).toEqual({ question: 'How do I change it?', about: 'evidence threshold' });
+    expect(earlierTopic([{ question: 'Which port?', about: 'server port' }])).toEqual({ question: 'Which port?', about: 'server port' });
+    expect(earlierTopic([])).toBe(null);
+  });
+});

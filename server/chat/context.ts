@@ -1,0 +1,76 @@
+/**
+ * Follow-ups (protocol/context.ts decides which questions are): what the turn before a follow-up gives it.
+ * The earlier question's topic words (and those it borrowed itself), searched at half weight, and the
+ * documents and sections its answer cited, preferred by `search_chunks` (migration
+ * 20261126070000_conversation_context.sql). A question that does not depend on the conversation reads
+ * nothing here, so it is answered exactly as in a new session.
+ */
+import { borrowedTerms, contextualText, dependsOnContext, earlierTopic, type AnswerContext, type Citation } from '../../protocol/index.ts';
+import type { ChatStore, JwtClaims, MessageRow } from '../store/types.ts';
+
+/**
+ * Messages read at most: the last three turns. The latest is what a follow-up leans on; the two before it
+ * pass on a topic through a follow-up that was refused (earlierTopic), without reading a long session whole.
+ */
+export const RECENT_MESSAGES = 6;
+
+export interface FollowUp {
+  /** The earlier topic words the question borrows (shown as "About: …"). */
+  terms: string[];
+  /** The question with the borrowed words after it: what extraction scores and the widget embeds. */
+  text: string;
+  /** What `search_chunks` reads under `filters.context`. */
+  sql: { terms: string; documents: string[]; sections: string[] };
+  context: AnswerContext;
+}
+
+export interface FollowUpRequest {
+  session_id?: string;
+  message_id: string;
+  /** The question as searched (the message, cut to what the model reads). */
+  query: string;
+  /** `false`: "Ask as a new question", no context. */
+  context?: boolean;
+}
+
+/** The context of a follow-up, or null for a question that stands alone (or has nothing before it). */
+export async function followUpOf(store: Pick<ChatStore, 'recentMessages'>, claims: JwtClaims, request: FollowUpRequest): Promise<FollowUp | null> {
+  if (request.context === false || !request.session_id || !dependsOnContext(request.query)) return null;
+  // Newest first; another visitor's session reads as empty (row-level security), like a new one.
+  const recent = (await store.recentMessages(claims, request.session_id, RECENT_MESSAGES)).filter((m) => m.id !== request.message_id);
+  return followUpFrom(request.query, recent);
+}
+
+/** Pure: the follow-up context from the session's last messages, newest first. */
+export function followUpFrom(question: string, recent: MessageRow[]): FollowUp | null {
+  // The user turns newest first, each with the answer that follows it (newer in the list, so just before).
+  const turns = recent.flatMap((m, i) => {
+    if (m.role !== 'user') return [];
+    const reply = i > 0 && recent[i - 1]!.role === 'assistant' ? recent[i - 1]! : null;
+    const about = aboutOf(reply);
+    return [{ question: m.content, reply, ...(about ? { about } : {}) }];
+  });
+  const earlier = earlierTopic(turns);
+  if (!earlier) return null;
+  const reply = turns[0]!.reply;
+  const terms = borrowedTerms(question, earlier.question, earlier.about ? earlier.about.split(' ') : []);
+  const cited = reply && Array.isArray(reply.citations) ? (reply.citations as Citation[]) : [];
+  if (terms.length === 0 && cited.length === 0) return null;
+  const about = terms.join(' ');
+  return {
+    terms,
+    text: contextualText(question, terms),
+    sql: {
+      terms: about,
+      documents: [...new Set(cited.map((c) => c.document_id))],
+      sections: [...new Set(cited.flatMap((c) => (c.section ? [c.section] : [])))],
+    },
+    context: { used: true, ...(about ? { about } : {}) },
+  };
+}
+
+/** What an earlier answer was about, when it was itself answered in context. */
+function aboutOf(reply: MessageRow | null): string | null {
+  const context = (reply?.meta as { context?: AnswerContext } | undefined)?.context;
+  return context?.used && typeof context.about === 'string' ? context.about : null;
+}
