@@ -109,6 +109,16 @@ export const WEBHOOK_SECRET_MAX_CHARS = 256;
 
 const Threshold = v.pipe(v.number('must be a number'), v.finite('must be a number'), v.minValue(0, 'must be from 0 to 1'), v.maxValue(1, 'must be from 0 to 1'));
 
+/** A list of at most `items` trimmed, non-empty strings of at most `chars` characters (suggestions, starters). */
+const shortTexts = (items: number, chars: number) =>
+  v.pipe(
+    v.array(
+      v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(chars, `must be at most ${chars} characters`)),
+      'must be a list of strings',
+    ),
+    v.maxLength(items, `must have at most ${items} items`),
+  );
+
 /**
  * `PUT /api/admin/settings` (admins): what an admin may change at runtime, stored in the database. A patch:
  * the fields present are set, `null` clears one (the server's default applies again), absent ones stay.
@@ -135,22 +145,7 @@ export const SettingsUpdateSchema = v.pipe(
         ),
       ),
       /** What a "no evidence" refusal offers the visitor; [] offers none. */
-      refusal_suggestions: v.optional(
-        v.nullable(
-          v.pipe(
-            v.array(
-              v.pipe(
-                v.string('must be a string'),
-                v.trim(),
-                v.minLength(1, 'must not be empty'),
-                v.maxLength(REFUSAL_SUGGESTION_MAX_CHARS, `must be at most ${REFUSAL_SUGGESTION_MAX_CHARS} characters`),
-              ),
-              'must be a list of strings',
-            ),
-            v.maxLength(REFUSAL_SUGGESTIONS_MAX, `must have at most ${REFUSAL_SUGGESTIONS_MAX} items`),
-          ),
-        ),
-      ),
+      refusal_suggestions: v.optional(v.nullable(shortTexts(REFUSAL_SUGGESTIONS_MAX, REFUSAL_SUGGESTION_MAX_CHARS))),
       /**
        * Where events are POSTed (README "Webhooks"): https, or http to loopback for a development receiver.
        * null: KB_WEBHOOK_URL applies. Stored in the database; only admins read it back.
@@ -186,22 +181,7 @@ export const SettingsUpdateSchema = v.pipe(
         ),
       ),
       /** Questions the empty panel offers as chips; [] offers none. */
-      starters: v.optional(
-        v.nullable(
-          v.pipe(
-            v.array(
-              v.pipe(
-                v.string('must be a string'),
-                v.trim(),
-                v.minLength(1, 'must not be empty'),
-                v.maxLength(STARTER_MAX_CHARS, `must be at most ${STARTER_MAX_CHARS} characters`),
-              ),
-              'must be a list of strings',
-            ),
-            v.maxLength(STARTERS_MAX, `must have at most ${STARTERS_MAX} items`),
-          ),
-        ),
-      ),
+      starters: v.optional(v.nullable(shortTexts(STARTERS_MAX, STARTER_MAX_CHARS))),
     },
     'must be an object',
   ),
