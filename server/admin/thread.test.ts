@@ -35,7 +35,9 @@ describe('GET /api/admin/conversations/:session_id', () => {
     });
     expect(rated.status).toBe(200);
     await api().store.db.query(`update chat_messages set meta = meta || '{"generated":{"text":"Refunds take 14 days [1].","model":"m"}}' where id = $1`, [answerId]);
-    await api().chat(token, question(withSimilarity(0, 0.345), 'And lunch?', { session_id: sessionId }), { headers: { Accept: 'application/json' } });
+    // Asked as a new question (context: false): "And …?" would otherwise be read as a follow-up about refunds,
+    // and this turn is here to be a refusal just under the threshold, with its closest pages.
+    await api().chat(token, question(withSimilarity(0, 0.345), 'And lunch?', { session_id: sessionId, context: false }), { headers: { Accept: 'application/json' } });
     await api().chat(token, question(basis(300), 'Who won the match?', { session_id: sessionId }), { headers: { Accept: 'application/json' } });
 
     const res = await get(`/conversations/${sessionId}`, await adminToken());
