@@ -63,7 +63,11 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
   const app = new Hono<{ Variables: AuthVariables }>();
   const slot = uploader?.slot ?? new IngestSlot();
 
-  /** Checks the caller and takes the slot; returns its release. */
+  /**
+   * Checks the caller and takes the slot; returns its release. The check and the claim are one synchronous
+   * step (tryAcquire), so two requests that both passed the admin check cannot both see the slot free; an
+   * upload takes it before its body is read.
+   */
   const start = async (claims: AuthVariables['claims'], what = 'an upload'): Promise<() => void> => {
     if (!uploader) {
       throw new AppError(501, 'unavailable', 'Uploads run on the Node server. Here, add documents with the CLI: npm run ingest -- <files|urls> (see the README).');
