@@ -27,9 +27,10 @@ export const ExportQuerySchema = v.object({
 });
 export type ExportQuery = v.InferOutput<typeof ExportQuerySchema>;
 
+/** A field stored with the wrong type (an answer written before answers were the server's alone) is null. */
 export interface ExportCitation {
-  n: number;
-  title: string;
+  n: number | null;
+  title: string | null;
   url: string | null;
   section: string | null;
 }

@@ -132,4 +132,22 @@ describe('a malformed stored answer', () => {
     expect(conversations.status).toBe(200);
     expectShownAsUnknown(((await conversations.json()) as Page<AdminConversation>).items);
   });
+
+  it('the export writes it with the same unknowns, as JSON and as CSV, to the end of the file', async () => {
+    const { from, to } = range();
+    const query = `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
+    const json = await get(`/export/conversations?format=json&${query}`);
+    expect(json.status).toBe(200);
+    const records = JSON.parse(await json.text()) as { message_id: string; citations: unknown[] }[];
+    expect(records).toHaveLength(3);
+    expect(records.find((r) => r.message_id === badAnswer)!.citations).toEqual([
+      { n: null, title: null, url: 'https://evil.example/', section: null },
+      { n: 2, title: 'Billing', url: null, section: null },
+    ]);
+    const csv = await get(`/export/conversations?format=csv&${query}`);
+    expect(csv.status).toBe(200);
+    const body = await csv.text();
+    expect(body).toContain('Forged [1]');
+    expect(body).toContain('[2] Billing');
+  });
 });

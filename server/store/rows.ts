@@ -79,9 +79,10 @@ export function toAdminConversation(r: Record<string, unknown>): AdminConversati
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const finite = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function toAdminCitation(c: Record<string, unknown>): AdminCitation {
+/** A stored citation with each field of its type, else null: what the console and the exports show. */
+export function toAdminCitation(c: Record<string, unknown>): AdminCitation {
   return {
     n: finite(c.n),
     chunk_id: text(c.chunk_id),

@@ -4,7 +4,7 @@
  * strings from PostgREST; both become ISO 8601.
  */
 import type { ConversationRecord, ExportCitation, ExportKind, FeedbackRecord, GapRecord } from '../../../protocol/export.ts';
-import { iso } from '../../store/rows.ts';
+import { isObject, iso, toAdminCitation } from '../../store/rows.ts';
 import type { CsvValue } from './csv.ts';
 
 type Row = Record<string, unknown>;
@@ -15,14 +15,10 @@ const isoOrNull = (value: unknown): string | null => (value === null || value ==
 const rating = (value: unknown): 1 | -1 | null => (value === null || value === undefined ? null : Number(value) === 1 ? 1 : -1);
 const kindOf = (value: unknown): 'answer' | 'refusal' => (value === 'refusal' ? 'refusal' : 'answer');
 
+/** Typed as the console types them (store/rows.ts): a stored value of the wrong type is exported as null. */
 function citations(value: unknown): ExportCitation[] {
   if (!Array.isArray(value)) return [];
-  return value.map((c: Record<string, unknown>) => ({
-    n: Number(c.n),
-    title: text(c.title),
-    url: textOrNull(c.url),
-    section: textOrNull(c.section),
-  }));
+  return value.filter(isObject).map(toAdminCitation).map(({ n, title, url, section }) => ({ n, title, url, section }));
 }
 
 function generated(value: unknown): { text: string; model: string } | null {
@@ -81,7 +77,7 @@ function feedback(r: Row): FeedbackRecord {
 
 /** Citations in one cell: `[1] Billing › Refunds <https://…>`, one per line. */
 const citationsCell = (list: ExportCitation[]) =>
-  list.map((c) => `[${c.n}] ${c.title}${c.section ? ` › ${c.section}` : ''}${c.url ? ` <${c.url}>` : ''}`).join('\n');
+  list.map((c) => `[${c.n ?? '?'}] ${c.title ?? ''}${c.section ? ` › ${c.section}` : ''}${c.url ? ` <${c.url}>` : ''}`).join('\n');
 /** The context note as text: a string as it is, anything else as JSON. */
 const contextCell = (value: unknown) => (value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value));
 
