@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import ws from 'ws';
 import { createLinkToken, LINK_TTL_SECONDS } from '../server/admin/session.ts';
 import { readConfig } from '../server/config/index.ts';
-import { localJwtSecret } from '../server/node/jwt-secret.ts';
+import { localJwtSecret } from '../server/runtime/node/jwt-secret.ts';
 import { answerWriteKeyHash, newAnswerWriteKey } from '../server/store/answer-key.ts';
 import { setSupabaseAnswerWriteKey } from '../server/store/supabase.ts';
 

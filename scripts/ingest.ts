@@ -14,7 +14,7 @@ import { openCliStore } from '../server/ingest/open-store.ts';
 import { type IngestProgress, type IngestSummary } from '../server/ingest/pipeline.ts';
 import { sync, totalOf, type SourceReport } from '../server/ingest/sync.ts';
 import { createWorkerPool, inProcessPreparer, type Preparer } from '../server/ingest/pool.ts';
-import { nodeWebhooks } from '../server/node/webhooks.ts';
+import { nodeWebhooks } from '../server/runtime/node/webhooks.ts';
 import type { Webhooks } from '../server/webhooks/dispatcher.ts';
 
 const USAGE = `Usage: npm run ingest -- <files|dirs|urls…> [options]

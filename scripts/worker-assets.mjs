@@ -3,7 +3,7 @@
 /** Cloudflare Workers' limit per static asset (wrangler refuses larger files, even in a dry run). */
 export const MAX_ASSET_BYTES = 25 * 1024 * 1024;
 
-/** In dist/public: the versioned URLs of this build's files, read by the Worker (server/worker.ts) for /api/config. */
+/** In dist/public: the versioned URLs of this build's files, read by the Worker (server/runtime/workers/worker.ts) for /api/config. */
 export const ASSET_MANIFEST = 'kb-assets.json';
 
 /** The console page's CSP: the same as the Node server gives its pages (DEMO_PAGE_CSP). */
@@ -49,7 +49,7 @@ export const ASSET_HEADERS = [
   '/models/v-*',
   '  Cache-Control: public, max-age=31536000, immutable',
   // The console: its page, script and styles keep their names (revalidated); the page gets the demo's strict
-  // CSP (server/node/security-headers.ts) and may not be framed.
+  // CSP (server/runtime/node/security-headers.ts) and may not be framed.
   '/admin/*',
   '  Cache-Control: public, no-cache',
   `  Content-Security-Policy: ${ADMIN_PAGE_CSP}`,

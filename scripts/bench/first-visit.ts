@@ -4,7 +4,7 @@
  *
  * A visitor's first (cold) and later (warm) visit to the demo page, as a browser sees it: Debian's Chromium
  * (playwright-core), the network throttled with CDP `Network.emulateNetworkConditions` (40 ms latency,
- * `--speeds` Mbit/s both ways), the real server (scripts/start.ts, test-double model) on a fresh data
+ * `--speeds` Mbit/s both ways), the real server (server/runtime/node/start.ts, test-double model) on a fresh data
  * directory. For each visit, in the page's own clock (first-visit-probe.ts):
  *   - bubble painted (from navigation start),
  *   - input accepting, first answer painted and hybrid ready (from the click that opens the panel; the

@@ -348,7 +348,7 @@ function markdown(r: LoadReport): string {
     `# kb-chat load and soak, ${r.date}`,
     '',
     `${m.cpus} × ${m.cpu_model ?? 'CPU'}, Node ${m.node}; commit ${m.git_commit?.slice(0, 12) ?? 'unknown'}${m.git_dirty ? ' (with uncommitted changes)' : ''}. ` +
-      `One server (\`scripts/start.ts\`, embedded PGlite), ${r.kb.chunks} chunks, ${r.options.visitors} visitors (each its own token). ` +
+      `One server (\`server/runtime/node/start.ts\`, embedded PGlite), ${r.kb.chunks} chunks, ${r.options.visitors} visitors (each its own token). ` +
       `Load average (1 min) during the run: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (other jobs share this machine). ` +
       `Command: \`npm run bench -- load\`; took ${r.seconds} s.`,
     '',

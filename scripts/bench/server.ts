@@ -1,9 +1,10 @@
 /**
- * The real server as a child process, as users run it (scripts/start.ts, not `npm start`, which would
+ * The real server as a child process, as users run it (server/runtime/node/start.ts, not `npm start`, which would
  * rebuild the widget first): one Node process, PGlite inside it, on 127.0.0.1 and a free port. The rate
  * limit is raised so the bench measures speed, not the limiter. Memory is read from /proc (Linux).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { BENCH_MODEL, BENCH_MODEL_DIR } from './kb.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const READY = /kb-chat is running at (\S+)/;
+const NODE_ENTRY = 'server/runtime/node/start.ts';
 
 export interface BenchServer {
   url: string;
@@ -24,13 +26,17 @@ export interface BenchServer {
   stop(): Promise<{ seconds: number; code: number | null; signal: string | null }>;
 }
 
-/** `root`: the checkout whose scripts/start.ts runs (default this one; first-visit measures older commits too). */
+/**
+ * `root`: the checkout whose Node entry runs (default this one; first-visit measures older commits too, whose
+ * entry was scripts/start.ts before it moved to server/runtime/node/start.ts).
+ */
 export async function startServer(dataDir: string, timeoutMs = 300_000, env: Record<string, string> = {}, root = ROOT): Promise<BenchServer> {
   const port = await freePort();
   const started = performance.now();
   // `node --import tsx` rather than `npx tsx`: the child is then the server itself, so its pid is the
   // process whose memory is measured (tsx's CLI would put a second Node process in between).
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  const entry = existsSync(path.join(root, NODE_ENTRY)) ? NODE_ENTRY : 'scripts/start.ts';
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: root,
     env: {
       ...process.env,

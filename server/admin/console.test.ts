@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminConversation, AdminDocument, AdminGap, AdminMe, Overview, Page, TryResult, UploadEvent } from '../../protocol/index.ts';
 import { publicAddressesOnly } from '../ingest/address-policy.ts';
 import { createEmbedder } from '../ingest/embedder.ts';
-import { nodeUploader, sharedEmbedder } from '../node/upload.ts';
+import { nodeUploader, sharedEmbedder } from '../runtime/node/upload.ts';
 import { createTestApi, question, TEST_SECRET, type TestApi } from '../testing/api.ts';
 import { codeFrontMatter } from '../testing/front-matter-attack.ts';
 import { basis } from '../testing/vectors.ts';

@@ -7,7 +7,7 @@ import { verify } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorBody } from '../../protocol/index.ts';
 import { MemoryClientLimiter } from '../http/client-limit.ts';
-import { startNodeServer } from '../node/server.ts';
+import { startNodeServer } from '../runtime/node/server.ts';
 import { createTestApi, TEST_SECRET, type TestApi } from '../testing/api.ts';
 import { createLinkToken } from './session.ts';
 

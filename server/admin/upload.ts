@@ -1,7 +1,7 @@
 /**
  * `POST /api/admin/documents/upload` (multipart, field `file`) and `POST /api/admin/documents/url`
  * (`{url, max_pages?}`): add documents from the console by running the ingestion pipeline — on the Node
- * server only (the uploader is server/node/upload.ts); a Worker answers 501 and the console says to use
+ * server only (the uploader is server/runtime/node/upload.ts); a Worker answers 501 and the console says to use
  * the CLI. The request is checked before anything runs: admin (in SQL too), one upload at a time, size
  * (≤ 5 MB), type by extension and by content (a PDF starts with `%PDF-`, text is valid UTF-8). Progress is
  * streamed as NDJSON (`UploadEvent`, one per line). Each document is written by one `ingest_document`

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnonymousAuth, ErrorBody } from '../../protocol/index.ts';
-import { startNodeServer } from '../node/server.ts';
+import { startNodeServer } from '../runtime/node/server.ts';
 import { createTestApi, TEST_SECRET, type TestApi } from '../testing/api.ts';
 import { turnstileConfig, turnstileVerifier } from './captcha.ts';
 import { MemoryClientLimiter } from '../http/client-limit.ts';

@@ -1,6 +1,6 @@
 /**
  * A KB_JWT_SECRET shorter than 32 bytes is refused at start-up, by every entry that reads it — the Node
- * server (`scripts/start.ts`), the link command (`scripts/admin.ts`) and the Worker — with a message that
+ * server (`server/runtime/node/start.ts`), the link command (`scripts/admin.ts`) and the Worker — with a message that
  * says how to make one. Anyone holding one token the server signed can try secrets offline; a short one is
  * found, and with it any token (admin, service role) can be signed.
  */
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import worker from '../worker.ts';
-import { localJwtSecret } from '../node/jwt-secret.ts';
+import worker from '../runtime/workers/worker.ts';
+import { localJwtSecret } from '../runtime/node/jwt-secret.ts';
 import { readConfig } from './index.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -49,7 +49,7 @@ describe('KB_JWT_SECRET shorter than 32 bytes', () => {
   });
 
   it('the Node server does not start, and opens no database', async () => {
-    const { code, output } = await run('scripts/start.ts', [], { KB_JWT_SECRET: SHORT });
+    const { code, output } = await run('server/runtime/node/start.ts', [], { KB_JWT_SECRET: SHORT });
     expect(code).not.toBe(0);
     expect(output).toMatch(/KB_JWT_SECRET is 27 bytes long/);
     expect(output).toMatch(HOW);

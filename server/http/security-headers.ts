@@ -2,7 +2,7 @@
  * Headers every response carries, on every runtime: a response is only ever what its Content-Type says
  * (`nosniff`: no JSON run as a script), and a link followed from an answer tells the other site our origin,
  * not the path. The API sets them (server/app.ts); the Node entry sets them on its files too, with a CSP for
- * its pages (server/node/security-headers.ts); Workers' static assets get them from `_headers`.
+ * its pages (server/runtime/node/security-headers.ts); Workers' static assets get them from `_headers`.
  */
 export const BASE_SECURITY_HEADERS = {
   'X-Content-Type-Options': 'nosniff',

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basis, withSimilarity } from '../testing/vectors.ts';
-import { localAnswerWriteKey } from '../node/answer-key.ts';
+import { localAnswerWriteKey } from '../runtime/node/answer-key.ts';
 import { ANSWER_WRITE_KEY_MIN_CHARS, answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
 import { openPgliteStore, type PgliteStore } from './pglite.ts';
 

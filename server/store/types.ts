@@ -360,7 +360,7 @@ export interface IngestStore {
   optimize(): Promise<void>;
   /**
    * The webhook an admin stored, secret included (`kb_webhook_target`, service role): a sync run emits
-   * `sync.finished` to it (server/node/webhooks.ts).
+   * `sync.finished` to it (server/runtime/node/webhooks.ts).
    */
   webhookTarget?(): Promise<{ url: string | null; secret: string | null }>;
   /**

@@ -7,7 +7,7 @@ import { sign } from 'hono/jwt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Refusal } from '../../protocol/index.ts';
 import type { WebhookEvent } from '../../protocol/webhooks.ts';
-import { nodeWebhooks } from '../node/webhooks.ts';
+import { nodeWebhooks } from '../runtime/node/webhooks.ts';
 import { createTestApi, question, TEST_SECRET, type TestApi } from '../testing/api.ts';
 import { basis } from '../testing/vectors.ts';
 import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WebhookEvent } from '../../protocol/webhooks.ts';
-import { guardedWebhookPost } from '../node/webhook-post.ts';
+import { guardedWebhookPost } from '../runtime/node/webhook-post.ts';
 import { createWebhooks, type WebhookOptions } from './dispatcher.ts';
 import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts';
 import { verifySignature } from './sign.ts';

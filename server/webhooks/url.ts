@@ -2,7 +2,7 @@
  * Which webhook URLs the server posts to: https, or plain http only to this machine's loopback and only when
  * the operator opted in (KB_WEBHOOK_ALLOW_LOOPBACK, for a receiver under development). Anything else —
  * http to another host, credentials in the URL, other schemes — is refused before a request is made. (The
- * Node server also refuses to connect to any non-public address: server/node/webhook-post.ts.)
+ * Node server also refuses to connect to any non-public address: server/runtime/node/webhook-post.ts.)
  */
 import ipaddr from 'ipaddr.js';
 

@@ -7,7 +7,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { nodeWebhooks } from '../../server/node/webhooks.ts';
+import { nodeWebhooks } from '../../server/runtime/node/webhooks.ts';
 import { question } from '../../server/testing/api.ts';
 import { basis } from '../../server/testing/vectors.ts';
 import { startReceiver, type Receiver } from '../../server/testing/webhook-receiver.ts';

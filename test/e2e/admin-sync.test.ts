@@ -1,5 +1,5 @@
 /**
- * The console's sync panel on the real server (scripts/start.ts with KB_SYNC_SOURCES=demo/kb and an hourly
+ * The console's sync panel on the real server (server/runtime/node/start.ts with KB_SYNC_SOURCES=demo/kb and an hourly
  * KB_SYNC_INTERVAL) in Chromium: the schedule is stated, "Sync now" runs with its result on screen, and the
  * source's row says when it was last synced and what changed. axe reports 0 violations on the way.
  */

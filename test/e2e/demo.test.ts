@@ -1,5 +1,5 @@
 /**
- * End to end, as a visitor meets it: the real server (`scripts/start.ts`, a fresh data directory, so the
+ * End to end, as a visitor meets it: the real server (`server/runtime/node/start.ts`, a fresh data directory, so the
  * first-run ingestion of the demo knowledge base runs too), the demo page in Debian's Chromium, the widget
  * bundle, the embedder Worker with transformers.js + ONNX Runtime wasm, the test-double model, PGlite.
  */

@@ -1,6 +1,6 @@
 /**
  * The real server and the real ingestion CLI as child processes, for the crash and shutdown tests: started
- * as users start them (`scripts/start.ts`, `scripts/ingest.ts`) but with `node --import tsx`, so the child's
+ * as users start them (`server/runtime/node/start.ts`, `scripts/ingest.ts`) but with `node --import tsx`, so the child's
  * pid is the process itself and `kill -9` hits the database's owner, not a launcher in between. A question
  * is asked over HTTP exactly as the widget asks it, with each SSE event reported as it arrives.
  */
@@ -83,9 +83,9 @@ export interface ServerChild extends Child {
   url: string;
 }
 
-/** `scripts/start.ts` on `dataDir` (a first start ingests the demo knowledge base); resolves when it serves. */
+/** `server/runtime/node/start.ts` on `dataDir` (a first start ingests the demo knowledge base); resolves when it serves. */
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<ServerChild> {
-  const child = spawnScript('scripts/start.ts', [], { PORT: '0', KB_DATA_DIR: dataDir, KB_RATE_LIMIT: '100000', KB_SIGNUP_LIMIT: '0', ...env });
+  const child = spawnScript('server/runtime/node/start.ts', [], { PORT: '0', KB_DATA_DIR: dataDir, KB_RATE_LIMIT: '100000', KB_SIGNUP_LIMIT: '0', ...env });
   const [, url] = await child.waitFor(/kb-chat is running at (http:\/\/\S+?)\/? /);
   return { ...child, url: url! };
 }

@@ -1,4 +1,4 @@
-/** Starts the real server (scripts/start.ts) on a fresh data directory and Chromium, as demo.test.ts does. */
+/** Starts the real server (server/runtime/node/start.ts) on a fresh data directory and Chromium, as demo.test.ts does. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -19,7 +19,7 @@ export interface Running {
 export async function startServerAndBrowser(env: Record<string, string> = {}): Promise<Running> {
   if (!existsSync(join(ROOT, 'dist/kb-chat.js'))) throw new Error('dist/kb-chat.js is missing: run `npm run build` first');
   const dataDir = await mkdtemp(join(tmpdir(), 'kb-e2e-'));
-  const server: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/start.ts'], {
+  const server: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['server/runtime/node/start.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

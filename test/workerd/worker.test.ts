@@ -10,7 +10,7 @@ import type { AnonymousAuth, ErrorBody, Health, Refusal } from '../../protocol/i
 import type { PgliteStore } from '../../server/store/pglite.ts';
 import { DEFAULT_GENERATION_MODEL } from '../../server/config/index.ts';
 import { createSupabaseIngestStore } from '../../server/store/supabase.ts';
-import workerEntry, { type WorkerEnv } from '../../server/worker.ts';
+import workerEntry, { type WorkerEnv } from '../../server/runtime/workers/worker.ts';
 import { seedKb as seedDocuments } from '../../server/testing/api.ts';
 import { readChatEvents } from '../../server/testing/sse.ts';
 import { basis, withSimilarity } from '../../server/testing/vectors.ts';

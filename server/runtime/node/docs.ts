@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import GithubSlugger from 'github-slugger';
 import { Hono } from 'hono';
 import { Marked } from 'marked';
-import { readFrontMatter } from '../ingest/front-matter.ts';
+import { readFrontMatter } from '../../ingest/front-matter.ts';
 import { DEMO_KB_DIR } from './paths.ts';
 
 export function demoDocsRoute(dir = DEMO_KB_DIR) {

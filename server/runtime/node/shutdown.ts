@@ -16,9 +16,9 @@
  */
 import type { ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
-import type { StreamSlots } from '../chat/route.ts';
-import { errorBody } from '../http/errors.ts';
-import type { Webhooks } from '../webhooks/dispatcher.ts';
+import type { StreamSlots } from '../../chat/route.ts';
+import { errorBody } from '../../http/errors.ts';
+import type { Webhooks } from '../../webhooks/dispatcher.ts';
 
 export interface DrainReport {
   /** Requests and streams in progress when the signal came. */

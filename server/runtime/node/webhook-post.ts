@@ -6,10 +6,10 @@
  * a receiver on the same machine during development. Redirects are not followed.
  */
 import { fetch as undiciFetch } from 'undici';
-import { publicAddressesOnly, type AddressPolicy } from '../ingest/address-policy.ts';
-import { createFetchGuard, CrawlRefusal, type FetchLike } from '../ingest/guarded-fetch.ts';
-import { isLoopbackHost } from '../webhooks/url.ts';
-import { WebhookRefusal, type WebhookPost } from '../webhooks/dispatcher.ts';
+import { publicAddressesOnly, type AddressPolicy } from '../../ingest/address-policy.ts';
+import { createFetchGuard, CrawlRefusal, type FetchLike } from '../../ingest/guarded-fetch.ts';
+import { isLoopbackHost } from '../../webhooks/url.ts';
+import { WebhookRefusal, type WebhookPost } from '../../webhooks/dispatcher.ts';
 
 export function guardedWebhookPost({ allowLoopback = false }: { allowLoopback?: boolean } = {}): WebhookPost {
   const policy: AddressPolicy = (address) => {

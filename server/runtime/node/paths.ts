@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const DIST_DIR = join(ROOT, 'dist');
 export const DEMO_DIR = join(ROOT, 'demo');
 export const DEMO_KB_DIR = join(DEMO_DIR, 'kb');

@@ -6,8 +6,8 @@ import { serve, type ServerType } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
-import { createApp, type AppDeps } from '../app.ts';
-import { StreamSlots } from '../chat/route.ts';
+import { createApp, type AppDeps } from '../../app.ts';
+import { StreamSlots } from '../../chat/route.ts';
 import { securityHeaders } from './security-headers.ts';
 import { Drain, type DrainReport } from './shutdown.ts';
 import { mountAssets } from './assets.ts';
@@ -35,7 +35,7 @@ export function createNodeApp(options: NodeServerOptions) {
       c.res.headers.set('Cross-Origin-Resource-Policy', 'cross-origin');
     });
   }
-  // Compressed, cacheable, versioned (server/node/assets.ts); /api/config hands out the same URLs.
+  // Compressed, cacheable, versioned (server/runtime/node/assets.ts); /api/config hands out the same URLs.
   const urls = mountAssets(app, options);
   const api = createApp({
     // The socket's address: on a server reached directly, X-Forwarded-For and its kin are whatever the
@@ -63,7 +63,7 @@ export function createNodeApp(options: NodeServerOptions) {
 
 /**
  * Starts listening; resolves once the port is bound. `shutdown(graceMs)` stops accepting and lets open
- * answers finish (server/node/shutdown.ts); the caller closes the database after it.
+ * answers finish (server/runtime/node/shutdown.ts); the caller closes the database after it.
  */
 export function startNodeServer(
   options: NodeServerOptions,

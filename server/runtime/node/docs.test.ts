@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeFrontMatter } from '../testing/front-matter-attack.ts';
+import { codeFrontMatter } from '../../testing/front-matter-attack.ts';
 import { demoDocsRoute } from './docs.ts';
 
 let dir: string;

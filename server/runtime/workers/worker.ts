@@ -5,16 +5,16 @@
  * The service-role key is never configured here.
  */
 import { Hono, type ExecutionContext } from 'hono';
-import { supabasePasswordSignIn } from './admin/session.ts';
-import { createApp, depsFromConfig } from './app.ts';
-import { turnstileConfig, turnstileVerifier } from './auth/captcha.ts';
-import { bindingLimiter, type RateLimitBinding } from './http/client-limit.ts';
-import { supabaseAnonymousSignIn, supabaseRefresh } from './auth/supabase-anonymous.ts';
-import { readConfig } from './config/index.ts';
-import { retryPolicyFor } from './store/rpc-retry.ts';
-import { answerWriteKeyProblem } from './store/answer-key.ts';
-import { createSupabaseChatStore } from './store/supabase.ts';
-import { createWebhooks, fetchPost } from './webhooks/dispatcher.ts';
+import { supabasePasswordSignIn } from '../../admin/session.ts';
+import { createApp, depsFromConfig } from '../../app.ts';
+import { turnstileConfig, turnstileVerifier } from '../../auth/captcha.ts';
+import { bindingLimiter, type RateLimitBinding } from '../../http/client-limit.ts';
+import { supabaseAnonymousSignIn, supabaseRefresh } from '../../auth/supabase-anonymous.ts';
+import { readConfig } from '../../config/index.ts';
+import { retryPolicyFor } from '../../store/rpc-retry.ts';
+import { answerWriteKeyProblem } from '../../store/answer-key.ts';
+import { createSupabaseChatStore } from '../../store/supabase.ts';
+import { createWebhooks, fetchPost } from '../../webhooks/dispatcher.ts';
 
 export interface WorkerEnv {
   SUPABASE_URL: string;

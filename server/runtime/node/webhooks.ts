@@ -9,9 +9,9 @@
  * webhooks.emit('sync.finished', { source, started_at, finished_at, added, updated, unchanged, removed, failed });
  * await webhooks.settle(10_000);
  */
-import type { Config } from '../config/index.ts';
-import type { ChatStore } from '../store/types.ts';
-import { createWebhooks, type WebhookOptions, type Webhooks } from '../webhooks/dispatcher.ts';
+import type { Config } from '../../config/index.ts';
+import type { ChatStore } from '../../store/types.ts';
+import { createWebhooks, type WebhookOptions, type Webhooks } from '../../webhooks/dispatcher.ts';
 import { guardedWebhookPost } from './webhook-post.ts';
 
 export function nodeWebhooks(

@@ -5,7 +5,7 @@
  */
 import type { ServerType } from '@hono/node-server';
 import { describe, expect, it, vi } from 'vitest';
-import { StreamSlots } from '../chat/route.ts';
+import { StreamSlots } from '../../chat/route.ts';
 import { Drain, onShutdownSignals } from './shutdown.ts';
 
 function fakeServer() {
@@ -79,7 +79,7 @@ describe('Drain', () => {
 
 describe('settleWebhooks', () => {
   it('waits for deliveries that finish in time, and drops (and logs) those that do not', async () => {
-    const { createWebhooks } = await import('../webhooks/dispatcher.ts');
+    const { createWebhooks } = await import('../../webhooks/dispatcher.ts');
     const hang = createWebhooks({
       target: async () => ({ url: 'https://hooks.example.com/kb', secret: 'whsec-0123456789abcdef' }),
       post: () => new Promise<number>(() => {}),

@@ -4,7 +4,7 @@
  * database the server holds) signs links the running server accepts.
  */
 import { join } from 'node:path';
-import { strongSecret } from '../config/index.ts';
+import { strongSecret } from '../../config/index.ts';
 import { localSecret } from './local-secret.ts';
 
 export async function localJwtSecret(dataDir: string): Promise<string> {

@@ -7,15 +7,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SyncOverview, UploadEvent } from '../../protocol/index.ts';
-import { IngestSlot } from '../admin/ingest-slot.ts';
-import { createEmbedder } from '../ingest/embedder.ts';
-import { createTestApi, TEST_SECRET, type TestApi } from '../testing/api.ts';
+import type { SyncOverview, UploadEvent } from '../../../protocol/index.ts';
+import { IngestSlot } from '../../admin/ingest-slot.ts';
+import { createEmbedder } from '../../ingest/embedder.ts';
+import { createTestApi, TEST_SECRET, type TestApi } from '../../testing/api.ts';
 import { parseInterval, startSyncSchedule, syncScheduleFromEnv } from './sync-schedule.ts';
 import { nodeSyncRunner, nodeUploader, sharedEmbedder } from './upload.ts';
 
 const MODEL = 'test-double/bert-384';
-const MODEL_DIR = new URL('../../test/fixtures/models/', import.meta.url).pathname;
+const MODEL_DIR = new URL('../../../test/fixtures/models/', import.meta.url).pathname;
 const embedder = sharedEmbedder(() => createEmbedder({ model: MODEL, modelDir: MODEL_DIR }));
 
 describe('KB_SYNC_SOURCES / KB_SYNC_INTERVAL', () => {

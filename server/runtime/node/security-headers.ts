@@ -6,7 +6,7 @@
  *   cross-origin shim), and Trusted Types enforced — so every demo visit checks that the widget runs under it.
  */
 import type { MiddlewareHandler } from 'hono';
-import { setBaseSecurityHeaders } from '../http/security-headers.ts';
+import { setBaseSecurityHeaders } from '../../http/security-headers.ts';
 
 export const DEMO_PAGE_CSP = [
   "default-src 'none'",

@@ -13,17 +13,17 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UPLOAD_MAX_BYTES, type UploadEvent } from '../../protocol/index.ts';
-import { IngestSlot } from '../admin/ingest-slot.ts';
-import type { AdminUploader, UploadDone } from '../admin/upload.ts';
-import { sync, type SourceReport } from '../ingest/sync.ts';
-import type { SyncTrigger } from '../store/types.ts';
+import { UPLOAD_MAX_BYTES, type UploadEvent } from '../../../protocol/index.ts';
+import { IngestSlot } from '../../admin/ingest-slot.ts';
+import type { AdminUploader, UploadDone } from '../../admin/upload.ts';
+import { sync, type SourceReport } from '../../ingest/sync.ts';
+import type { SyncTrigger } from '../../store/types.ts';
 import { doneOf, type SyncScheduleConfig } from './sync-schedule.ts';
-import type { CrawlOptions } from '../ingest/crawl.ts';
-import type { Embedder } from '../ingest/embedder.ts';
-import { ingest, type IngestProgress, type IngestSummary } from '../ingest/pipeline.ts';
-import type { IngestStore } from '../store/types.ts';
-import type { Webhooks } from '../webhooks/dispatcher.ts';
+import type { CrawlOptions } from '../../ingest/crawl.ts';
+import type { Embedder } from '../../ingest/embedder.ts';
+import { ingest, type IngestProgress, type IngestSummary } from '../../ingest/pipeline.ts';
+import type { IngestStore } from '../../store/types.ts';
+import type { Webhooks } from '../../webhooks/dispatcher.ts';
 
 export interface NodeUploaderOptions {
   store: IngestStore;
