@@ -8,7 +8,7 @@ import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { defaultReporter, summaryReporter } from '@web/test-runner';
 import { buildWidget } from './esbuild.config.mjs';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './test/chromium.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './scripts/lib/chromium.mjs';
 import { createFakeApi } from './widget/test/fake-api.mjs';
 
 // The shipped bundles are tested too (widget/kb-chat.bundle.test.ts), so build them first, outside dist/.

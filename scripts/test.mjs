@@ -4,7 +4,7 @@
  * the widget tests in Chromium (@web/test-runner) and the end-to-end test, then prints
  * `N passed, N failed, N skipped` counted from the runners' JSON reports (CI reads `N passed, N failed` at the
  * start of that line) and exits non-zero on any failure. A runner that crashes without a report counts as one
- * failure. Skipped tests are those whose inputs are absent (../shared, see test/shared-data.ts): counted, so
+ * failure. Skipped tests are those whose inputs are absent (../shared, see scripts/lib/shared-data.mjs): counted, so
  * a run that skipped half the suite says so.
  */
 import { spawnSync } from 'node:child_process';

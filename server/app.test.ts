@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Citation, ErrorBody, Health, Refusal } from '../protocol/index.ts';
 import { issueAccessToken } from './auth/jwt.ts';
 import { createTestApi, question, TEST_SECRET as SECRET, type TestApi } from './testing/api.ts';
-import { readChatEvents } from './testing/sse.ts';
+import { readChatEvents } from '../protocol/sse.ts';
 import { basis, withSimilarity } from './testing/vectors.ts';
 
 let api: TestApi;

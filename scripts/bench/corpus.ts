@@ -16,7 +16,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SHARED_DATA } from '../../test/shared-data.mjs';
+import { SHARED_DATA } from '../lib/shared-data.mjs';
 
 export { SHARED_DATA };
 

@@ -24,7 +24,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/chromium.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../lib/chromium.mjs';
 import { PROBE_SCRIPT, type ProbeMarks } from './first-visit-probe.ts';
 import { machineInfo } from './report.ts';
 import { startServer } from './server.ts';

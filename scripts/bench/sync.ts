@@ -17,7 +17,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { sharedData } from '../../test/shared-data.mjs';
+import { sharedData } from '../lib/shared-data.mjs';
 import { machineInfo } from './report.ts';
 import { startStaticSite, type StaticSite } from './static-site.ts';
 import { percentiles, type Percentiles } from './stats.ts';

@@ -7,7 +7,7 @@ import { createApp } from '../../server/app.ts';
 import type { Embedder } from '../../server/ingest/embedder.ts';
 import type { RetrievalOptions } from '../../server/retrieval/index.ts';
 import type { PgliteStore } from '../../server/store/pglite.ts';
-import { readChatEvents } from '../../server/testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 
 export type Reply =
   | { kind: 'answer'; text: string; citations: Citation[]; mode: RetrievalMode | undefined; ms: number; session_id?: string; context?: AnswerContext }

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasSharedData } from '../../test/shared-data.mjs';
+import { hasSharedData } from '../lib/shared-data.mjs';
 import { createEmbedder, type Embedder } from '../../server/ingest/embedder.ts';
 import { byKind, evaluateQa, readQaFile, type QaResult } from './docs-qa.ts';
 

@@ -3,7 +3,7 @@
  * questions through the API, the report's keys and sane values. Not a quality gate (that is the eval).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasSharedData, sharedData } from '../../test/shared-data.mjs';
+import { hasSharedData, sharedData } from '../lib/shared-data.mjs';
 import { createEmbedder, type Embedder } from '../../server/ingest/embedder.ts';
 import { evaluateSquad } from './evaluate.ts';
 import { articleMarkdown, readSquad, type SquadArticle } from './squad.ts';

@@ -28,7 +28,7 @@ import {
   type Settings,
 } from '../../protocol/index.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
-import { parseBody, readJson } from '../chat/request.ts';
+import { parseBody, readJson } from '../http/body.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import { DEFAULT_EVIDENCE_THRESHOLD } from '../config/index.ts';

@@ -21,7 +21,7 @@ import { Hono } from 'hono';
 import { sign, verify } from 'hono/jwt';
 import { LinkSessionSchema, PasswordSessionSchema, type AdminSession } from '../../protocol/index.ts';
 import { TOKEN_TTL_SECONDS } from '../auth/jwt.ts';
-import { parseBody, readJson } from '../chat/request.ts';
+import { parseBody, readJson } from '../http/body.ts';
 import { limitPerClient, type ClientAddress, type ClientLimiter } from '../http/client-limit.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { StoreError } from '../store/types.ts';

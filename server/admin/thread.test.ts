@@ -6,7 +6,7 @@
 import { sign } from 'hono/jwt';
 import { describe, expect, it } from 'vitest';
 import type { AdminThread } from '../../protocol/index.ts';
-import { readChatEvents } from '../testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 import { question, TEST_SECRET, useTestApi } from '../testing/api.ts';
 import { basis, withSimilarity } from '../testing/vectors.ts';
 

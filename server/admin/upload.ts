@@ -14,7 +14,7 @@ import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import { UPLOAD_EXTENSIONS, UPLOAD_MAX_BYTES, UrlUploadSchema, type SyncOverview, type UploadEvent } from '../../protocol/index.ts';
 import type { AuthVariables } from '../auth/jwt.ts';
-import { parseBody, readJson } from '../chat/request.ts';
+import { parseBody, readJson } from '../http/body.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { StoreError, type ChatStore } from '../store/types.ts';
 import { IngestSlot } from './ingest-slot.ts';

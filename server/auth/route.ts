@@ -7,7 +7,7 @@
  */
 import { Hono } from 'hono';
 import { AnonymousAuthRequestSchema, RefreshAuthRequestSchema, type AnonymousAuth } from '../../protocol/index.ts';
-import { parseBody, readJson } from '../chat/request.ts';
+import { parseBody, readJson } from '../http/body.ts';
 import { AppError, errorBody, fromStoreError } from '../http/errors.ts';
 import { limitPerClient, type ClientAddress, type ClientLimiter } from '../http/client-limit.ts';
 import { clientKey } from '../http/client-key.ts';

@@ -10,7 +10,7 @@ import { followUpText, type AnswerContext, type Citation, type RetrievalMode, ty
 import { createEmbedder, type Embedder } from '../ingest/embedder.ts';
 import { ingest } from '../ingest/pipeline.ts';
 import { createTestApi, type TestApi } from '../testing/api.ts';
-import { readChatEvents } from '../testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 
 let api: TestApi;
 let embedder: Embedder;

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PASSAGE_MAX_CHARS, type ChatEvent, type ErrorBody, type Generated, type SessionDetail, type SourcesSchema } from '../../protocol/index.ts';
 import { question, useTestApi } from '../testing/api.ts';
-import { readChatEvents } from '../testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 import { basis } from '../testing/vectors.ts';
 import type * as v from 'valibot';
 

@@ -1,8 +1,6 @@
 /** The standard refusals (seed 000 US2 and "Edge Cases: Empty KB"). */
 import type { Refusal, RefusalAction, Related } from '../../protocol/index.ts';
-
-/** What a "no evidence" refusal offers unless an admin set `refusal_suggestions` (`/api/admin/settings`). */
-export const DEFAULT_SUGGESTIONS: readonly string[] = ['Contact support', 'Rephrase your question'];
+import { DEFAULT_SUGGESTIONS } from '../settings/runtime.ts';
 
 /**
  * The suggestion labels that are actions, not questions: sent as questions they were "answered" from

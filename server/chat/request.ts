@@ -3,9 +3,8 @@
  * retrieval or history — control characters and chat-template tokens (`<|im_start|>`, `[INST]`, …) that
  * exist only to confuse language models downstream.
  */
-import * as v from 'valibot';
 import { ChatRequestSchema, type ChatRequest } from '../../protocol/index.ts';
-import { AppError } from '../http/errors.ts';
+import { parseBody, readJson } from '../http/body.ts';
 
 // C0/C1 control characters and the Unicode line/paragraph separators; tab and newline are text.
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029]/g;
@@ -53,24 +52,6 @@ export function truncateForModel(text: string): { text: string; truncated: boole
 
 export const TRUNCATION_WARNING =
   'Your question is longer than the model reads; only its beginning was used to search the knowledge base.';
-
-export async function readJson(request: Request): Promise<unknown> {
-  try {
-    return await request.json();
-  } catch {
-    throw new AppError(400, 'invalid_request', 'body: must be JSON.');
-  }
-}
-
-/** Validates against a wire schema; a 400 names the first offending field. */
-export function parseBody<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
-  const parsed = v.safeParse(schema, body);
-  if (parsed.success) return parsed.output;
-  const issue = parsed.issues[0];
-  const field = issue ? v.getDotPath(issue) : null;
-  // Issues of the body as a whole (not an object, say) have no path: they are the body's.
-  throw new AppError(400, 'invalid_request', `${field ?? 'body'}: ${issue?.message ?? 'is not a valid request'}`);
-}
 
 export interface ReadChatRequest extends ChatRequest {
   /** The part of the message used for retrieval (the whole message unless it was too long). */

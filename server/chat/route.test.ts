@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatAnswer, ErrorBody, Refusal } from '../../protocol/index.ts';
 import { createApp } from '../app.ts';
 import { question, TEST_SECRET, useTestApi } from '../testing/api.ts';
-import { readChatEvents } from '../testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 import { basis } from '../testing/vectors.ts';
 import { answerWriteKeyHash, newAnswerWriteKey } from '../store/answer-key.ts';
 import { StoreError, type ChatStore } from '../store/types.ts';

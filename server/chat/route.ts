@@ -22,7 +22,8 @@ import { StoreError, type ChatStore, type JwtClaims } from '../store/types.ts';
 import { visitorId, type Webhooks } from '../webhooks/dispatcher.ts';
 import { waitUntilOf } from '../webhooks/wait-until.ts';
 import { answerTurn, storeAnswer, type AnswerTurnOptions } from './answer.ts';
-import { parseBody, readChatRequest, readJson, type ReadChatRequest } from './request.ts';
+import { parseBody, readJson } from '../http/body.ts';
+import { readChatRequest, type ReadChatRequest } from './request.ts';
 import { answerEvents, streamAnswer, type StreamOptions } from './stream.ts';
 
 export interface ChatRouteOptions {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Chunk } from '../../protocol/index.ts';
 import { createTestApi, question, type TestApi } from '../testing/api.ts';
-import { readChatEvents } from '../testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 import { basis } from '../testing/vectors.ts';
 
 let api: TestApi;

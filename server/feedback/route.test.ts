@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ErrorBody, FeedbackResponse, Refusal, SessionDetail } from '../../protocol/index.ts';
-import { hasSharedData, sharedData } from '../../test/shared-data.mjs';
+import { hasSharedData, sharedData } from '../../scripts/lib/shared-data.mjs';
 import { cleanText } from '../chat/request.ts';
 import { question, useTestApi, type TestApi } from '../testing/api.ts';
-import { readChatEvents } from '../testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 import { basis } from '../testing/vectors.ts';
 
 const api = useTestApi({ seed: true });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ErrorBody, SessionDetail, SessionList } from '../../protocol/index.ts';
 import { question, useTestApi } from '../testing/api.ts';
-import { readChatEvents } from '../testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 import { basis } from '../testing/vectors.ts';
 
 const api = useTestApi({ seed: true });

@@ -6,7 +6,7 @@ import { createEmbedder, type Embedder } from './embedder.ts';
 import { resolveInputs } from './files.ts';
 import { parseMarkdown } from './markdown.ts';
 import { MODEL, MODEL_DIR, RAILWAY_DOCS, RAILWAY_DOCS_PATH } from './fixtures/paths.ts';
-import { hasSharedData } from '../../test/shared-data.mjs';
+import { hasSharedData } from '../../scripts/lib/shared-data.mjs';
 
 let embedder: Embedder;
 let chunk: (doc: ParsedDocument) => Chunk[];

@@ -6,10 +6,10 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi, question, type TestApi } from '../testing/api.ts';
-import { readChatEvents } from '../testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 import { createEmbedder, type Embedder } from './embedder.ts';
 import { MODEL, MODEL_DIR, RAILWAY_DOCS, RAILWAY_DOCS_PATH } from './fixtures/paths.ts';
-import { hasSharedData } from '../../test/shared-data.mjs';
+import { hasSharedData } from '../../scripts/lib/shared-data.mjs';
 import { ingest, type IngestSummary } from './pipeline.ts';
 import { createWorkerPool, type Preparer } from './pool.ts';
 

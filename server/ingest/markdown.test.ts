@@ -4,7 +4,7 @@ import { parseMarkdown } from './markdown.ts';
 import { stripMdx } from './mdx.ts';
 import { parseText } from './text.ts';
 import { RAILWAY_DOCS, RAILWAY_DOCS_PATH } from './fixtures/paths.ts';
-import { hasSharedData } from '../../test/shared-data.mjs';
+import { hasSharedData } from '../../scripts/lib/shared-data.mjs';
 
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 const noDefaults = { fileTitle: 'file-name', url: null };

@@ -8,9 +8,14 @@
  * const { retrieval, refusalSuggestions } = await read(); // never rejects: the server's defaults on failure
  */
 import type { AnswerMode, Settings } from '../../protocol/index.ts';
-import { DEFAULT_SUGGESTIONS } from '../chat/refusal.ts';
 import { thresholdsOf, type GateThresholds, type RetrievalOptions } from '../retrieval/index.ts';
 import type { ChatStore, StoredSettings } from '../store/types.ts';
+
+/**
+ * What a "no evidence" refusal offers unless an admin set `refusal_suggestions` (`/api/admin/settings`):
+ * a setting's default, so it lives here and the refusals (chat/refusal.ts) read it from here.
+ */
+export const DEFAULT_SUGGESTIONS: readonly string[] = ['Contact support', 'Rephrase your question'];
 
 /** What applies when no admin has chosen: the server's configuration. */
 export interface SettingsDefaults {

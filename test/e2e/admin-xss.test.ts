@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../../server/testing/api.ts';
 import { basis } from '../../server/testing/vectors.ts';
-import { hasSharedData, sharedData } from '../shared-data.mjs';
+import { hasSharedData, sharedData } from '../../scripts/lib/shared-data.mjs';
 import { startConsoleServer, type ConsoleServer } from './console-server.ts';
 
 const HAS_XSS = hasSharedData('xss/payloadbox-xss-payload-list-public.txt', 'xss/h5sc-vectors-public.jsonl');

@@ -13,7 +13,7 @@ import { createLinkToken } from '../../server/admin/session.ts';
 import { securityHeaders } from '../../server/runtime/node/security-headers.ts';
 import { REVALIDATE, serveFiles } from '../../server/runtime/node/static.ts';
 import { createTestApi, TEST_SECRET, type TestApi } from '../../server/testing/api.ts';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/lib/chromium.mjs';
 import { ROOT } from './server.ts';
 
 export interface ConsoleServer {

@@ -19,7 +19,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { sign } from 'hono/jwt';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/lib/chromium.mjs';
 import { removeSeededTemplate, seededDataDir, spawnScript, startServer, TEST_MODEL_ENV, type ServerChild } from './process.ts';
 
 const LM = 'test-double/smollm2-copy';

@@ -13,7 +13,7 @@ import { extname, join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildPackage } from '../../scripts/build-package.mjs';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/lib/chromium.mjs';
 
 const DIR = join(process.cwd(), 'test-results/package-react');
 const SITE = join(DIR, 'site');

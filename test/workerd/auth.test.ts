@@ -10,7 +10,7 @@ import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnonymousAuth } from '../../protocol/index.ts';
 import { seedKb } from '../../server/testing/api.ts';
-import { readChatEvents } from '../../server/testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 import { basis } from '../../server/testing/vectors.ts';
 import { SECRET, startWorker, type WorkerHarness } from './harness.ts';
 

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnonymousAuth } from '../../protocol/index.ts';
 import { createSupabaseIngestStore, RETRIED } from '../../server/store/supabase.ts';
 import { seedKb } from '../../server/testing/api.ts';
-import { readChatEvents } from '../../server/testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 import { withSimilarity } from '../../server/testing/vectors.ts';
 import { startWorker, type WorkerHarness } from './harness.ts';
 import type { RpcFault } from './rpc-server.ts';

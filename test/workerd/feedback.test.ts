@@ -7,7 +7,7 @@ import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnonymousAuth, ErrorBody, FeedbackResponse, Refusal, SessionDetail } from '../../protocol/index.ts';
 import { seedKb } from '../../server/testing/api.ts';
-import { readChatEvents } from '../../server/testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 import { basis, withSimilarity } from '../../server/testing/vectors.ts';
 import { SITE, startWorker, type WorkerHarness } from './harness.ts';
 

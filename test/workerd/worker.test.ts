@@ -12,7 +12,7 @@ import { DEFAULT_GENERATION_MODEL } from '../../server/config/index.ts';
 import { createSupabaseIngestStore } from '../../server/store/supabase.ts';
 import workerEntry, { type WorkerEnv } from '../../server/runtime/workers/worker.ts';
 import { seedKb as seedDocuments } from '../../server/testing/api.ts';
-import { readChatEvents } from '../../server/testing/sse.ts';
+import { readChatEvents } from '../../protocol/sse.ts';
 import { basis, withSimilarity } from '../../server/testing/vectors.ts';
 import { SECRET, SITE, startWorker, type WorkerHarness } from './harness.ts';
 import type { RpcServer } from './rpc-server.ts';

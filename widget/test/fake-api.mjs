@@ -26,7 +26,7 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { hasSharedData, sharedData } from '../../test/shared-data.mjs';
+import { hasSharedData, sharedData } from '../../scripts/lib/shared-data.mjs';
 
 /** The XSS payload lists (../shared/data/xss/ beside the repository): one payload a line / one JSON object a line. */
 export function xssPayloads() {
@@ -456,7 +456,7 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       refusing = (await readJson(ctx.req))?.on === true;
       return json(ctx, 200, { refusing });
     }
-    // Whether ../shared/data/<path> is there (test/shared-data.mjs): tests that need it skip when it is not.
+    // Whether ../shared/data/<path> is there (scripts/lib/shared-data.mjs): tests that need it skip when it is not.
     if (path === '/__fake/shared') return json(ctx, 200, { present: hasSharedData(ctx.query.path ?? '') });
     if (path === '/__fake/reset' && ctx.method === 'POST') {
       log.chat = [];

@@ -23,7 +23,7 @@ export async function resetFake(): Promise<void> {
 
 /**
  * Whether `../shared/data/<path>` exists beside the repository (asked of the fake API, which uses
- * test/shared-data.mjs like every Node test). A test that needs it calls `this.skip()` when it is absent.
+ * scripts/lib/shared-data.mjs like every Node test). A test that needs it calls `this.skip()` when it is absent.
  */
 export async function hasSharedData(path: string): Promise<boolean> {
   return ((await (await fetch(`/__fake/shared?path=${encodeURIComponent(path)}`)).json()) as { present: boolean }).present;

@@ -12,7 +12,7 @@
 import { Hono } from 'hono';
 import { EXPORT_KINDS, ExportQuerySchema, type ExportFormat, type ExportKind } from '../../../protocol/export.ts';
 import type { AuthVariables } from '../../auth/jwt.ts';
-import { parseBody } from '../../chat/request.ts';
+import { parseBody } from '../../http/body.ts';
 import { AppError } from '../../http/errors.ts';
 import type { AdminStore, ExportPageQuery, ExportRow, JwtClaims } from '../../store/types.ts';
 import { csvLine, UTF8_BOM } from './csv.ts';

@@ -1,8 +1,10 @@
 /**
- * Test support: reads an SSE response event by event, as it arrives, and validates each event against
- * the wire contract. Used by the API and Worker tests.
+ * Reads a chat SSE response event by event, as it arrives, and validates each event against the wire
+ * contract (chat.ts). For Node-side clients of the API: the API and Worker tests and `npm run eval`. The
+ * widget streams with @microsoft/fetch-event-source (widget/api/) and does not import this file, so it adds
+ * nothing to the widget's bundle.
  */
-import { parseChatEvent, type ChatEvent } from '../../protocol/index.ts';
+import { parseChatEvent, type ChatEvent } from './index.ts';
 
 export interface ReceivedEvent {
   id: string | null;

@@ -9,11 +9,11 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** Absolute path of `../shared/data/` (with a trailing slash). */
-export const SHARED_DATA = fileURLToPath(new URL('../../shared/data/', import.meta.url));
+export const SHARED_DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
 
 /** Absolute path of a file or folder under `../shared/data`. */
 export function sharedData(relative) {
-  return fileURLToPath(new URL(relative, new URL('../../shared/data/', import.meta.url)));
+  return fileURLToPath(new URL(relative, new URL('../../../shared/data/', import.meta.url)));
 }
 
 /** Whether every given path under `../shared/data` exists. */
