@@ -212,13 +212,13 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
  * the widget's loader or chat UI (and nothing of theirs reaches it but Lit and the protocol module, bundled
  * again), plus its page and stylesheet. Served by the Node server and copied into the Worker's assets.
  */
-export async function buildAdmin({ outdir = 'dist', compress = true } = {}) {
+export async function buildConsole({ outdir = 'dist', compress = true } = {}) {
   const dir = join(outdir, 'admin');
   await mkdir(dir, { recursive: true });
-  const result = await build({ ...common, entryPoints: ['admin/kb-admin.ts'], outfile: join(dir, 'kb-admin.js') });
+  const result = await build({ ...common, entryPoints: ['console/kb-admin.ts'], outfile: join(dir, 'kb-admin.js') });
   const leaked = Object.keys(result.metafile.inputs).filter((path) => /widget\/|@huggingface\/transformers|onnxruntime|marked|dompurify/.test(path));
   if (leaked.length) throw new Error(`the console bundles what it must not:\n  ${leaked.join('\n  ')}`);
-  for (const file of ['index.html', 'admin.css']) await copyFile(join('admin', file), join(dir, file));
+  for (const file of ['index.html', 'admin.css']) await copyFile(join('console', file), join(dir, file));
   if (compress) for (const file of ['kb-admin.js', 'index.html', 'admin.css']) await precompress(join(dir, file));
   const code = await readFile(join(dir, 'kb-admin.js'));
   return { file: join(dir, 'kb-admin.js'), min: code.length, gzip: gzipSync(code, { level: 9 }).length, budget: null };
@@ -228,7 +228,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
     let over = false;
-    for (const { file, min, gzip, budget } of [...(await buildWidget()), await buildAdmin()]) {
+    for (const { file, min, gzip, budget } of [...(await buildWidget()), await buildConsole()]) {
       const note = budget ? `  (budget ${kb(budget)}${gzip > budget ? ' EXCEEDED' : ''})` : '';
       over ||= budget !== null && gzip > budget;
       console.log(`${file.padEnd(26)} ${kb(min).padStart(10)} min  ${kb(gzip).padStart(10)} gzip${note}`);

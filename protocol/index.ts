@@ -4,6 +4,6 @@ export * from './api.ts';
 export * from './history.ts';
 export * from './search.ts';
 export * from './feedback.ts';
-export * from './admin.ts';
+export * from './console.ts';
 export * from './support.ts';
 export * from './context.ts';

@@ -6,7 +6,7 @@
 import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnonymousAuth } from '../protocol/index.ts';
-import { createLinkToken } from './admin/session.ts';
+import { createLinkToken } from './console/session.ts';
 import { createTestApi, TEST_SECRET, type TestApi } from './testing/api.ts';
 
 let api: TestApi;

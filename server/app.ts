@@ -6,9 +6,9 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { ADMIN_PATHS, API_PATHS, UPLOAD_MAX_BYTES, type AdminSession, type AnonymousAuth, type ClientConfig, type Health } from '../protocol/index.ts';
-import { adminRoute } from './admin/route.ts';
-import type { EmbedQuestion } from './admin/try.ts';
-import type { AdminUploader } from './admin/upload.ts';
+import { adminRoute } from './console/route.ts';
+import type { EmbedQuestion } from './console/try.ts';
+import type { AdminUploader } from './console/upload.ts';
 import { issueAccessToken, REFRESH_TTL_SECONDS, SESSION_LIFETIME_SECONDS, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
 import { authRoute, invalidRefreshToken } from './auth/route.ts';
 import type { CaptchaOptions } from './auth/captcha.ts';
@@ -86,13 +86,13 @@ export interface AppDeps {
   webhooks?: Webhooks;
   /** KB_WEBHOOK_URL / KB_WEBHOOK_SECRET as the console shows them (the secret only as set or not). */
   webhookDefaults?: { url: string | null; secretSet: boolean };
-  /** The site-owner console's runtime-specific parts (server/admin); everything else it needs is above. */
+  /** The site-owner console's runtime-specific parts (server/console); everything else it needs is above. */
   admin?: {
     /** Node: embed a question on the server for "try a question". */
     embedQuestion?: EmbedQuestion;
     /** Node: run the ingestion pipeline on uploads. */
     uploader?: AdminUploader;
-    /** Supabase: relay Auth's password grant (server/admin/session.ts). */
+    /** Supabase: relay Auth's password grant (server/console/session.ts). */
     passwordSignIn?: (email: string, password: string) => Promise<AdminSession>;
     /** Requests per admin per window (default 300 a minute). */
     rateLimit?: { limit: number; windowSeconds: number };

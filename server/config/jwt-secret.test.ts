@@ -1,6 +1,6 @@
 /**
  * A KB_JWT_SECRET shorter than 32 bytes is refused at start-up, by every entry that reads it — the Node
- * server (`server/runtime/node/start.ts`), the link command (`scripts/admin.ts`) and the Worker — with a message that
+ * server (`server/runtime/node/start.ts`), the link command (`scripts/console.ts`) and the Worker — with a message that
  * says how to make one. Anyone holding one token the server signed can try secrets offline; a short one is
  * found, and with it any token (admin, service role) can be signed.
  */
@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-/** Runs a script as `npm start` / `npm run admin` run it (tsx), and returns its exit code and output. */
+/** Runs a script as `npm start` / `npm run console` run it (tsx), and returns its exit code and output. */
 async function run(script: string, args: string[], env: Record<string, string>) {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script, ...args], {
@@ -58,7 +58,7 @@ describe('KB_JWT_SECRET shorter than 32 bytes', () => {
   });
 
   it('the link command prints no link', async () => {
-    const { code, output } = await run('scripts/admin.ts', ['link'], { KB_JWT_SECRET: SHORT });
+    const { code, output } = await run('scripts/console.ts', ['link'], { KB_JWT_SECRET: SHORT });
     expect(code).not.toBe(0);
     expect(output).toMatch(HOW);
     expect(output).not.toMatch(/#link=/);

@@ -21,7 +21,7 @@ let siteUrl: string;
 const siteHits: string[] = [];
 
 const cli = (...args: string[]) => run(SCRIPT, args);
-const docs = (...args: string[]) => run(path.join(ROOT, 'scripts/docs.ts'), args);
+const docs = (...args: string[]) => run(path.join(ROOT, 'scripts/documents.ts'), args);
 
 function run(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

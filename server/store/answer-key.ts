@@ -36,7 +36,7 @@ export const ANSWER_KEY_REFUSED = /answers are written by the server only/;
 export function answerWriteKeyProblem(key: string | null | undefined, name = 'KB_ANSWER_WRITE_KEY'): string | null {
   if (!key) return `${name} is not set (see docs/deploy.md)`;
   if (key.length < ANSWER_WRITE_KEY_MIN_CHARS) {
-    return `${name} must be at least ${ANSWER_WRITE_KEY_MIN_CHARS} characters: \`npm run admin -- answer-key\` makes one and stores its hash (see docs/deploy.md)`;
+    return `${name} must be at least ${ANSWER_WRITE_KEY_MIN_CHARS} characters: \`npm run console -- answer-key\` makes one and stores its hash (see docs/deploy.md)`;
   }
   return null;
 }

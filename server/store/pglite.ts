@@ -72,7 +72,7 @@ export async function openPgliteStore(dataDir: string | null, options: PgliteSto
   const migrations = await migrate(db);
   if (options.answerWriteKey === null) return new Store(db, migrations, null);
   const answerWriteKey = options.answerWriteKey ?? newAnswerWriteKey();
-  // As the database owner, as the service role does it on Supabase (`npm run admin -- answer-key`).
+  // As the database owner, as the service role does it on Supabase (`npm run console -- answer-key`).
   await db.query('select kb_set_answer_write_key($1)', [await answerWriteKeyHash(answerWriteKey)]);
   return new Store(db, migrations, answerWriteKey);
 }

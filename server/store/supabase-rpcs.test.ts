@@ -237,7 +237,7 @@ const EXERCISES: Record<string, () => Promise<void>> = {
     const { rows } = await pg.db.query<{ chunks: string }>('select chunks from kb_corpus_stats');
     expect(Number(rows[0]!.chunks)).toBe(2);
   },
-  // `npm run admin -- answer-key`: the service role replaces the hash; the old key is refused at once.
+  // `npm run console -- answer-key`: the service role replaces the hash; the old key is refused at once.
   setSupabaseAnswerWriteKey: async () => {
     const next = newAnswerWriteKey();
     try {

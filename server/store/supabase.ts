@@ -70,7 +70,7 @@ export const RETRIED: Record<string, boolean> = {
   list_content_gaps: true,
   // The first written answer stays: a second attempt returns it.
   chat_save_generated: true,
-  // Sets the same hash however often (`npm run admin -- answer-key`).
+  // Sets the same hash however often (`npm run console -- answer-key`).
   kb_set_answer_write_key: true,
   kb_get_settings: true,
   // Sets the same value however often.
@@ -485,7 +485,7 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
 
 /**
  * Stores the SHA-256 of the answer write key (`kb_set_answer_write_key`), replacing any earlier one: with the
- * service-role key, as `npm run admin -- answer-key` does. The key itself is not sent.
+ * service-role key, as `npm run console -- answer-key` does. The key itself is not sent.
  */
 export async function setSupabaseAnswerWriteKey(options: SupabaseStoreOptions, keyHash: string): Promise<void> {
   const rpc = rpcCaller(options);

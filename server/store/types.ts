@@ -401,7 +401,7 @@ export interface SyncCounts {
   bytes: number;
 }
 
-/** One row of `admin_sync_status`: a source's latest run (the wire shape, protocol/admin.ts). */
+/** One row of `admin_sync_status`: a source's latest run (the wire shape, protocol/console.ts). */
 export type SyncStatus = SyncRun;
 
 /** One row of `kb_list_documents`. */

@@ -9,7 +9,7 @@ import { Hono } from 'hono';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import type { AppDeps } from '../../server/app.ts';
-import { createLinkToken } from '../../server/admin/session.ts';
+import { createLinkToken } from '../../server/console/session.ts';
 import { securityHeaders } from '../../server/runtime/node/security-headers.ts';
 import { REVALIDATE, serveFiles } from '../../server/runtime/node/static.ts';
 import { createTestApi, TEST_SECRET, type TestApi } from '../../server/testing/api.ts';

@@ -17,7 +17,7 @@ import { startRpcServer, type RpcServer, type RpcServerOptions } from './rpc-ser
 const ROOT = new URL('../../', import.meta.url).pathname;
 export const SECRET = 'workerd-test-jwt-secret-0123456789abcdef';
 /**
- * The answer write key, as `npm run admin -- answer-key` sets it up: its hash in the project's database, the
+ * The answer write key, as `npm run console -- answer-key` sets it up: its hash in the project's database, the
  * key itself a secret of the Worker (KB_ANSWER_WRITE_KEY).
  */
 export const ANSWER_WRITE_KEY = 'workerd-test-answer-write-key-0123456789abcdef';

@@ -43,7 +43,7 @@ const CALLERS: Record<string, string[]> = {
   chat_finish_turn: ['authenticated', 'service_role'],
   // Generative mode: the server stores the written version of a visitor's own answer (checked inside, with the key).
   chat_save_generated: ['authenticated', 'service_role'],
-  // The answer write key: its hash set by the service role (`npm run admin -- answer-key`), checked by the
+  // The answer write key: its hash set by the service role (`npm run console -- answer-key`), checked by the
   // write functions only.
   kb_set_answer_write_key: ['service_role'],
   kb_assert_answer_writer: ['service_role'],

@@ -193,7 +193,7 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
     const ctx = { waitUntil() {}, passThroughOnException() {} } as never;
     const start = (key: string | undefined) => workerEntry.fetch(new Request('https://kb-chat.test/api/health'), { ...env, KB_ANSWER_WRITE_KEY: key as string }, ctx);
     await expect(start(undefined)).rejects.toThrow('KB_ANSWER_WRITE_KEY is not set (see docs/deploy.md)');
-    await expect(start('short')).rejects.toThrow(/KB_ANSWER_WRITE_KEY must be at least 32 characters: `npm run admin -- answer-key`/);
+    await expect(start('short')).rejects.toThrow(/KB_ANSWER_WRITE_KEY must be at least 32 characters: `npm run console -- answer-key`/);
     expect(supabase.log).toEqual([]);
     // With the key it starts: every other test here runs the bundle in workerd with KB_ANSWER_WRITE_KEY set
     // (the harness's), and its answers are stored through chat_finish_turn with it.

@@ -1,6 +1,6 @@
 /**
  * The embedded server's HS256 secret when KB_JWT_SECRET is unset: a random one kept beside the data, so
- * tokens survive restarts — and so `npm run admin -- link` (another process, which must not open the
+ * tokens survive restarts — and so `npm run console -- link` (another process, which must not open the
  * database the server holds) signs links the running server accepts.
  */
 import { join } from 'node:path';

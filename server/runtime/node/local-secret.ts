@@ -1,6 +1,6 @@
 /**
  * A random secret kept beside the embedded database (KB_DATA_DIR), created on first use: it survives
- * restarts, and another process (`npm run admin -- link`) reads the same one without opening the database.
+ * restarts, and another process (`npm run console -- link`) reads the same one without opening the database.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';

@@ -17,7 +17,7 @@ import { localJwtSecret } from './jwt-secret.ts';
 import { startNodeServer } from './server.ts';
 import { nodeSyncRunner, nodeUploader, sharedEmbedder } from './upload.ts';
 import { startSyncSchedule, syncScheduleFromEnv } from './sync-schedule.ts';
-import { IngestSlot } from '../../admin/ingest-slot.ts';
+import { IngestSlot } from '../../console/ingest-slot.ts';
 import { onShutdownSignals, settleWebhooks } from './shutdown.ts';
 import { nodeWebhooks } from './webhooks.ts';
 import { answerWriteKeyProblem } from '../../store/answer-key.ts';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncOverview, UploadEvent } from '../../../protocol/index.ts';
-import { IngestSlot } from '../../admin/ingest-slot.ts';
+import { IngestSlot } from '../../console/ingest-slot.ts';
 import { createEmbedder } from '../../ingest/embedder.ts';
 import { createTestApi, TEST_SECRET, type TestApi } from '../../testing/api.ts';
 import { parseInterval, startSyncSchedule, syncScheduleFromEnv } from './sync-schedule.ts';

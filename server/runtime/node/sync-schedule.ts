@@ -6,8 +6,8 @@
  * a queue of runs behind a long upload would only do the same work twice. A page that fails keeps its
  * stored version (the pipeline writes a document only when it was read and parsed).
  */
-import type { IngestSlot } from '../../admin/ingest-slot.ts';
-import type { UploadDone } from '../../admin/upload.ts';
+import type { IngestSlot } from '../../console/ingest-slot.ts';
+import type { UploadDone } from '../../console/upload.ts';
 import type { SourceReport } from '../../ingest/sync.ts';
 
 export interface SyncScheduleConfig {

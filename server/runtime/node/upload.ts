@@ -1,5 +1,5 @@
 /**
- * The Node server's uploader for the console (server/admin/upload.ts): the files go into a temporary
+ * The Node server's uploader for the console (server/console/upload.ts): the files go into a temporary
  * folder as `uploads/<name>` and through the ingestion pipeline exactly as `npm run ingest` would take them
  * (same parsing, chunking, embedding, `ingest_document`); a URL is crawled as the CLI crawls it — public
  * addresses only (there is no --allow-private here: an admin session, or a stolen admin token, must not
@@ -14,8 +14,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UPLOAD_MAX_BYTES, type UploadEvent } from '../../../protocol/index.ts';
-import { IngestSlot } from '../../admin/ingest-slot.ts';
-import type { AdminUploader, UploadDone } from '../../admin/upload.ts';
+import { IngestSlot } from '../../console/ingest-slot.ts';
+import type { AdminUploader, UploadDone } from '../../console/upload.ts';
 import { sync, type SourceReport } from '../../ingest/sync.ts';
 import type { SyncTrigger } from '../../store/types.ts';
 import { doneOf, type SyncScheduleConfig } from './sync-schedule.ts';

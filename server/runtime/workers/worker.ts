@@ -5,7 +5,7 @@
  * The service-role key is never configured here.
  */
 import { Hono, type ExecutionContext } from 'hono';
-import { supabasePasswordSignIn } from '../../admin/session.ts';
+import { supabasePasswordSignIn } from '../../console/session.ts';
 import { createApp, depsFromConfig } from '../../app.ts';
 import { turnstileConfig, turnstileVerifier } from '../../auth/captcha.ts';
 import { bindingLimiter, type RateLimitBinding } from '../../http/client-limit.ts';
@@ -19,7 +19,7 @@ import { createWebhooks, fetchPost } from '../../webhooks/dispatcher.ts';
 export interface WorkerEnv {
   SUPABASE_URL: string;
   SUPABASE_ANON_KEY: string;
-  /** A secret (`wrangler secret put`): what answers are written with; `npm run admin -- answer-key` makes it. */
+  /** A secret (`wrangler secret put`): what answers are written with; `npm run console -- answer-key` makes it. */
   KB_ANSWER_WRITE_KEY: string;
   /**
    * Legacy, discouraged: the project's HS256 JWT secret. Only for projects that have not moved to asymmetric

@@ -6,7 +6,7 @@
  * no element, event-handler attribute or javascript: link of its own making), and the text is shown as text.
  *
  * The page is served here *without* the console's CSP and Trusted Types, which would block most payloads
- * by themselves: this test checks the escaping, not the policy (the policy is checked by admin-console.test.ts,
+ * by themselves: this test checks the escaping, not the policy (the policy is checked by console.test.ts,
  * which runs under it). The API is the real one over an in-memory PGlite database.
  */
 import { readFileSync } from 'node:fs';

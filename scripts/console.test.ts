@@ -1,5 +1,5 @@
 /**
- * `npm run admin -- answer-key` end to end: a real process against the PostgREST-compatible server over
+ * `npm run console -- answer-key` end to end: a real process against the PostgREST-compatible server over
  * PGlite (test/workerd/rpc-server.ts) with the service-role key, as on a Supabase project: the hash of the
  * key it prints is what the database checks, and the key it printed writes answers.
  */
@@ -33,13 +33,13 @@ afterAll(async () => {
 function admin(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const clean = { ...process.env, SUPABASE_URL: '', SUPABASE_SERVICE_ROLE_KEY: '', ...env };
-    execFile(TSX, [path.join(ROOT, 'scripts/admin.ts'), ...args], { cwd: ROOT, env: clean, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(TSX, [path.join(ROOT, 'scripts/console.ts'), ...args], { cwd: ROOT, env: clean, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
 
-describe('npm run admin -- answer-key', () => {
+describe('npm run console -- answer-key', () => {
   it('stores the hash of a new key with the service-role key and prints the key, which then writes answers', async () => {
     const run = await admin(['answer-key'], { SUPABASE_URL: server.url, SUPABASE_SERVICE_ROLE_KEY: server.serviceRoleKey });
     expect(run.code, run.stderr).toBe(0);

@@ -7,7 +7,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLinkToken } from '../../server/admin/session.ts';
+import { createLinkToken } from '../../server/console/session.ts';
 import { ROOT, startServerAndBrowser, type Running } from './server.ts';
 
 const SECRET = 'e2e-sync-secret-e2e-sync-secret-0123456';

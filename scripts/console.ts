@@ -1,24 +1,24 @@
 /**
- * `npm run admin -- link [--url http://host:port]`: prints a one-time sign-in link to the site-owner
+ * `npm run console -- link [--url http://host:port]`: prints a one-time sign-in link to the site-owner
  * console (/admin) of the embedded server, for the local admin. The link holds a token signed with the
  * server's JWT secret (KB_JWT_SECRET, or the one kept in KB_DATA_DIR), valid 15 minutes and usable once;
  * it is in the URL's fragment, so it never reaches a server log or a Referer. On Supabase, admins sign in
  * with Supabase Auth instead (see the README, "Site-owner console").
  *
- * `npm run admin -- answer-key` (SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY set): makes a new answer write
+ * `npm run console -- answer-key` (SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY set): makes a new answer write
  * key, stores its SHA-256 in the project (kb_set_answer_write_key, service role only) and prints the key for
  * `wrangler secret put KB_ANSWER_WRITE_KEY`. Run again to rotate: the old key stops working at once.
  */
 import { parseArgs } from 'node:util';
 import ws from 'ws';
-import { createLinkToken, LINK_TTL_SECONDS } from '../server/admin/session.ts';
+import { createLinkToken, LINK_TTL_SECONDS } from '../server/console/session.ts';
 import { readConfig } from '../server/config/index.ts';
 import { localJwtSecret } from '../server/runtime/node/jwt-secret.ts';
 import { answerWriteKeyHash, newAnswerWriteKey } from '../server/store/answer-key.ts';
 import { setSupabaseAnswerWriteKey } from '../server/store/supabase.ts';
 
-const USAGE = `Usage: npm run admin -- link [--url <server URL>]
-       npm run admin -- answer-key
+const USAGE = `Usage: npm run console -- link [--url <server URL>]
+       npm run console -- answer-key
 
   link        print a one-time sign-in link to the console (/admin), valid ${LINK_TTL_SECONDS / 60} minutes
   --url       the server's address (default http://127.0.0.1:$PORT, PORT default 8787)

@@ -1,7 +1,7 @@
 /**
  * Signing in to the console.
  *
- * - **Local (Node, embedded database)**: `npm run admin -- link` prints a one-time link. The link's token is
+ * - **Local (Node, embedded database)**: `npm run console -- link` prints a one-time link. The link's token is
  *   signed with KB_JWT_SECRET (the CLI never opens the database the running server holds), lives 15
  *   minutes, and is for this purpose only (its audience is not `authenticated`, so it is never an access
  *   token). `POST /api/admin/session {link_token}` checks it and uses it up — the `jti` of its verified
@@ -40,7 +40,7 @@ export interface AdminSignIn {
   clientIp?: ClientAddress;
 }
 
-/** A one-time sign-in token for the local admin (what `npm run admin -- link` puts in the link). */
+/** A one-time sign-in token for the local admin (what `npm run console -- link` puts in the link). */
 export async function createLinkToken(secret: string, now = Math.floor(Date.now() / 1000)): Promise<string> {
   const nonce = crypto.randomUUID();
   return sign({ aud: LINK_AUDIENCE, jti: nonce, iat: now, exp: now + LINK_TTL_SECONDS }, secret, 'HS256');
@@ -55,7 +55,7 @@ export async function issueAdminToken(userId: string, secret: string, now = Math
   );
 }
 
-const badLink = () => new AppError(401, 'unauthorized', 'This sign-in link is invalid, expired or already used. Run `npm run admin -- link` for a new one.');
+const badLink = () => new AppError(401, 'unauthorized', 'This sign-in link is invalid, expired or already used. Run `npm run console -- link` for a new one.');
 
 export function sessionRoute({ link, password, limiter, clientIp }: AdminSignIn) {
   const app = new Hono();
@@ -89,7 +89,7 @@ export function sessionRoute({ link, password, limiter, clientIp }: AdminSignIn)
   });
 
   app.post('/password', async function passwordSession(c) {
-    if (!password) throw new AppError(404, 'not_found', 'Password sign-in is for Supabase; locally, run `npm run admin -- link`.');
+    if (!password) throw new AppError(404, 'not_found', 'Password sign-in is for Supabase; locally, run `npm run console -- link`.');
     const { email, password: secret } = parseBody(PasswordSessionSchema, await readJson(c.req.raw));
     return c.json<AdminSession>(await password(email, secret).catch((error) => {
       throw fromStoreError(error);

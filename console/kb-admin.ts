@@ -3,7 +3,7 @@
  * `#/overview`, `#/gaps`, `#/conversations`, `#/documents`, `#/try?q=…`, `#/settings`. Its own bundle
  * (dist/admin/kb-admin.js), never part of the widget's chunks; it shares only the protocol module.
  *
- * Sign-in: `#link=<token>` (the one-time link of `npm run admin -- link`) is exchanged for a session and
+ * Sign-in: `#link=<token>` (the one-time link of `npm run console -- link`) is exchanged for a session and
  * removed from the address bar; `#access_token=…` (Supabase Auth's magic-link redirect) is adopted; or
  * email + password (Supabase Auth, relayed by the Worker).
  */
@@ -163,7 +163,7 @@ export class KbAdmin extends LitElement {
     return html`<section class="signin panel" aria-labelledby="signin-title">
       <h2 id="signin-title">Sign in</h2>
       ${this.signInError ? html`<p role="alert" class="error">${this.signInError}</p>` : nothing}
-      <p><strong>Embedded server</strong> (<code>npm start</code>): run <code>npm run admin -- link</code> and open the one-time link it prints.</p>
+      <p><strong>Embedded server</strong> (<code>npm start</code>): run <code>npm run console -- link</code> and open the one-time link it prints.</p>
       <p><strong>Cloudflare + Supabase</strong>: sign in with your Supabase Auth account; it needs <code>app_metadata.role = "admin"</code>.</p>
       <form @submit=${this.passwordSignIn}>
         <label>Email <input name="email" type="email" autocomplete="username" required /></label>

@@ -1,5 +1,5 @@
 /**
- * `npm run docs -- list | enable <id> | disable <id> | delete <id> [--json]`: manage ingested documents
+ * `npm run documents -- list | enable <id> | disable <id> | delete <id> [--json]`: manage ingested documents
  * (Supabase with the service-role key when SUPABASE_URL is set, else KB_DATA_DIR). `<id>` is the
  * document's id or its source as listed. Disabled documents stay stored but are never retrieved.
  */
@@ -8,7 +8,7 @@ import { readConfig } from '../server/config/index.ts';
 import { openCliStore } from '../server/ingest/open-store.ts';
 import type { DocumentInfo, IngestStore } from '../server/store/types.ts';
 
-const USAGE = `Usage: npm run docs -- <command> [--json]
+const USAGE = `Usage: npm run documents -- <command> [--json]
 
   list              every document: id, status, enabled, chunks, source, title
   enable <id>       make a disabled document retrievable again
@@ -49,7 +49,7 @@ try {
   } else {
     const doc = await find(cli.store, target!);
     if (!doc) {
-      console.error(`No document with id or source "${target}" (see npm run docs -- list).`);
+      console.error(`No document with id or source "${target}" (see npm run documents -- list).`);
       exitCode = 1;
     } else {
       const ok =

@@ -1,6 +1,6 @@
 /**
  * The site-owner console on the real demo server (server/runtime/node/start.ts) in Chromium — issue 14's "done when":
- * a visitor's question is refused; the owner signs in with `npm run admin -- link`, sees it under Content
+ * a visitor's question is refused; the owner signs in with `npm run console -- link`, sees it under Content
  * gaps, uploads the missing page (with progress), asks it again under Try a question and watches it answer,
  * then marks the gap done. axe reports 0 violations on every view, at desktop and phone widths; each view
  * is saved as a screenshot (for the README with KB_SCREENSHOTS=1: docs/screens/).
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLinkToken } from '../../server/admin/session.ts';
+import { createLinkToken } from '../../server/console/session.ts';
 import { ROOT, startServerAndBrowser, type Running } from './server.ts';
 
 const SECRET = 'e2e-admin-secret-e2e-admin-secret-0123';
@@ -79,7 +79,7 @@ describe('the site-owner console, end to end', () => {
     await axe('sign-in');
     await shot('sign-in');
 
-    const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', 'link', '--url', running.baseUrl], {
+    const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/console.ts', 'link', '--url', running.baseUrl], {
       cwd: ROOT,
       env: { ...process.env, KB_JWT_SECRET: SECRET },
     });
