@@ -16,6 +16,9 @@ mkdirSync(RESULTS, { recursive: true });
 
 const steps = [
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', 'tsconfig.json'], count: exitCodeAsOne },
+  // Formatting and lint (biome.jsonc; read-only here) and the import rules (.dependency-cruiser.cjs).
+  { name: 'lint + format check (biome ci)', cmd: ['npx', 'biome', 'ci'], count: exitCodeAsOne },
+  { name: 'dependency rules (dependency-cruiser)', cmd: ['npm', 'run', '--silent', 'lint:deps'], count: exitCodeAsOne },
   {
     name: 'node tests (vitest)',
     cmd: ['npx', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${RESULTS}/vitest.json`],
