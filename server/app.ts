@@ -1,6 +1,6 @@
 /**
- * The runtime-agnostic API: only Request/Response and Web Streams. The Node entry (server/runtime/node/) and the
- * Workers entry (server/runtime/workers/worker.ts) wrap it; tests call `app.request()` directly.
+ * The runtime-agnostic API: only Request/Response and Web Streams. The Node entry (server/runtime/node/)
+ * and the Workers entry (server/runtime/workers/worker.ts) wrap it; tests call `app.request()` directly.
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
