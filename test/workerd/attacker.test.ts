@@ -1,3 +1,4 @@
+// Long file: the allow-lists, Alice's world and BOUNDED (one check per callable function) are shared by the same tests on both attack paths.
 /**
  * The database as an attacker sees it. On Supabase, anyone with the project's anon key (it ships
  * in every page) can call every function and table of the exposed schema through PostgREST, with no token

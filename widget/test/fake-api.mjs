@@ -1,3 +1,4 @@
+// Long file: one fake answers every endpoint the widget calls; its scenarios share in-memory tokens, sessions, answers and fault switches.
 /**
  * A stand-in for the kb-chat API, mounted as web-test-runner dev-server middleware (Koa).
  *
