@@ -1,5 +1,5 @@
 /**
- * A strict page (issue 16). A site that embeds the widget with the Content-Security-Policy docs/widget.md gives —
+ * A strict page. A site that embeds the widget with the Content-Security-Policy docs/widget.md gives —
  * exactly that block, read from docs/widget.md, with its example origin replaced by the real server's — plus
  * `require-trusted-types-for 'script'` and the policy allow-list it names: the widget loads its model in the Worker and answers, and the browser
  * reports no violation (a `report-uri` collects them, the page's and its workers', and the console is
