@@ -6,7 +6,7 @@
  *                                answer mode is generative (extractive visitors never fetch it)
  *   kb-chat-captcha.<hash>.js    the CAPTCHA step, imported by the chat UI only when the server asks for one
  *   kb-chat-embedder.<hash>.js   the Web Worker with transformers.js
- *   kb-chat-generator.<hash>.js  the Web Worker writing generative answers (issue 13; loaded only in that mode)
+ *   kb-chat-generator.<hash>.js  the Web Worker writing generative answers (loaded only in that mode)
  *   ort/<version>/ort-wasm-simd-threaded.wasm   the ONNX Runtime binary the embedder was built against
  * and, for each, `.br` and `.gz` (compressed once here, at the best levels, instead of on every request).
  * The loader keeps its name (it is what sites paste; served short-lived with an ETag); everything it loads
@@ -208,7 +208,7 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
 }
 
 /**
- * The site-owner console (/admin, issue 14) into `<outdir>/admin/`: its own entry, so nothing of it reaches
+ * The site-owner console (/admin) into `<outdir>/admin/`: its own entry, so nothing of it reaches
  * the widget's loader or chat UI (and nothing of theirs reaches it but Lit and the protocol module, bundled
  * again), plus its page and stylesheet. Served by the Node server and copied into the Worker's assets.
  */

@@ -1,5 +1,5 @@
 /**
- * `<kb-admin>`, the site-owner console (issue 14): sign-in, then one view per hash route —
+ * `<kb-admin>`, the site-owner console: sign-in, then one view per hash route —
  * `#/overview`, `#/gaps`, `#/conversations`, `#/documents`, `#/try?q=…`, `#/settings`. Its own bundle
  * (dist/admin/kb-admin.js), never part of the widget's chunks; it shares only the protocol module.
  *

@@ -58,7 +58,7 @@ export type RefreshAuthRequest = v.InferOutput<typeof RefreshAuthRequestSchema>;
  * URLs are relative to the API origin unless absolute.
  */
 /**
- * How answers are written (issue 13): `extractive` quotes the passages (the default); `generative` also has
+ * How answers are written: `extractive` quotes the passages (the default); `generative` also has
  * the visitor's browser write a fuller answer from the cited passages with a small on-device model.
  */
 export const AnswerModeSchema = v.picklist(['extractive', 'generative'], 'must be extractive or generative');
@@ -91,7 +91,7 @@ export const ClientConfigSchema = v.object({
 });
 export type ClientConfig = v.InferOutput<typeof ClientConfigSchema>;
 
-/** `GET /api/health`: liveness plus knowledge-base statistics (seed 004). */
+/** `GET /api/health`: liveness plus knowledge-base statistics. */
 export interface Health {
   status: 'ok';
   embed_model: string;

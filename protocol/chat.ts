@@ -1,7 +1,7 @@
 /**
  * The wire contract for `POST /api/chat`: the request body, the SSE events of a streamed answer, and the
  * JSON refusal. Imported by the widget, the server and the scripts so that every side validates the same
- * shapes (seed 000 "Streaming Protocol").
+ * shapes.
  */
 import * as v from 'valibot';
 import { AnswerContextSchema } from './context.ts';
@@ -27,7 +27,7 @@ export const ChatRequestSchema = v.object({
     v.maxLength(MESSAGE_MAX_CHARS, `must be at most ${MESSAGE_MAX_CHARS} characters`),
   ),
   session_id: v.optional(Uuid),
-  /** Client-generated id of the user's message; it is the primary key of that message (idempotency, FR-008). */
+  /** Client-generated id of the user's message; it is the primary key of that message, so a retry with the same id replays the stored answer. */
   message_id: Uuid,
   /**
    * `false`: answer the message as a new question, without the conversation ("Ask as a new question").
@@ -65,7 +65,7 @@ export const CitationSchema = v.object({
 });
 export type Citation = v.InferOutput<typeof CitationSchema>;
 
-/** How sure the retrieval is, from configurable thresholds on the best chunk's score (seed 002). */
+/** How sure the retrieval is, from configurable thresholds on the best chunk's score. */
 export const ConfidenceSchema = v.picklist(['high', 'medium', 'low']);
 export type Confidence = v.InferOutput<typeof ConfidenceSchema>;
 /** `vector` (cosine), `lexical` (full-text) or `hybrid` (both, fused). */
@@ -84,7 +84,7 @@ export const AnswerStartSchema = v.object({
 });
 export const AnswerDeltaSchema = v.object({ text: v.string() });
 /**
- * Generative mode (issue 13): the text of a cited source, for the widget's on-device generator. Bounded by the
+ * Generative mode: the text of a cited source, for the widget's on-device generator. Bounded by the
  * server (PASSAGE_MAX_CHARS each); numbered like the citation it belongs to.
  */
 export const PassageSchema = v.object({ n: v.number(), text: v.string() });
@@ -150,7 +150,7 @@ export function parseChatEvent(event: string, data: string): ChatEvent {
 
 /**
  * Sent as JSON (HTTP 200, `Content-Type: application/json`) instead of a stream when the knowledge base has
- * no evidence good enough to answer from (seed: "Non-Streaming Responses").
+ * no evidence good enough to answer from: nothing to stream, so one plain JSON body.
  */
 export const RefusalSchema = v.object({
   type: v.literal('refusal'),
@@ -182,7 +182,7 @@ export type RefusalAction = (typeof REFUSAL_ACTIONS)[number];
 export const CLOSEST_PAGES_MAX = 3;
 
 /**
- * `POST /api/chat` with `Accept: application/json`: the whole answer in one body (seed 004 `/test`).
+ * `POST /api/chat` with `Accept: application/json`: the whole answer in one body, for callers that cannot read a stream.
  */
 export const ChatAnswerSchema = v.object({
   type: v.literal('answer'),

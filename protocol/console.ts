@@ -1,5 +1,5 @@
 /**
- * The site-owner console's wire contract (`/api/admin/*`, issue 14): query and body schemas the server
+ * The site-owner console's wire contract (`/api/admin/*`): query and body schemas the server
  * validates, and the response shapes the console renders. Admins only: a JWT whose `app_metadata.role` is
  * `admin`; the SQL functions check the claim too.
  */

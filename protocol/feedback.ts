@@ -1,5 +1,5 @@
 /**
- * `POST /api/feedback` (issue 14): a visitor's 👍 / 👎 on one of their answers or refusals, with an optional
+ * `POST /api/feedback`: a visitor's 👍 / 👎 on one of their answers or refusals, with an optional
  * short comment. One rating per answer: a second request replaces the first (a change of mind).
  *
  * The rating is `1` (👍) or `-1` (👎), the numbers the database stores (`chat_feedback.rating`), so a

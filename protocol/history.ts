@@ -1,4 +1,4 @@
-/** Chat history endpoints (seed 000 US4): the visitor's own sessions, newest first, and their messages. */
+/** Chat history endpoints: the visitor's own sessions, newest first, and their messages. */
 import * as v from 'valibot';
 import { CitationSchema, GeneratedSchema, RelatedSchema } from './chat.ts';
 import { AnswerContextSchema } from './context.ts';

@@ -1,4 +1,4 @@
-/** `POST /api/search` (seed 002): raw ranked chunks, no answer. */
+/** `POST /api/search`: raw ranked chunks, no answer. */
 import * as v from 'valibot';
 import { EmbeddingSchema, RetrievalModeSchema } from './chat.ts';
 

@@ -70,7 +70,7 @@ async function assembleAssets() {
     await copy(from, join(PUBLIC, file));
   }
 
-  // The site-owner console (/admin/, issue 14), built by esbuild.config.mjs into dist/admin.
+  // The site-owner console (/admin/), built by esbuild.config.mjs into dist/admin.
   for (const file of ['index.html', 'admin.css', 'kb-admin.js', 'kb-admin.js.map']) {
     const from = join(DIST, 'admin', file);
     if (!(await exists(from))) fail(`${relative(ROOT, from)} is missing: run the widget build first (node esbuild.config.mjs).`);

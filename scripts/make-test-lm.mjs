@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Writes a tiny, deterministic, NOT TRAINED stand-in for the generative answer model (issue 13) in the layout
+ * Writes a tiny, deterministic, NOT TRAINED stand-in for the generative answer model in the layout
  * transformers.js loads for the real default, `HuggingFaceTB/SmolLM2-360M-Instruct`: a llama-type causal LM
  * with a ChatML chat template, whose "answer" copies the start of passage [1] from a prompt built by
  * widget/generator/prompt.ts. The real weights cannot be downloaded here; with this double the real loading,

@@ -66,7 +66,7 @@ export const DEFAULT_STRINGS = {
   offline: 'You are offline. Your question is still here: send it when you are back online.',
   waitingRetry: 'Many people are asking right now. Trying again in {seconds} s…',
   incomplete: 'The answer could not be completed.',
-  // Generative mode (issue 13): the same answer, quoted from the sources or written by an on-device model.
+  // Generative mode: the same answer, quoted from the sources or written by an on-device model.
   answerViews: 'Answer view',
   writtenView: 'Written',
   quotedView: 'Quoted',

@@ -1,7 +1,7 @@
 /**
- * Safety (issue 4 item 6), proven in Chromium with every payload in ../shared/data/xss/ (payloadbox list +
+ * Safety, proven in Chromium with every payload in ../shared/data/xss/ (payloadbox list +
  * h5sc vectors): as chunk content (excerpt preview and the expanded passage), as answer text, as a question
- * (and a refusal echoing it), and as a document title and URL; and (issue 11) inside every block type an
+ * (and a refusal echoing it), and as a document title and URL; and inside every block type an
  * answer may have — a fenced code block (alone and inside a list item), a list item, a table cell — and as the
  * title and URL of a related source. None may execute: no dialog, no element other than the widget's own, no
  * event-handler attribute, no javascript:/data: link, no navigation.
@@ -21,7 +21,7 @@ const WIDGET_TAGS = new Set(
 const SIZE = 150;
 
 /**
- * The widget's own 👍 / 👎 icons (issue 14) under an answer: an <svg> in a feedback button, outside every
+ * The widget's own 👍 / 👎 icons under an answer: an <svg> in a feedback button, outside every
  * container that shows server-supplied content, where a payload's markup could land.
  */
 function ownIcon(el: Element): boolean {
@@ -29,7 +29,7 @@ function ownIcon(el: Element): boolean {
     !el.closest('.markdown, .sources, .related, .suggestions, .cite__preview');
 }
 
-/** A payload in each block of an issue-11 answer; the same shape as the fake's "xss-blocks N" answers. */
+/** A payload in each block type of an answer (code, list, table); the same shape as the fake's "xss-blocks N" answers. */
 function inBlocks(p: string, n: number): string {
   return [`Run this [${n}]:`, '', '```', p, '```', '', `- ${p} [${n}]`, '- x', '', '1. step', '   ```', `   ${p}`, '   ```', '',
     '| Name | Value |', '| --- | --- |', `| ${p} | ${p} [${n}] |`, '', `[${n}]`].join('\n');
@@ -164,7 +164,7 @@ describe('XSS payloads', () => {
     }
 
     console.log(`[xss] ${batches} answer batches in ${Math.round(performance.now() - started)} ms`);
-    // Issue 11: every payload inside code blocks, list items and table cells, and as a related title and URL.
+    // Every payload inside code blocks, list items and table cells, and as a related title and URL.
     const blocksStarted = performance.now();
     const clipboard = navigator.clipboard.writeText;
     const copied: string[] = [];

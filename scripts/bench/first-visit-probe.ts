@@ -4,7 +4,7 @@
  * Frame-by-frame in the page rather than polled from Node, so a time is that of the frame that showed it
  * (± 16 ms), not that of a CDP round trip. It reads only the DOM (and `ui.embedder.status`, the one
  * internal field, present since the widget was split into loader and UI), so the same probe measures the
- * code before and after issue 12.
+ * code before and after commit edb7407 (questions no longer wait for the model).
  */
 
 /** Times in ms since navigation start (`performance.now()` in the page); absent = not seen yet. */
@@ -63,7 +63,7 @@ export const PROBE_SCRIPT = `(() => {
       if (before && answerNodes(root).some((node) => !before.has(node) && (node.textContent || '').trim().length > 0)) mark('answer');
       const status = el.ui && el.ui.embedder && el.ui.embedder.status;
       if (status === 'ready') mark('hybrid');
-      // Gave up on the model (before issue 12: the 15 s time-out stopped the download for good).
+      // Gave up on the model (before commit edb7407 the 15 s time-out stopped the download for good).
       if (status === 'timeout' || status === 'error' || status === 'unsupported') mark('gaveUp');
     }
     requestAnimationFrame(frame);

@@ -12,7 +12,7 @@
  *   - bytes transferred before the first answer (encoded bytes + headers of every response, worker requests
  *     included; a download under way counts pro rata between its first and last byte) and until hybrid.
  * Cold: a new browser context per visit (empty HTTP cache and Cache API). Warm: one context, primed by one
- * visit that waits for the model, then `--warm` visits; the warm figure of the issue is Send → first answer
+ * visit that waits for the model, then `--warm` visits; the warm figure to watch is Send → first answer
  * painted. `--think <ms>`: the visitor takes that long to type (a person does; by default the bench types at
  * once, which is the hardest case for the first answer). The real model's extra download is computed from its published size (REAL_MODEL below).
  * `--root` measures another checkout (e.g. `git worktree add /tmp/before ecb81f4`) with this harness.
@@ -35,7 +35,7 @@ const USAGE =
 
 /**
  * Xenova/all-MiniLM-L6-v2, onnx/model_quantized.onnx: "23 MB" as the Hugging Face file list of the model
- * rounds it (and as issue 12 quotes it). This machine has no internet, so the byte count is that rounded
+ * rounds it. This machine has no internet, so the byte count is that rounded
  * figure, not a measured one. The test double's tokenizer and configs are the real model's (same
  * vocabulary, 0.7 MB tokenizer.json), so only the ONNX file differs: 23 MB instead of 0.13 MB.
  */

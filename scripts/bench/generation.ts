@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- generation [--questions 10] [--model test-double/smollm2-copy] [--out bench-results]`
  *
- * Generative mode (issue 13) as a visitor's browser runs it: the real server (server/runtime/node/start.ts, generative
+ * Generative mode as a visitor's browser runs it: the real server (server/runtime/node/start.ts, generative
  * mode, demo knowledge base) and the demo page in Debian's Chromium. The widget's generator Worker loads the
  * writing model with transformers.js on wasm, then writes an answer for each of the demo questions in turn.
  * Per question, from the widget's own `kb-answer-written` event: time to the first generated token (prompt

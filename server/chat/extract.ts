@@ -1,5 +1,5 @@
 /**
- * Extractive answers (seed 000 "Answer Formatting", issue 11): verbatim Markdown from the qualifying chunks —
+ * Extractive answers: verbatim Markdown from the qualifying chunks —
  * at most three prose sentences plus at most one block (a list, a fenced code block, a table or a note) —
  * each unit followed by the `[n]` marker of its source, and exactly the quoted sources cited.
  *

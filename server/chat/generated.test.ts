@@ -1,5 +1,5 @@
 /**
- * Generative mode on the server (issue 13), on real PGlite through app.request(): the server stays the gate —
+ * Generative mode on the server, on real PGlite through app.request(): the server stays the gate —
  * retrieval, refusals and the extractive answer are unchanged, generative mode only adds the cited passages —
  * and `POST /api/chat/:answer_id/generated` stores the visitor's written answer once, for its owner only,
  * citing only the answer's own sources.

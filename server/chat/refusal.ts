@@ -1,4 +1,4 @@
-/** The standard refusals (seed 000 US2 and "Edge Cases: Empty KB"). */
+/** The standard refusals: no evidence for the question, and an empty knowledge base. */
 import type { Refusal, RefusalAction, Related } from '../../protocol/index.ts';
 import { DEFAULT_SUGGESTIONS } from '../settings/runtime.ts';
 

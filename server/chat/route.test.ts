@@ -15,7 +15,7 @@ const api = useTestApi({ seed: true });
 
 const count = async (sql: string) => (await api().store.db.query(sql)).rows.length;
 
-describe('idempotency (FR-008)', () => {
+describe('idempotency of message_id', () => {
   it('replays the stored answer as the same event sequence for a repeated message id', async () => {
     const { token } = await api().signIn();
     const body = question(basis(0));

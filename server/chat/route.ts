@@ -1,11 +1,11 @@
 /**
- * POST /api/chat (seed 000 FR-001…FR-011): authenticate, rate-limit, validate, then answer the turn — a
+ * POST /api/chat: authenticate, rate-limit, validate, then answer the turn — a
  * JSON refusal, an SSE stream (`answer_start → answer_delta… → sources → answer_end`), or, with
- * `Accept: application/json`, the whole answer as one JSON body (seed 004 `/test`). Everything that can
+ * `Accept: application/json`, the whole answer as one JSON body (for callers that cannot read a stream). Everything that can
  * fail with a clear status happens before the stream starts; after that, failures arrive as an in-band
  * `error` event.
  *
- * POST /api/chat/:answer_id/generated (issue 13, generative mode): the answer the visitor's model wrote from
+ * POST /api/chat/:answer_id/generated (generative mode): the answer the visitor's model wrote from
  * the passages of their answer `answer_id`, stored against it once (the first one stays) — only while the
  * answer mode in effect is generative and only under the configured generation model's name. The database
  * cannot check either (the server's default mode is not stored there); it refuses a caller without the

@@ -6,7 +6,7 @@ describe('sessionTitle', () => {
     expect(sessionTitle('Refund?')).toBe('Refund?');
   });
 
-  it('cuts at a word boundary within 80 characters and appends an ellipsis (seed example)', () => {
+  it('cuts at a word boundary within 80 characters and appends an ellipsis', () => {
     expect(
       sessionTitle("What is the university's policy on academic integrity and plagiarism in submitted coursework?"),
     ).toBe("What is the university's policy on academic integrity and plagiarism…");

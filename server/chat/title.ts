@@ -1,4 +1,4 @@
-/** Session titles (seed 000 "Session Title Generation"): deterministic, no model. */
+/** Session titles: deterministic, no model. */
 const MAX_TITLE_CHARS = 80;
 // A title cut after "in" or "and" reads as broken; trim such words from the end before the ellipsis.
 const DANGLING = new Set(['a', 'an', 'and', 'as', 'at', 'by', 'for', 'from', 'in', 'of', 'on', 'or', 'the', 'to', 'with']);

@@ -38,7 +38,7 @@ export interface Unit {
   title?: boolean;
 }
 
-/** Bounds of one quoted block (issue 11): a screenful a visitor can read in the bubble. */
+/** Bounds of one quoted block: a screenful a visitor can read in the bubble. */
 export const MAX_CODE_LINES = 12;
 export const MAX_LIST_ITEMS = 8;
 export const MAX_TABLE_ROWS = 6;

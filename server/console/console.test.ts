@@ -1,5 +1,6 @@
+// Long file: every console endpoint's tests share one test API (PGlite with the migrations, an admin token, the uploader) started once.
 /**
- * The console's API (issue 14) on Node with a real PGlite database: every endpoint's auth (401 without a
+ * The console's API on Node with a real PGlite database: every endpoint's auth (401 without a
  * token, 403 for a visitor — and for a forged role claim the SQL functions refuse too) and validation (400
  * naming the field), then what each one does.
  */

@@ -51,7 +51,7 @@ describe('GET /api/admin/gaps', () => {
   });
 });
 
-describe('GET/PUT /api/admin/settings (the answer mode, issue 13)', () => {
+describe('GET/PUT /api/admin/settings (the answer mode)', () => {
   const call = async (method: 'GET' | 'PUT', token: string | null, body?: unknown, target = api.app) =>
     target.request('/api/admin/settings', {
       method,

@@ -1,5 +1,5 @@
 /**
- * POST /api/feedback (issue 14) on real PGlite through app.request(): who may rate what (401, 404 for anything
+ * POST /api/feedback on real PGlite through app.request(): who may rate what (401, 404 for anything
  * that is not the caller's own answer or refusal), every field's validation, a change of mind replacing the
  * rating, the shared rate limit, the rating shown again in history, and the XSS corpus stored verbatim.
  */

@@ -1,5 +1,5 @@
 /**
- * `POST /api/feedback` (issue 14): 👍 / 👎 on one of the visitor's own answers or refusals, with an optional
+ * `POST /api/feedback`: 👍 / 👎 on one of the visitor's own answers or refusals, with an optional
  * comment; a second rating of the same answer replaces the first. Authenticated, validated before anything
  * touches the database, and rate limited with the chat and search budget. Ownership is decided in the
  * database (`chat_set_feedback` checks the caller's session): another visitor's answer, a question, or an id

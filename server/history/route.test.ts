@@ -1,5 +1,5 @@
 /**
- * History (US4) through the API on real PGlite: own sessions newest first, messages oldest first with
+ * History through the API on real PGlite: own sessions newest first, messages oldest first with
  * citations, continuing a session, and isolation enforced by row-level security.
  */
 import { describe, expect, it } from 'vitest';

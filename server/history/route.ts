@@ -1,5 +1,5 @@
 /**
- * Chat history (seed 000 US4): `GET /api/sessions` (the visitor's sessions, newest first) and
+ * Chat history: `GET /api/sessions` (the visitor's sessions, newest first) and
  * `GET /api/sessions/:id` (its messages with citations, oldest first). Isolation is row-level security in
  * the database: another visitor's session is not there, so it is a 404.
  */

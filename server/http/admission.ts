@@ -1,8 +1,8 @@
 /**
  * Admission control for a server whose database answers one query at a time (the embedded PGlite: one
  * connection, one thread). Without it, 200 visitors asking at once all start, their queries interleave on
- * that one connection, and every one of them finishes late (the issue's report at 22k chunks: 50 at once →
- * 36 s to the first byte, p50).
+ * that one connection, and every one of them finishes late (at 22k chunks, before commit 091ad2e added it:
+ * 50 at once → 36 s to the first byte, p50).
  *
  * With it, at most `concurrency` requests are inside the database phase at once (auth, rate limit, turn,
  * retrieval, up to the first byte of the answer; streaming the answer happens after and is not counted);

@@ -1,5 +1,5 @@
 /**
- * The rate limit (FR-009) is counted in the database, so it holds across server instances: two app
+ * The rate limit is counted in the database, so it holds across server instances: two app
  * instances over one PGlite database, 25 requests from one visitor → exactly 20 pass.
  */
 import { describe, expect, it } from 'vitest';

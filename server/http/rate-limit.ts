@@ -1,5 +1,5 @@
 /**
- * Per-visitor rate limit (seed 000 FR-009), counted in the database by `rate_limit_hit` so that it holds
+ * Per-visitor rate limit, counted in the database by `rate_limit_hit` so that it holds
  * across server instances and Worker isolates. Every response of a limited endpoint carries
  * `X-RateLimit-Limit/Remaining/Reset`; a request over the limit gets 429 with `Retry-After`.
  */

@@ -1,5 +1,5 @@
 /**
- * The issue's "done when" on the real Railway help center (196 pages, read in place from shared/data):
+ * Ingestion at full size on the real Railway help center (196 pages, read in place from shared/data):
  * the whole corpus ingests into PGlite through the worker pool, the API answers "How do refunds work?"
  * citing the refunds page, and an unchanged re-run takes a small fraction of the first run's time.
  */

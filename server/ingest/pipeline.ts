@@ -30,7 +30,7 @@ import { parseSource, type PreparedDocument, type PrepareTask } from './prepare.
 
 /**
  * Part of every document's checksum: bump it when parsing or chunking changes what gets stored, so the next
- * run re-chunks documents whose bytes did not change. 2: callouts become notes (issue 11).
+ * run re-chunks documents whose bytes did not change. 2: callouts become notes.
  */
 export const CHUNKING_VERSION = 'chunks-2';
 

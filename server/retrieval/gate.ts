@@ -3,7 +3,7 @@
  * computed the same way in every mode from the signals `search_chunks` returns, and one threshold per mode.
  *
  * - vector:  evidence = cosine similarity of question and chunk embeddings (CHAT_EVIDENCE_THRESHOLD, the
- *            seed's gate).
+ *            first gate this project had, before the lexical and hybrid modes).
  * - lexical: evidence = coverage, the IDF-weighted share of the question's distinct lexemes (English
  *            stemming, stopwords removed) that the chunk contains. A word the knowledge base has never
  *            seen has the highest IDF, so a question about something that is not there covers little.

@@ -35,7 +35,7 @@ export interface RetrievalOptions {
    * the threshold (CHAT_CITATION_FLOOR, 0…1; 1 = every cited chunk must pass the gate itself).
    */
   citationFloor?: number;
-  /** Chunks cited at most, after the gate and one per section (seed: top-K = 5). */
+  /** Chunks cited at most, after the gate and one per section (default 5). */
   matchCount?: number;
   /** Mode when the request has an embedding. Default hybrid; without an embedding it is always lexical. */
   mode?: RetrievalMode;
@@ -143,7 +143,7 @@ export function thresholdsOf(options: Pick<RetrievalOptions, 'evidenceThreshold'
   };
 }
 
-/** high / medium from configurable evidence levels (seed 002 confidence tiers); anything that passed the gate below them is low. */
+/** high / medium from configurable evidence levels; anything that passed the gate below them is low. */
 export function confidenceOf(best: number, levels = { high: 0.6, medium: 0.45 }): Confidence {
   if (best >= levels.high) return 'high';
   if (best >= levels.medium) return 'medium';

@@ -1,5 +1,5 @@
 /**
- * Ranked search over the knowledge base (`POST /api/search`, seed 002): one `search_chunks` call, rows
+ * Ranked search over the knowledge base (`POST /api/search`): one `search_chunks` call, rows
  * turned into the wire shape. The mode falls back to what the request can support: no embedding → lexical,
  * no text → vector.
  */

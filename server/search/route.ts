@@ -1,5 +1,5 @@
 /**
- * `POST /api/search` (seed 002): ranked chunks for a query — no answer, no gate — for site search boxes
+ * `POST /api/search`: ranked chunks for a query — no answer, no gate — for site search boxes
  * and debugging retrieval. Same auth and rate limit as chat.
  */
 import { Hono } from 'hono';

@@ -1,5 +1,5 @@
 /**
- * Runtime settings beyond the answer mode (issue 14): the gate's thresholds, the greeting and the refusal
+ * Runtime settings beyond the answer mode: the gate's thresholds, the greeting and the refusal
  * suggestions, through the admin API on Node (PGlite, the real migrations), and kb_set_settings' own
  * checks in SQL (bounds, admin only, a patch leaves other fields alone).
  */

@@ -207,7 +207,7 @@ export interface ChatStore extends AdminStore {
   /** At least one ready, enabled document (`kb_has_documents`): cheap, unlike kbStats' counts. */
   hasDocuments(): Promise<boolean>;
   /**
-   * The seed's plain cosine top-k (`match_chunks`). The API retrieves with `searchChunks`; this stays for
+   * The first retrieval function, plain cosine top-k (`match_chunks`). The API retrieves with `searchChunks`; this stays for
    * tools and tests that check what ingestion stored by vector alone.
    */
   matchChunks(claims: JwtClaims, embedding: number[], threshold: number, count: number): Promise<ChunkMatch[]>;

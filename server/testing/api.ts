@@ -31,7 +31,7 @@ export async function createTestApi(overrides: Partial<AppDeps> = {}): Promise<T
       jwtSecret: TEST_SECRET,
       evidenceThreshold: 0.35,
       embedModel: 'test-model',
-      // Vector mode pins the seed's cosine gate exactly; the fused modes have their own tests.
+      // Vector mode pins the cosine gate (CHAT_EVIDENCE_THRESHOLD) exactly; the fused modes have their own tests.
       retrieval: { mode: 'vector' },
       streaming: { deltaDelayMs: 0 },
       // Fixed windows reset on the clock; an hour-long window keeps a test from straddling a reset.

@@ -96,7 +96,7 @@ const chatBody = fc.record(
   { requiredKeys: ['message', 'message_id'] },
 );
 
-/** A feedback body (issue 14): ids of nobody's answer (404) or not ids, ratings and comments valid or not. */
+/** A feedback body: ids of nobody's answer (404) or not ids, ratings and comments valid or not. */
 const feedbackBody = fc.record(
   {
     message_id: fc.oneof({ weight: 4, arbitrary: messageIds }, { weight: 1, arbitrary: anyJson }),

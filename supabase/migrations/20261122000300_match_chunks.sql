@@ -1,4 +1,4 @@
--- match_chunks: the retrieval contract (seed 000). Returns at most match_count chunks of ready, enabled
+-- match_chunks: the first retrieval function (plain cosine top-k). Returns at most match_count chunks of ready, enabled
 -- documents whose cosine similarity to the query is at least `threshold`, best first.
 --
 -- Order and limit come first, the threshold after: pgvector applies WHERE filters after the HNSW scan

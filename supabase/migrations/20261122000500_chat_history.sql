@@ -1,4 +1,4 @@
--- Chat history (seed 000 "Chat History Storage"): sessions and messages, each visible only to its owner.
+-- Chat history: sessions and messages, each visible only to its owner.
 -- The API calls these functions with the visitor's JWT, so row-level security — not a WHERE clause in
 -- application code — is what keeps one visitor out of another's history.
 
@@ -22,7 +22,7 @@ create policy "own sessions: delete" on chat_sessions for delete to authenticate
   using (user_id = auth.uid());
 
 create table chat_messages (
-  -- For user messages, the client-generated message_id of the request (idempotency, FR-008).
+  -- For user messages, the client-generated message_id of the request (so a retried request finds its turn).
   id uuid primary key default gen_random_uuid(),
   session_id uuid not null references chat_sessions (id) on delete cascade,
   role text not null check (role in ('user', 'assistant')),

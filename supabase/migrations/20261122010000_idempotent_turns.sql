@@ -1,4 +1,4 @@
--- Idempotent chat turns (seed 000 FR-008). The user message's client-generated id is its primary key, so a
+-- Idempotent chat turns. The user message's client-generated id is its primary key, so a
 -- retried or concurrent request with the same id must find the turn instead of creating a second one.
 --
 -- chat_begin_turn now reports what it found:

@@ -1,4 +1,4 @@
--- Rate limiting in the database (seed 000 FR-009), so the limit holds across server instances and Worker
+-- Rate limiting in the database, so the limit holds across server instances and Worker
 -- isolates. Fixed windows: one row per (user, bucket, window start), incremented atomically by
 -- `insert … on conflict do update`, which is safe under truly concurrent connections (Supabase), not only
 -- under PGlite's single-connection queue.

@@ -1,4 +1,4 @@
--- Reading history (seed 000 US4). Security invoker: row-level security decides what a visitor sees, so
+-- Reading history. Security invoker: row-level security decides what a visitor sees, so
 -- another visitor's session is simply not there.
 
 -- The caller's sessions, most recently active first.

@@ -1,4 +1,4 @@
--- Content gaps (seed 000: "Log the unanswered question for admin metrics"): every refused question is
+-- Content gaps: every refused question is
 -- counted, so site owners see what their documents lack. Grouped by a normalised form of the question.
 create table content_gaps (
   question_key text primary key,

@@ -1,4 +1,4 @@
--- Hybrid retrieval (seed 003): full-text search next to the vector index, and one function that fuses
+-- Hybrid retrieval: full-text search next to the vector index, and one function that fuses
 -- both by reciprocal rank fusion, with the evidence signals the chat endpoint's gate needs.
 
 -- The text a chunk is found by: its section path (document title and headings, which the stored content

@@ -1,4 +1,4 @@
--- Retrieval that does not scan the corpus per question (issue "Speed at scale").
+-- Retrieval that does not scan the corpus per question.
 --
 -- Before: every question counted the chunks and their average length, counted each query lexeme's
 -- document frequency with a full-text query of its own, and unnested the tsvector of every chunk matching

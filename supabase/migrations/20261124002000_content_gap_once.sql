@@ -1,4 +1,4 @@
--- Content gaps counted once per question message (issue 15). record_content_gap now takes the message id
+-- Content gaps counted once per question message. record_content_gap now takes the message id
 -- and counts a message at most once, so the call is idempotent: the Supabase store may retry it after a
 -- lost response, and a retried request that replays a stored refusal may record its gap again, without
 -- ever inflating `asked`. Counted ids are kept per message (a gap row is per normalised question).

@@ -1,4 +1,4 @@
--- Least privilege (issue 16): the database as an attacker sees it. On Supabase, PostgREST exposes every
+-- Least privilege: the database as an attacker sees it. On Supabase, PostgREST exposes every
 -- function and table of the `public` schema to anyone holding the project's anon key (a public-grade key)
 -- and to every signed-in — including anonymous — user. The Hono API's validation and rate limits do not
 -- stand in front of those calls, so the database must bound them itself:
@@ -47,7 +47,7 @@ alter table content_gaps add constraint content_gaps_lengths
   check (char_length(question) <= 500 and char_length(question_key) <= 2000) not valid;
 alter table content_gaps add constraint content_gaps_reason
   check (reason in ('no_evidence', 'empty_kb')) not valid;
--- 'api' for questions and searches, 'admin' for the console (issue 14): an admin's console requests must not
+-- 'api' for questions and searches, 'admin' for the console: an admin's console requests must not
 -- use up the budget of their questions, nor the other way round.
 alter table rate_limits add constraint rate_limits_bucket
   check (bucket in ('api', 'admin')) not valid;

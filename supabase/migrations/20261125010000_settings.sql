@@ -1,4 +1,4 @@
--- Settings an admin changes at runtime (issues 13 and 14), stored in the database so that every server
+-- Settings an admin changes at runtime (the answer mode, thresholds, greeting, refusal text), stored in the database so that every server
 -- instance and Worker isolate reads the same value. One row. Null in a column means "not set by an admin":
 -- the server's default (its environment, else the code's calibrated value) applies, so clearing a field hands
 -- it back to the server. Nothing here is secret (/api/config sends the answer mode and the greeting to every

@@ -1,4 +1,4 @@
--- Visitor feedback (issue 14): 👍 / 👎 on an answer or a refusal, with an optional comment on 👎.
+-- Visitor feedback: 👍 / 👎 on an answer or a refusal, with an optional comment on 👎.
 -- One row per assistant message: a change of mind replaces the rating (idempotent per answer). Visitors never
 -- touch the table directly (RLS on, no privileges, the rule of 20261125000000): chat_set_feedback writes it and
 -- checks that the message is an assistant message in one of the caller's own sessions.

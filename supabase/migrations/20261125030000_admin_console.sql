@@ -1,4 +1,4 @@
--- The site-owner console (issue 14): what /admin and /api/admin/* read and change. Every function here is
+-- The site-owner console: what /admin and /api/admin/* read and change. Every function here is
 -- security definer and starts with kb_assert_admin(), which checks the caller's JWT (app_metadata.role =
 -- 'admin', a claim only the server side of Supabase Auth can set): the rule holds whichever API — or a
 -- PostgREST caller with the anon key — makes the call. Every argument is bounded; lists are paginated
@@ -97,7 +97,7 @@ returns table (
   message_id uuid, session_id uuid, visitor text, question text, asked_at timestamptz,
   answer text, kind text, reason text, citations jsonb, confidence text, mode text,
   rating smallint, comment text,
-  -- Generative mode (issue 13): the answer the visitor's model wrote beside the quoted one, flagged with its model.
+  -- Generative mode: the answer the visitor's model wrote beside the quoted one, flagged with its model.
   generated jsonb,
   total bigint
 )

@@ -1,4 +1,4 @@
--- Generative mode (issue 13): the visitor's browser writes a fuller answer from the cited passages and stores
+-- Generative mode: the visitor's browser writes a fuller answer from the cited passages and stores
 -- it against the extractive answer it was written from, so history and replays show it. It lives in the
 -- answer's meta (`meta.generated = {text, model, created_at}`): one answer, two views of it, no second row.
 --

@@ -1,5 +1,5 @@
 /**
- * The site-owner console on the real demo server (server/runtime/node/start.ts) in Chromium — issue 14's "done when":
+ * The site-owner console on the real demo server (server/runtime/node/start.ts) in Chromium, the owner's whole loop:
  * a visitor's question is refused; the owner signs in with `npm run console -- link`, sees it under Content
  * gaps, uploads the missing page (with progress), asks it again under Try a question and watches it answer,
  * then marks the gap done. axe reports 0 violations on every view, at desktop and phone widths; each view

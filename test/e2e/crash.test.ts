@@ -1,5 +1,5 @@
 /**
- * Crash consistency of the embedded database (issue 15 item 1), with real processes and `kill -9`:
+ * Crash consistency of the embedded database, with real processes and `kill -9`:
  *
  * - the server killed while 50 answers are streaming: it starts again on the same data directory, every
  *   answer a client saw finish (`answer_end`) is stored, no question has two answers, and a retry of each

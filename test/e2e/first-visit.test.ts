@@ -1,5 +1,5 @@
 /**
- * Issue 12 end to end: the real server (server/runtime/node/start.ts, fresh data directory, test-double model) and the
+ * A visitor's first visit end to end: the real server (server/runtime/node/start.ts, fresh data directory, test-double model) and the
  * demo page in Chromium.
  * - A visitor on a fresh page types a question and presses Enter before the model has loaded, and gets an
  *   answer (keyword mode, with a note); once the model is ready the next question carries the embedding.

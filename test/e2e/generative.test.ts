@@ -1,5 +1,5 @@
 /**
- * Generative mode end to end (issue 13), as a visitor meets it: the real server on the demo knowledge base plus
+ * Generative mode end to end, as a visitor meets it: the real server on the demo knowledge base plus
  * a few hostile documents, the demo page in Debian's Chromium, and the test-double LM
  * (test/fixtures/models/test-double/smollm2-copy: it copies the first sentence(s) of passage [1], adds " [1]"
  * and stops — scripts/make-test-lm.mjs) loaded by the real generator Worker with transformers.js.

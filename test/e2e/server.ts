@@ -62,7 +62,7 @@ export async function startServerAndBrowser(env: Record<string, string> = {}): P
 
 /**
  * Waits until the widget's embedder has loaded the model (hybrid retrieval). The Send button no longer
- * tells: since issue 12 it takes questions at once, in keyword mode until the model is ready.
+ * tells: since commit edb7407 it takes questions at once, in keyword mode until the model is ready.
  */
 export function modelReady(page: import('playwright-core').Page, timeout = 30_000): Promise<unknown> {
   return page.waitForFunction(

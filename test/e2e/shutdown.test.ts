@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown (issue 15 item 2), with the real server as a child process: SIGTERM/SIGINT stop
+ * Graceful shutdown, with the real server as a child process: SIGTERM/SIGINT stop
  * accepting, open streams finish within KB_SHUTDOWN_GRACE_MS and their answers are stored, PGlite is closed
  * cleanly (its control file says "shut down", so the next start recovers nothing); past the bound the
  * remaining streams are cut but still stored; a second signal exits at once.

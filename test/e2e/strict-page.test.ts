@@ -1,7 +1,7 @@
 /**
- * A strict page (issue 16). A site that embeds the widget with the Content-Security-Policy the README gives —
- * exactly that block, read from the README, with its example origin replaced by the real server's — plus
- * `require-trusted-types-for 'script'` and the policy allow-list the README names: the widget loads its model in the Worker and answers, and the browser
+ * A strict page. A site that embeds the widget with the Content-Security-Policy docs/widget.md gives —
+ * exactly that block, read from docs/widget.md, with its example origin replaced by the real server's — plus
+ * `require-trusted-types-for 'script'` and the policy allow-list it names: the widget loads its model in the Worker and answers, and the browser
  * reports no violation (a `report-uri` collects them, the page's and its workers', and the console is
  * watched). Then the Node server's own pages and files: nosniff, a referrer policy, and the demo's CSP (which
  * enforces Trusted Types too) with the demo answering under it. Last, everything the server printed during
@@ -18,20 +18,22 @@ const SECRET = 'e2e-secret-e2e-secret-e2e-secret-0123';
 let host: Server;
 let hostOrigin: string;
 let running: Running;
-let readmeCsp: string;
+let documentedCsp: string;
 const reports: unknown[] = [];
 const issued: string[] = [];
 
-/** The CSP block of the README's "Content Security Policy" section, as one header value. */
-async function cspFromReadme(): Promise<string> {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('### Content Security Policy'));
+/** The CSP block of the "Content Security Policy" section of docs/widget.md, as one header value. */
+async function cspFromDocs(): Promise<string> {
+  const doc = await readFile(new URL('../../docs/widget.md', import.meta.url), 'utf8');
+  const start = doc.indexOf('\n## Content Security Policy\n');
+  if (start < 0) throw new Error('docs/widget.md has no "## Content Security Policy" section');
+  const section = doc.slice(start);
   const block = /```\n([\s\S]*?)```/.exec(section)![1]!;
   return block.split('\n').map((line) => line.trim()).filter(Boolean).join(' ').replace(/;\s*$/, '');
 }
 
 beforeAll(async () => {
-  readmeCsp = await cspFromReadme();
+  documentedCsp = await cspFromDocs();
   host = createServer((req, res) => {
     if (req.url === '/csp-report') {
       let body = '';
@@ -46,8 +48,8 @@ beforeAll(async () => {
     res.setHeader('Content-Type', 'text/html');
     res.setHeader(
       'Content-Security-Policy',
-      // The allow-list the README names (no 'allow-duplicates'): each policy may be created once only.
-      `${readmeCsp.replaceAll('https://kb.example.com', api)}; require-trusted-types-for 'script'; trusted-types kb-chat lit-html dompurify; report-uri ${hostOrigin}/csp-report`,
+      // The allow-list docs/widget.md names (no 'allow-duplicates'): each policy may be created once only.
+      `${documentedCsp.replaceAll('https://kb.example.com', api)}; require-trusted-types-for 'script'; trusted-types kb-chat lit-html dompurify; report-uri ${hostOrigin}/csp-report`,
     );
     res.end(`<!doctype html><html lang="en"><head><title>Strict help center</title></head><body><h1>Strict help center</h1>
 <script type="module" src="${api}/kb-chat.js"></script><kb-chat heading="Ask Acme"></kb-chat></body></html>`);
@@ -91,11 +93,11 @@ async function askOnPage(page: Page, question: string): Promise<string> {
   return page.locator('kb-chat [part~="assistant-message"]').last().innerText();
 }
 
-describe('a site with the README’s CSP and Trusted Types enforced', () => {
-  it('is the README’s policy: script, worker and connect sources, and wasm compilation', () => {
-    expect(readmeCsp).toMatch(/script-src\s+https:\/\/kb\.example\.com 'wasm-unsafe-eval'/);
-    expect(readmeCsp).toMatch(/worker-src\s+https:\/\/kb\.example\.com/);
-    expect(readmeCsp).toMatch(/connect-src\s+https:\/\/kb\.example\.com/);
+describe('a site with the documented CSP (docs/widget.md) and Trusted Types enforced', () => {
+  it('is the documented policy: script, worker and connect sources, and wasm compilation', () => {
+    expect(documentedCsp).toMatch(/script-src\s+https:\/\/kb\.example\.com 'wasm-unsafe-eval'/);
+    expect(documentedCsp).toMatch(/worker-src\s+https:\/\/kb\.example\.com/);
+    expect(documentedCsp).toMatch(/connect-src\s+https:\/\/kb\.example\.com/);
   });
 
   it('loads the model in the Worker and answers with citations, with no violation reported', async () => {

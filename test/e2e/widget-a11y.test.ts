@@ -54,7 +54,7 @@ const SHOTS = process.env.KB_SCREENSHOTS === '1' ? 'docs/screenshots' : 'test-re
 const shot = (name: string) => page.screenshot({ path: join(ROOT, `${SHOTS}/${name}.png`) });
 
 /**
- * An answer with every block type of issue 11 at once (a real one has at most one) and related sources. The
+ * An answer with every block type (code, table, lists) at once (a real one has at most one) and related sources. The
  * demo's documents need not produce such an answer, so this one response is written here, in the wire format.
  */
 function blocksStream(sessionId: string, messageId: string): string {
@@ -143,7 +143,7 @@ describe('widget accessibility (axe) and screenshots', () => {
     await shot('answer');
   });
 
-  it('answered with a code block, a table, lists and related sources (issue 11)', async () => {
+  it('answered with a code block, a table, lists and related sources', async () => {
     await page.route('**/api/chat', (route) => {
       const body = route.request().postDataJSON() as { message_id: string; session_id?: string };
       return route.fulfill({
@@ -174,7 +174,7 @@ describe('widget accessibility (axe) and screenshots', () => {
     await shot('refusal');
   });
 
-  it('feedback (issue 14): 👎 on the refusal with its comment form open, then sent to the real server', async () => {
+  it('feedback: 👎 on the refusal with its comment form open, then sent to the real server', async () => {
     const refusal = page.locator('kb-chat [part~="refusal"]').last();
     const rated = page.waitForResponse((r) => r.url().endsWith('/api/feedback') && r.request().method() === 'POST');
     await refusal.locator('[part~="feedback-down"]').click();

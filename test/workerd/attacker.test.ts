@@ -1,5 +1,6 @@
+// Long file: the allow-lists, Alice's world and BOUNDED (one check per callable function) are shared by the same tests on both attack paths.
 /**
- * The database as an attacker sees it (issue 16). On Supabase, anyone with the project's anon key (it ships
+ * The database as an attacker sees it. On Supabase, anyone with the project's anon key (it ships
  * in every page) can call every function and table of the exposed schema through PostgREST, with no token
  * or with the token of an anonymous user they signed up themselves — the Hono API's validation and rate
  * limits are not in front of those calls. This file makes those calls:
@@ -132,7 +133,7 @@ beforeAll(async () => {
   const turn = await pg.beginTurn(alice, { message_id: crypto.randomUUID(), content: 'How do refunds work?', title: 'Refunds' });
   world.session = turn.session_id;
   world.question = (await owner<{ id: string }>(`select id from chat_messages where session_id = $1`, [turn.session_id]))[0]!.id;
-  // An answered question of Alice's, its answer rated by her (issue 14): Mallory may neither read nor change
+  // An answered question of Alice's, its answer rated by her: Mallory may neither read nor change
   // that rating. (world.question stays unanswered: chat_finish_turn's check needs its free answer slot.)
   const answered = crypto.randomUUID();
   await pg.beginTurn(alice, { session_id: turn.session_id, message_id: answered, content: 'And invoices?', title: 'Invoices' });

@@ -1,5 +1,5 @@
 /**
- * The Worker when Supabase misbehaves (issue 15 item 3). The PostgREST-compatible server injects faults
+ * The Worker when Supabase misbehaves. The PostgREST-compatible server injects faults
  * into one call at a time — every call a question makes: the anonymous sign-up, rate_limit_hit,
  * chat_begin_turn, search_chunks, kb_has_documents and record_content_gap (refusals), chat_finish_turn —
  * as a 503, a timeout, a dropped connection or a slow answer, before the SQL runs or after it committed.

@@ -1,5 +1,5 @@
 /**
- * `POST /api/feedback` (issue 14) on the production path: the Worker bundle in workerd, supabase-js, and the
+ * `POST /api/feedback` on the production path: the Worker bundle in workerd, supabase-js, and the
  * PostgREST-compatible server over PGlite. Ownership is decided by Postgres (chat_set_feedback, as the
  * visitor), never by the Worker; bad input and missing tokens never reach the database.
  */

@@ -1,3 +1,4 @@
+// Long file: one server stands in for PostgREST (rpc and table endpoints), Supabase Auth and fault injection, sharing its token checks.
 /**
  * Test support: the part of a Supabase project that kb-chat talks to, over the embedded PGlite database
  * (the real migrations, roles and RLS). Not a mock of the SQL: every call runs the real SQL functions.

@@ -55,7 +55,7 @@ const CALLERS: Record<string, string[]> = {
   rate_limit_hit: ['authenticated', 'service_role'],
   record_content_gap: ['authenticated', 'service_role'],
   list_content_gaps: ['authenticated', 'service_role'],
-  // Visitor feedback (issue 14): a visitor rates their own answers and reads their own ratings (checked inside).
+  // Visitor feedback: a visitor rates their own answers and reads their own ratings (checked inside).
   chat_set_feedback: ['authenticated', 'service_role'],
   get_chat_feedback: ['authenticated', 'service_role'],
   // The answer mode is public (/api/config); only an admin may change it (checked inside).

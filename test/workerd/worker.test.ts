@@ -1,3 +1,4 @@
+// Long file: every test shares one workerd + PGlite harness (startWorker), which takes seconds to start; a file per topic would start one each.
 /**
  * The production path for real: the Worker bundle exactly as `wrangler deploy` would upload it (dry run),
  * running in workerd (Miniflare), with supabase-js inside it talking to a PostgREST-compatible RPC server

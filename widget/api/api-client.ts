@@ -237,7 +237,7 @@ export class ApiClient {
 
   /**
    * A new anonymous user. Without a CAPTCHA it is one request, not waiting for /api/config: a first question
-   * must not wait for anything it does not need (issue 12). When the server asks for one (known from the
+   * must not wait for anything it does not need. When the server asks for one (known from the
    * config, or from its `captcha_required` answer), the challenge is solved and its token sent.
    */
   private async signIn(): Promise<string> {

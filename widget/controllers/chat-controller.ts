@@ -18,7 +18,7 @@ export interface UserTurn {
   text: string;
 }
 /**
- * Generative mode (issue 13): the answer the visitor's model writes from the cited passages, beside the
+ * Generative mode: the answer the visitor's model writes from the cited passages, beside the
  * quoted one. `failed` (an error, a timeout, "I cannot answer") leaves the quoted answer alone on screen.
  */
 export interface WrittenAnswer {

@@ -101,7 +101,7 @@ export class EmbedderController implements ReactiveController {
     this.progress = undefined;
     this.slow = false;
     this.setStatus('loading');
-    // Before issue 12 the deadline terminated the worker, so a slow connection never got the model (at
+    // Before commit edb7407 the deadline terminated the worker, so a slow connection never got the model (at
     // 10 Mbit/s the 14 MB wasm alone takes 12 s). Now it only changes what the status line says.
     this.timer = setTimeout(() => {
       if (run !== this.run) return;

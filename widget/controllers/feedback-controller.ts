@@ -1,5 +1,5 @@
 /**
- * Visitor feedback (issue 14): 👍 / 👎 per answer or refusal, with an optional comment on 👎, sent as
+ * Visitor feedback: 👍 / 👎 per answer or refusal, with an optional comment on 👎, sent as
  * `POST /api/feedback`. One state per rated message. A change of mind re-posts (the server replaces the
  * rating); the requests of one message go out one after another, so the last choice is the one stored, and a
  * superseded request's result is ignored. A failure is shown next to the buttons with a Retry, nothing more.

@@ -1,5 +1,5 @@
 /**
- * Owns the generator Web Worker of generative mode (issue 13): created only when the server's answer mode is
+ * Owns the generator Web Worker of generative mode: created only when the server's answer mode is
  * `generative` and the panel opens — never in extractive mode, so no generation file is fetched there — and
  * turning `write()` calls into streamed generations. It decides nothing about what is shown: the caller
  * validates the text (generator/output.ts) and keeps the extractive answer on any failure.

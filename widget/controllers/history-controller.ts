@@ -1,5 +1,5 @@
 /**
- * The visitor's past conversations (seed 000 US4): the sessions list, opening one, and remembering the
+ * The visitor's past conversations: the sessions list, opening one, and remembering the
  * current session across page reloads in the same tab (sessionStorage, per API origin, like the token).
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';

@@ -1,5 +1,5 @@
 /**
- * The generator Web Worker (issue 13): writes a fuller answer from the cited passages with a small instruct
+ * The generator Web Worker: writes a fuller answer from the cited passages with a small instruct
  * model (default `HuggingFaceTB/SmolLM2-360M-Instruct`), streaming its text as it is generated. It is loaded
  * only when an admin has switched the generative mode on, as its own bundle (kb-chat-generator.<hash>.js), so
  * neither the chat UI nor the embedder pays for it.

@@ -1,7 +1,7 @@
 /**
  * Messages between the widget and its generator worker (internal to the widget, not part of the wire
- * contract). The worker writes a fuller answer from the cited passages with a small instruct model
- * (issue 13); the widget validates its `[n]` markers (output.ts) and falls back to the extractive answer on
+ * contract). The worker writes a fuller answer from the cited passages with a small instruct model;
+ * the widget validates its `[n]` markers (output.ts) and falls back to the extractive answer on
  * any failure, timeout or "I cannot answer".
  */
 

@@ -1,5 +1,5 @@
 /**
- * What a generated answer must pass before the widget shows it (issue 13). Pure.
+ * What a generated answer must pass before the widget shows it. Pure.
  *
  * The model's text is as hostile as the passages it copies from: it may cite passages that do not exist, echo
  * HTML, or say it cannot answer. Here: invented `[n]` markers are dropped, a half-written marker at the end of

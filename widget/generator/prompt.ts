@@ -1,5 +1,5 @@
 /**
- * The chat messages a generative answer is written from (issue 13): a system instruction, then the cited
+ * The chat messages a generative answer is written from: a system instruction, then the cited
  * passages (numbered with their citation numbers, delimited, length-bounded) and the question. Pure.
  *
  * Passages and questions are hostile input. Three defences live here; the others come after generation

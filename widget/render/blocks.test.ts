@@ -1,5 +1,5 @@
 /**
- * Issue 11's answers in Chromium against the fake API ("blocks"): code blocks (monospace, never wrapped,
+ * Answers with blocks, in Chromium against the fake API ("blocks"): code blocks (monospace, never wrapped,
  * scrolling inside the bubble, a Copy button), ordered/unordered lists, tables in a scroll container, `[n]`
  * badges in list items and table cells but not in code, a lone `[n]` line, and the collapsed "Related" list.
  */

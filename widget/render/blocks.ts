@@ -1,5 +1,5 @@
 /**
- * Controls around the blocks of a rendered answer (issue 11): a Copy button for each code block, a keyboard-
+ * Controls around the blocks of a rendered answer: a Copy button for each code block, a keyboard-
  * scrollable container for each table and code block, and a tight line for a paragraph that holds nothing
  * but citation badges (`[n]` on its own line after a block).
  *

@@ -1,4 +1,4 @@
-/** Citations UX (seed 000 US5, seed 001) in Chromium against the fake API. */
+/** Citations UX in Chromium against the fake API. */
 import { expect, waitUntil } from '@open-wc/testing';
 import { ask, createWidget, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';
 import { sourceHref } from './sources.ts';

@@ -1,5 +1,5 @@
 /**
- * Inline `[n]` markers → citation badges tied to the answer's sources (seed 001): a focusable button with a
+ * Inline `[n]` markers → citation badges tied to the answer's sources: a focusable button with a
  * hover/focus preview (title + excerpt). Built with DOM APIs on the sanitized fragment, so source titles and
  * excerpts are only ever text.
  */

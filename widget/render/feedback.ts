@@ -1,5 +1,5 @@
 /**
- * 👍 / 👎 under an answer or a refusal (issue 14), and the optional comment form after 👎. Icon buttons with
+ * 👍 / 👎 under an answer or a refusal, and the optional comment form after 👎. Icon buttons with
  * their names as `aria-label` (and tooltip), `aria-pressed` on the chosen one; Enter sends the comment,
  * Escape or Skip closes the form.
  */

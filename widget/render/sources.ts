@@ -1,6 +1,6 @@
 /**
- * The sources block under an answer (seed 000 US5, seed 001): numbered like the `[n]` markers; then, collapsed,
- * the related sources the answer does not quote (issue 11), neither numbered nor counted.
+ * The sources block under an answer: numbered like the `[n]` markers; then, collapsed,
+ * the related sources the answer does not quote, neither numbered nor counted.
  */
 import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { Citation, Related } from '../../protocol/chat.ts';

@@ -1,3 +1,4 @@
+// Long file: one fake answers every endpoint the widget calls; its scenarios share in-memory tokens, sessions, answers and fault switches.
 /**
  * A stand-in for the kb-chat API, mounted as web-test-runner dev-server middleware (Koa).
  *
@@ -13,7 +14,7 @@
  * pauses, "xss" → hostile Markdown and a `javascript:` source URL, "xss-batch N" → payload batch N of
  * `POST /__fake/xss` as answer, titles, URLs, excerpts and chunk texts, "xss-blocks N" → the same batch inside
  * code blocks, list items and table cells, and as related titles and URLs; "blocks" → an answer with a code
- * block, a table, lists and related sources (issue 11); "busy once" → the first POST of a message_id is
+ * block, a table, lists and related sources; "busy once" → the first POST of a message_id is
  * answered 503 + Retry-After: 1 (the next one normally), "busy always" → every POST of it is; else a normal
  * answer. While `POST /__fake/refuse {on: true}` is in force, every chat request has its connection destroyed
  * before any response (the server is unreachable; browsers may retry such a request once on their own).
@@ -60,7 +61,7 @@ const CHUNKS = {
   c1: '## Returns\n\nRefunds are accepted within **30 days** of purchase, provided the item is unused and in its original packaging.',
   c2: 'The warranty covers manufacturing defects for two years. It does not cover accidental damage.',
 };
-/** Every block type of issue 11's answers at once (a real answer has at most one), streamed mid-fence. */
+/** Every block type an answer may have at once (a real answer has at most one), streamed mid-fence. */
 const BLOCKS = [
   'To embed the widget, add the loader to your page [1]:\n\n```html\n',
   '<script type="module" src="https://docs.example.com/kb-chat.js"></script> <kb-chat heading="Ask our docs" greeting="Hello &amp; welcome"></kb-chat>\n',

@@ -64,7 +64,7 @@ describe('accessibility and configuration', () => {
     await expect(el).to.be.accessible();
   });
 
-  it('is accessible (axe) with code, a table, lists and related sources (issue 11), also at phone width', async () => {
+  it('is accessible (axe) with code, a table, lists and related sources, also at phone width', async () => {
     const el = await createWidget();
     await openKeyword(el);
     await Promise.all(shadow(el).getAnimations().map((a) => a.finished.catch(() => undefined)));

@@ -1,9 +1,9 @@
 /**
- * The widget under faults (issue 15 item 6), in Chromium against the fake API, which injects them (see
+ * The widget under faults, in Chromium against the fake API, which injects them (see
  * widget/test/fake-api.mjs): 503 + Retry-After → it waits, says so, and retries once with the same
  * message_id; offline → a clear message and the question stays in the box; a connection refused before any
  * response → the question stays on screen with a Retry. (A stream cut mid-answer — the partial answer stays
- * and Retry resumes with Last-Event-ID — is in resilience.test.ts; an expired or revoked token is issue 16's.)
+ * and Retry resumes with Last-Event-ID — is in resilience.test.ts; an expired or revoked token is in kb-chat.test.ts.)
  */
 import { expect, waitUntil } from '@open-wc/testing';
 import { answerText, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';

@@ -1,5 +1,5 @@
 /**
- * Visitor feedback (issue 14) in Chromium, against the fake API: 👍 / 👎 under answers and refusals (also
+ * Visitor feedback in Chromium, against the fake API: 👍 / 👎 under answers and refusals (also
  * replayed from history, with the earlier rating pressed), a change of mind, the comment form after 👎
  * (Enter sends, Escape closes it and not the panel), a quiet failure with Retry, the typed `kb-feedback`
  * event, axe, and the XSS corpus typed as comments.

@@ -1,5 +1,5 @@
 /**
- * A visitor's first visit (issue 12), in Chromium with the real embedder worker: a question is never
+ * A visitor's first visit, in Chromium with the real embedder worker: a question is never
  * blocked or dropped while the model loads, the time-out stops only the waiting, a failed load can be
  * retried in place, and the `preload` attribute decides when the model starts downloading. The fake API
  * holds the model and wasm responses (`holdAssets`) so "still loading" lasts exactly as long as a test needs.

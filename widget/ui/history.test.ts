@@ -1,4 +1,4 @@
-/** Chat history (seed 000 US4): sessions view, open a past session, continue it, new chat, reload. */
+/** Chat history: sessions view, open a past session, continue it, new chat, reload. */
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import type KbChat from '../kb-chat.component.ts';
 import { UI_URL, answerText, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';

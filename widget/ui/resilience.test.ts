@@ -1,4 +1,4 @@
-/** Resilient streaming (seed 000 US3) and keyword fallback, in Chromium against the fake API. */
+/** Resilient streaming (a cut stream resumes with Last-Event-ID) and keyword fallback, in Chromium against the fake API. */
 import { expect, waitUntil } from '@open-wc/testing';
 import { answerText, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';
 

@@ -1,6 +1,6 @@
 /**
  * What the Node server serves to browsers besides the API and the demo, and under which URLs, so that all
- * of it can be cached (issue 12):
+ * of it can be cached:
  *
  *   /kb-chat.js                          the loader — its name is what sites paste: revalidated (ETag, 304)
  *   /kb-chat-ui.<hash>.js, /kb-chat-embedder.<hash>.js, /kb-chat-generator.<hash>.js, /kb-chat-generative.<hash>.js, /kb-chat-captcha.<hash>.js

@@ -1,6 +1,6 @@
 /**
  * Static files for the Node server — the widget, the ONNX Runtime wasm, the model — served compressed and
- * cacheable (issue 12). Hono's serveStatic sends neither Cache-Control nor an ETag and never compresses: a
+ * cacheable. Hono's serveStatic sends neither Cache-Control nor an ETag and never compresses: a
  * first visit paid 14.3 MB for the wasm that brotli makes 2.7 MB.
  *
  * - **Compression**: `<file>.br` / `<file>.gz` written by `npm run build` are sent when the browser accepts
