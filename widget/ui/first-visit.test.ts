@@ -13,6 +13,7 @@ import {
   fakeLog,
   holdAssets,
   lastAssistant,
+  loaded,
   openPanel,
   resetFake,
   shadow,
@@ -99,7 +100,7 @@ describe('first visit', () => {
 
   it('preload="idle": the model starts once the page is idle, without any interaction', async () => {
     const el = await createWidget('preload="idle"');
-    await waitUntil(() => el.ui?.embedder.status === 'loading' || el.ui?.embedder.status === 'ready', 'no idle preload', { timeout: 15_000 });
+    await waitUntil(() => loaded(el)?.embedder.status === 'loading' || loaded(el)?.embedder.status === 'ready', 'no idle preload', { timeout: 15_000 });
     expect(el.open).to.equal(false);
     expect(shadow(el).querySelector('.panel')).to.equal(null);
   });
