@@ -90,7 +90,7 @@ describe('first visit', () => {
   it('preload="none": intent loads only the chat UI; the model starts when the panel opens', async () => {
     const el = await createWidget('preload="none"');
     hover(el);
-    await waitUntil(() => el.ui, 'UI not loaded on hover');
+    await waitUntil(() => el.ui, 'UI not loaded on hover', { timeout: 10_000 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(ui(el).embedder.status).to.equal('idle');
     expect((await fakeLog()).assets).to.deep.equal([]);
@@ -110,7 +110,7 @@ describe('first visit', () => {
     try {
       const el = await createWidget('preload="intent"');
       hover(el);
-      await waitUntil(() => el.ui, 'UI not loaded on hover');
+      await waitUntil(() => el.ui, 'UI not loaded on hover', { timeout: 10_000 });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(ui(el).embedder.status).to.equal('idle');
       await openPanel(el); // asking for the chat is asking for it
