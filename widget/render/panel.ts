@@ -6,7 +6,7 @@
 import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { Turn } from '../controllers/chat-controller.ts';
 import type { KbChatStrings } from '../i18n.ts';
-import { ICONS, iconButton } from '../ui/icon-button.ts';
+import { ICONS, iconButton } from './icon-button.ts';
 import { renderTurn, type MessageView } from './message.ts';
 import { renderStarters } from './starters.ts';
 
