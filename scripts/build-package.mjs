@@ -85,8 +85,9 @@ export async function buildPackage({ outdir = join(ROOT, 'dist/package'), types 
 
 /**
  * tsc's declarations of the entries, then only the files they reach. Two rewrites: the repo imports with
- * `.ts` extensions (allowImportingTsExtensions), which a site's TypeScript reads as `.js`; and the chat UI's
- * class, which `load()` returns but is internal, becomes the one member a caller may use.
+ * `.ts` extensions (allowImportingTsExtensions), which a site's TypeScript reads as `.js`; and the element's
+ * contract with the chat UI (widget/chat-host.ts), which is internal: what `load()` returns becomes the one
+ * member a caller may use, and the element's side of it plain HTMLElement.
  */
 async function writeTypes(outdir) {
   const tmp = join(outdir, '.types');
@@ -109,8 +110,8 @@ async function writeTypes(outdir) {
     seen.add(file);
     let text = await readFile(join(tmp, file), 'utf8');
     text = text.replace(
-      "import type { ChatUi } from './ui/chat-ui.ts';",
-      '/** The loaded chat UI (internal): wait on `updateComplete` for its rendering. */\ntype ChatUi = { readonly updateComplete: Promise<boolean> };',
+      "import type { ChatElement, ChatUiHandle } from './chat-host.ts';",
+      '/** The loaded chat UI (internal): wait on `updateComplete` for its rendering. */\ntype ChatUiHandle = { readonly updateComplete: Promise<boolean> };\n/** What the chat UI reads of the element (internal). */\ntype ChatElement = HTMLElement;',
     );
     text = text.replace(/((?:from |import\()['"])(\.{1,2}\/[^'"]+)\.ts(['"])/g, (_, before, path, quote) => {
       queue.push(join(dirname(file), `${path}.d.ts`));

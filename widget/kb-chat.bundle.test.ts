@@ -5,6 +5,7 @@
  */
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import type KbChat from './kb-chat.component.ts';
+import type { ChatUi } from './ui/chat-ui.ts';
 import { fakeLog, resetFake } from './test/fake-log.ts';
 
 const BUNDLE = '/test-results/widget-dist/kb-chat.js';
@@ -41,7 +42,7 @@ describe('built kb-chat.js', () => {
     const bubble = root.querySelector<HTMLButtonElement>('.bubble')!;
     bubble.focus(); // intent: starts fetching kb-chat-ui.js
     bubble.click();
-    await waitUntil(() => el.ui?.embedder.status === 'ready', 'embedder not ready', { timeout: 25_000 });
+    await waitUntil(() => (el.ui as ChatUi | undefined)?.embedder.status === 'ready', 'embedder not ready', { timeout: 25_000 });
     await el.updateComplete;
     expect(root.querySelector('.panel h2')!.textContent).to.equal('Help');
 

@@ -1,8 +1,7 @@
 import styles from './kb-chat.styles.ts';
 import { adoptStyles } from './adopt-styles.ts';
 import type { KbChatStrings } from './i18n.ts';
-import type { Citation, Related } from '../protocol/chat.ts';
-import type { ChatUi } from './ui/chat-ui.ts';
+import type { ChatElement, ChatUiHandle, ChatUiModule } from './chat-host.ts';
 import { staticHTML } from './trusted-types.ts';
 import { ShortcutListener, ariaKeys, displayKeys } from './shortcut.ts';
 
@@ -100,7 +99,7 @@ const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HT
  * @cssprop [--kb-offset-x=20px] - Distance of the bubble from the side of the viewport.
  * @cssprop [--kb-offset-y=20px] - Distance of the bubble from the bottom of the viewport.
  */
-export default class KbChat extends HTMLElement {
+export default class KbChat extends HTMLElement implements ChatElement {
   static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position', 'preload', 'support-url', 'starters', 'shortcut'];
 
   /** The host page's access token (e.g. its Supabase session's `access_token`); replaces the anonymous sign-in. */
@@ -116,7 +115,7 @@ export default class KbChat extends HTMLElement {
    * nothing about where the chunks are. Then the chat UI is a literal `import()` the bundler follows, and the
    * workers come from the kb-chat server at `api-url` (which serves them, unhashed, with CORS).
    */
-  static bundled?: { importUi: () => Promise<typeof import('./ui/chat-ui.ts')> };
+  static bundled?: { importUi: () => Promise<ChatUiModule> };
   /** URL of the embedder worker script. Default: `kb-chat-embedder.<hash>.js` next to this script (npm package: on the `api-url` server). */
   embedderUrl: string | URL = this.chunk(EMBEDDER_FILE);
   /** URL of the generator worker script (generative mode only). Default: `kb-chat-generator.<hash>.js` next to this script (npm package: on the `api-url` server). */
@@ -127,8 +126,8 @@ export default class KbChat extends HTMLElement {
   embedderTimeout = 15_000;
 
   /** @internal the loaded chat UI. */
-  ui?: ChatUi;
-  private loading?: Promise<ChatUi>;
+  ui?: ChatUiHandle;
+  private loading?: Promise<ChatUiHandle>;
   private bubble?: HTMLButtonElement;
   private hint?: HTMLElement;
   private readonly shortcutListener = new ShortcutListener(() => this.onShortcut());
@@ -248,8 +247,8 @@ export default class KbChat extends HTMLElement {
       this.bubble = root.querySelector('button')!;
       this.hint = root.querySelector<HTMLElement>('.hint')!;
       this.bubble.addEventListener('click', () => (this.open = !this.open));
-      // Intent: fetch the chat UI as soon as the visitor is likely to open it (≈ 32 KB gz); with
-      // preload="intent" the model and the wasm start too, so they have a head start on the first question.
+      // Intent: fetch the chat UI (its own chunk, budget 40 KB gz) as soon as the visitor is likely to open it;
+      // with preload="intent" the model and the wasm start too, so they have a head start on the first question.
       const onIntent = () => void this.load().then((ui) => this.mayPreload('intent') && ui.preload());
       for (const type of ['pointerenter', 'focus', 'touchstart']) this.bubble.addEventListener(type, onIntent, { passive: true });
       // Asked when the browser is idle, so an attribute set after the element was created still counts.
@@ -283,8 +282,8 @@ export default class KbChat extends HTMLElement {
   }
 
   /** Load the chat UI now (it is loaded on intent anyway). */
-  load(): Promise<ChatUi> {
-    this.loading ??= (KbChat.bundled?.importUi() ?? import(/* @vite-ignore */ String(this.uiUrl))).then((module: typeof import('./ui/chat-ui.ts')) => {
+  load(): Promise<ChatUiHandle> {
+    this.loading ??= (KbChat.bundled?.importUi() ?? import(/* @vite-ignore */ String(this.uiUrl))).then((module: ChatUiModule) => {
       this.ui = module.mountChatUi(this, this.shadowRoot!);
       return this.ui;
     });
@@ -350,6 +349,16 @@ export default class KbChat extends HTMLElement {
 
 export type Preload = 'none' | 'intent' | 'idle';
 
+export type {
+  KbAnswerDetail,
+  KbAnswerWrittenDetail,
+  KbErrorDetail,
+  KbEscalateDetail,
+  KbFeedbackDetail,
+  KbQuestionDetail,
+  KbRefusalDetail,
+} from './events.ts';
+
 /** After the page's load event, when the browser is idle (Safari has no requestIdleCallback: 2 s later). */
 function whenIdle(callback: () => void): void {
   const idle = () =>
@@ -358,83 +367,8 @@ function whenIdle(callback: () => void): void {
   else addEventListener('load', idle, { once: true });
 }
 
-export interface KbQuestionDetail {
-  message: string;
-  messageId: string;
-  sessionId?: string;
-  /** Sent without an embedding (the model is still loading, or cannot load): the server answers from full-text search. */
-  keyword: boolean;
-}
-export interface KbAnswerDetail {
-  /** The question's id. */
-  messageId: string;
-  /** The stored answer's id: what `kb-feedback` names as `message_id`. */
-  answerId?: string;
-  sessionId?: string;
-  text: string;
-  citations: Citation[];
-}
-export interface KbAnswerWrittenDetail {
-  /** The question's id (as in `kb-answer`). */
-  messageId: string;
-  /** The stored answer's id, which the written version is saved against. */
-  answerId: string;
-  /** The written answer (Markdown, `[n]` markers validated against the answer's citations). */
-  text: string;
-  model: string;
-  tokens: number;
-  /** From the request to the first generated token, prompt processing included. */
-  firstTokenMs: number;
-  tokensPerSecond: number;
-}
-export interface KbRefusalDetail {
-  message: string;
-  suggestions: string[];
-  /** What the refusal offers to do (`rephrase`, `contact_support`), never sent as questions. */
-  actions: string[];
-  /** The closest pages when a passage came near the evidence needed (they may not answer the question). */
-  closest: Related[];
-  /** The stored refusal's id (absent from older servers). */
-  answerId?: string;
-}
-/** Exactly the body of the `POST /api/feedback` the server stored (snake_case, as on the wire). */
-export interface KbFeedbackDetail {
-  /** The rated answer or refusal (`KbAnswerDetail.answerId`, `KbRefusalDetail.answerId`). */
-  message_id: string;
-  /** 1 (👍) or -1 (👎). */
-  rating: 1 | -1;
-  comment?: string;
-}
-/** "Contact support" was chosen: what a help desk needs to pick the conversation up. */
-export interface KbEscalateDetail {
-  /** The question the assistant could not answer. */
-  question: string;
-  /** The conversation so far, oldest first: the visitor's questions and the assistant's answers or refusals. */
-  turns: { role: 'user' | 'assistant'; text: string; refused?: boolean }[];
-  /** The page the visitor asked on. */
-  pageUrl: string;
-  sessionId?: string;
-  /** Where the widget will go unless the event is cancelled (absent when no address is set). */
-  href?: string;
-}
-export interface KbErrorDetail {
-  code: string;
-  message: string;
-}
-
 declare global {
   interface HTMLElementTagNameMap {
     'kb-chat': KbChat;
-  }
-  interface GlobalEventHandlersEventMap {
-    'kb-open': CustomEvent<void>;
-    'kb-close': CustomEvent<void>;
-    'kb-question': CustomEvent<KbQuestionDetail>;
-    'kb-answer': CustomEvent<KbAnswerDetail>;
-    'kb-answer-written': CustomEvent<KbAnswerWrittenDetail>;
-    'kb-refusal': CustomEvent<KbRefusalDetail>;
-    'kb-error': CustomEvent<KbErrorDetail>;
-    'kb-feedback': CustomEvent<KbFeedbackDetail>;
-    'kb-escalate': CustomEvent<KbEscalateDetail>;
   }
 }

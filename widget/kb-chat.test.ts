@@ -34,7 +34,7 @@ describe('<kb-chat>', () => {
 
     // Hover = intent: the UI module is fetched and the model starts loading; the panel stays closed.
     root.querySelector('.bubble')!.dispatchEvent(new PointerEvent('pointerenter'));
-    await waitUntil(() => el.ui, 'UI not loaded on hover');
+    await waitUntil(() => el.ui, 'UI not loaded on hover', { timeout: 10_000 });
     expect(loaded(UI_URL.pathname)).to.equal(true);
     expect(root.querySelector('.panel')).to.equal(null);
     expect(ui(el).embedder.status).to.equal('loading');

@@ -12,7 +12,7 @@ import { DEFAULT_STRINGS } from './i18n.ts';
 import { answerElement } from './render/citations.ts';
 import { renderMarkdown } from './render/markdown.ts';
 import { hasSharedData } from './test/fake-log.ts';
-import { ask, createWidget, openKeyword, resetFake, shadow } from './test/helpers.ts';
+import { ask, createWidget, openKeyword, resetFake, shadow, ui } from './test/helpers.ts';
 
 /** Every tag the widget itself creates while rendering messages (details/summary: the "Related" list). */
 const WIDGET_TAGS = new Set(
@@ -159,7 +159,7 @@ describe('XSS payloads', () => {
       await el.updateComplete;
       const problems = inspect(root.querySelector('.messages')!, `batch ${b}`);
       expect(problems).to.deep.equal([]);
-      el.ui!.chat.newChat();
+      ui(el).chat.newChat();
       await el.updateComplete;
     }
 
@@ -184,7 +184,7 @@ describe('XSS payloads', () => {
         await el.updateComplete;
         expect(answer.querySelectorAll('[part="related-item"]').length, `blocks ${b}`).to.be.greaterThan(0);
         expect(inspect(root.querySelector('.messages')!, `blocks ${b}`)).to.deep.equal([]);
-        el.ui!.chat.newChat();
+        ui(el).chat.newChat();
         await el.updateComplete;
       }
     } finally {

@@ -13,10 +13,12 @@
  * If-Modified-Since; a 304 answer is handed on as `notModified` with no body read, and, when the page was
  * reached by following links, the links stored for it are followed again.
  */
-import { Parser } from 'htmlparser2';
 import robotsParser from 'robots-parser';
 import type { SourceType } from './document.ts';
-import { createFetchGuard, CrawlRefusal, type FetchGuard, type GuardedResponse, type GuardOptions } from './guarded-fetch.ts';
+import { fetchWithRetry, message } from './fetch-retry.ts';
+import { createFetchGuard, type FetchGuard, type GuardedResponse, type GuardOptions } from './guarded-fetch.ts';
+import { formatOfResponse, safeUrl, scanHtml, stripHash } from './page-scan.ts';
+import { readSitemap } from './sitemap.ts';
 
 export interface CrawlOptions extends GuardOptions {
   /** Pages fetched at most (sitemaps and robots.txt not counted). Default 500. */
@@ -81,6 +83,8 @@ export interface CrawlResult {
 
 export const USER_AGENT = 'kb-chat-ingest';
 
+const PAGE_ACCEPT = 'text/html, application/pdf;q=0.9, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.1';
+
 /**
  * Crawls and hands each page to `onPage` (awaited: a slow consumer slows the crawl down).
  *
@@ -94,7 +98,7 @@ export async function crawl(
 ): Promise<CrawlResult> {
   const guard = createFetchGuard(options);
   try {
-    const result = await crawlWith(guard, startUrls, options, onPage);
+    const result = await new Crawl(guard, options, onPage).run(startUrls);
     result.bytes = guard.bytesRead;
     return result;
   } finally {
@@ -102,39 +106,73 @@ export async function crawl(
   }
 }
 
-async function crawlWith(
-  guard: FetchGuard,
-  startUrls: string[],
-  options: CrawlOptions,
-  onPage: (page: CrawledPage) => Promise<void>,
-): Promise<CrawlResult> {
-  const { maxPages = 500, concurrency = 4, userAgent = USER_AGENT } = options;
-  const get = (url: string, accept: string, extra: Record<string, string> = {}) => fetchWithRetry(guard, url, accept, options, userAgent, extra);
-  const result: CrawlResult = { seen: [], failed: [], disallowed: [], skipped: [], origins: [], limitReached: false, bytes: 0 };
-  const robots = new Map<string, Promise<ReturnType<typeof robotsParser> | null>>();
-  const queued = new Set<string>();
-  const canonicalSeen = new Set<string>();
-  const queue: { url: string; follow: boolean }[] = [];
-  let fetched = 0;
+type Queued = { url: string; follow: boolean };
+type RobotsRules = ReturnType<typeof robotsParser>;
 
-  const allowed = async (url: URL): Promise<boolean> => {
-    if (!robots.has(url.origin)) {
-      result.origins.push(`${url.origin}/`);
+/** One crawl's state: the queue, what was seen, each origin's robots.txt, and the result being built. */
+class Crawl {
+  readonly result: CrawlResult = { seen: [], failed: [], disallowed: [], skipped: [], origins: [], limitReached: false, bytes: 0 };
+  private readonly robots = new Map<string, Promise<RobotsRules | null>>();
+  private readonly queued = new Set<string>();
+  private readonly canonicalSeen = new Set<string>();
+  private readonly queue: Queued[] = [];
+  /** Links are followed only to the start URLs' origins. */
+  private startOrigins = new Set<string>();
+  private readonly userAgent: string;
+
+  constructor(
+    private readonly guard: FetchGuard,
+    private readonly options: CrawlOptions,
+    private readonly onPage: (page: CrawledPage) => Promise<void>,
+  ) {
+    this.userAgent = options.userAgent ?? USER_AGENT;
+  }
+
+  async run(startUrls: string[]): Promise<CrawlResult> {
+    await this.queueStartUrls(startUrls);
+    this.startOrigins = new Set(startUrls.map((u) => new URL(u).origin));
+    await this.drain();
+    return this.result;
+  }
+
+  private get(url: string, accept: string, extra: Record<string, string> = {}): Promise<GuardedResponse> {
+    return fetchWithRetry(this.guard, url, accept, this.options, this.userAgent, extra);
+  }
+
+  /** Sitemaps first: they expand into page URLs (followed links: no, the sitemap is the site's own list). */
+  private async queueStartUrls(startUrls: string[]): Promise<void> {
+    for (const start of startUrls) {
+      if (/sitemap[^/]*\.xml(\?.*)?$/i.test(new URL(start).pathname)) {
+        try {
+          const skip = (source: string, reason: string) => this.result.skipped.push({ source, reason });
+          const get = (url: string, accept: string) => this.get(url, accept);
+          for (const loc of await readSitemap(start, get, (url) => this.allowed(url), skip)) this.enqueue(loc, start, false);
+        } catch (error) {
+          this.result.failed.push({ source: start, error: message(error), gone: false });
+        }
+      } else this.enqueue(start, undefined, true);
+    }
+  }
+
+  /** What the origin's robots.txt says about `url` (read once per origin, which also counts the origin as crawled). */
+  private async allowed(url: URL): Promise<boolean> {
+    if (!this.robots.has(url.origin)) {
+      this.result.origins.push(`${url.origin}/`);
       const robotsUrl = `${url.origin}/robots.txt`;
-      robots.set(
+      this.robots.set(
         url.origin,
-        get(robotsUrl, 'text/plain')
+        this.get(robotsUrl, 'text/plain')
           .then(async (res) => (res.ok ? robotsParser(robotsUrl, await res.text()) : (await res.discard(), null)))
           // No robots.txt (404) or an unreachable one: nothing is disallowed. (A refused origin is refused
           // again, with its reason, when its page is fetched.)
           .catch(() => null),
       );
     }
-    const rules = await robots.get(url.origin);
-    return rules?.isAllowed(url.toString(), userAgent) !== false;
-  };
+    const rules = await this.robots.get(url.origin);
+    return rules?.isAllowed(url.toString(), this.userAgent) !== false;
+  }
 
-  const enqueue = (raw: string, base: string | undefined, follow: boolean): void => {
+  private enqueue(raw: string, base: string | undefined, follow: boolean): void {
     let url: URL;
     try {
       url = new URL(raw, base);
@@ -144,264 +182,133 @@ async function crawlWith(
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return;
     url.hash = '';
     const key = url.toString();
-    if (queued.has(key)) return;
-    queued.add(key);
-    queue.push({ url: key, follow });
-  };
-
-  // Sitemaps first: they expand into page URLs (followed links: no, the sitemap is the site's own list).
-  for (const start of startUrls) {
-    if (/sitemap[^/]*\.xml(\?.*)?$/i.test(new URL(start).pathname)) {
-      try {
-        const skip = (source: string, reason: string) => result.skipped.push({ source, reason });
-        for (const loc of await readSitemap(start, get, allowed, skip)) enqueue(loc, start, false);
-      } catch (error) {
-        result.failed.push({ source: start, error: message(error), gone: false });
-      }
-    } else enqueue(start, undefined, true);
+    if (this.queued.has(key)) return;
+    this.queued.add(key);
+    this.queue.push({ url: key, follow });
   }
-  const startOrigins = new Set(startUrls.map((u) => new URL(u).origin));
 
-  const visit = async ({ url, follow }: { url: string; follow: boolean }): Promise<void> => {
-    if (!(await allowed(new URL(url)))) {
-      result.disallowed.push(url);
+  /** `concurrency` loops pull from one queue; links found while crawling join its end (breadth-first). */
+  private drain(): Promise<void> {
+    const { maxPages = 500, concurrency = 4 } = this.options;
+    let fetched = 0;
+    let active = 0;
+    return new Promise<void>((resolve) => {
+      const pump = (): void => {
+        while (active < concurrency && this.queue.length > 0) {
+          if (fetched >= maxPages || this.guard.exhausted) {
+            this.result.limitReached = true;
+            this.queue.length = 0;
+            break;
+          }
+          fetched += 1;
+          active += 1;
+          void this.visit(this.queue.shift()!)
+            .catch((error) => this.result.failed.push({ source: 'crawl', error: message(error), gone: false }))
+            .finally(() => {
+              active -= 1;
+              pump();
+            });
+        }
+        if (active === 0 && this.queue.length === 0) resolve();
+      };
+      pump();
+    });
+  }
+
+  /** One queued URL: robots.txt, a conditional GET when it was stored before, then the page or its failure. */
+  private async visit({ url, follow }: Queued): Promise<void> {
+    if (!(await this.allowed(new URL(url)))) {
+      this.result.disallowed.push(url);
       return;
     }
-    const cached = options.cached?.get(url);
-    const conditional: Record<string, string> = {};
-    if (cached?.etag) conditional['if-none-match'] = cached.etag;
-    if (cached?.lastModified) conditional['if-modified-since'] = cached.lastModified;
+    const cached = this.options.cached?.get(url);
     let res: GuardedResponse;
     try {
-      res = await get(url, 'text/html, application/pdf;q=0.9, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.1', conditional);
+      res = await this.get(url, PAGE_ACCEPT, validators(cached));
     } catch (error) {
-      fail(url, error);
+      this.fail(url, error);
       return;
     }
-    if (res.status === 304 && cached) {
-      await res.discard();
-      if (follow) for (const link of cached.links ?? []) if (startOrigins.has(new URL(link).origin)) enqueue(link, undefined, true);
-      if (canonicalSeen.has(cached.source)) return;
-      canonicalSeen.add(cached.source);
-      result.seen.push(cached.source);
-      await onPage({
-        url: cached.source, fetchedUrl: res.url, requestedUrl: url, format: 'html', bytes: new Uint8Array(),
-        etag: cached.etag, lastModified: cached.lastModified, notModified: true,
-      });
-      return;
-    }
+    if (res.status === 304 && cached) return this.notModified(url, res, cached, follow);
     if (!res.ok) {
       await res.discard();
-      result.failed.push({ source: url, error: `HTTP ${res.status}`, gone: res.status === 404 || res.status === 410 });
+      this.result.failed.push({ source: url, error: `HTTP ${res.status}`, gone: res.status === 404 || res.status === 410 });
       return;
     }
     const fetchedUrl = res.url;
     const format = formatOfResponse(res.headers.get('content-type'), fetchedUrl);
     if (!format) {
       await res.discard();
-      result.failed.push({ source: url, error: `unsupported content type ${res.headers.get('content-type') ?? '(none)'}`, gone: false });
+      this.result.failed.push({ source: url, error: `unsupported content type ${res.headers.get('content-type') ?? '(none)'}`, gone: false });
       return;
     }
     let bytes: Uint8Array;
     try {
       bytes = await res.bytes();
     } catch (error) {
-      fail(url, error);
+      this.fail(url, error);
       return;
     }
-    let canonical = stripHash(fetchedUrl);
-    let followed: string[] | undefined;
-    if (format === 'html') {
-      const { links, canonical: declared } = scanHtml(new TextDecoder().decode(bytes));
-      const resolved = declared ? safeUrl(declared, fetchedUrl) : null;
-      if (resolved && resolved.origin === new URL(fetchedUrl).origin) canonical = stripHash(resolved.toString());
-      if (follow) {
-        const targets = new Set<string>();
-        for (const link of links) {
-          const target = safeUrl(link, fetchedUrl);
-          if (target && startOrigins.has(target.origin)) targets.add(target.toString());
-        }
-        followed = [...targets];
-        for (const target of followed) enqueue(target, undefined, true);
-      }
-    }
-    if (canonicalSeen.has(canonical)) return;
-    canonicalSeen.add(canonical);
-    result.seen.push(canonical);
-    await onPage({
+    const { canonical, followed } = format === 'html' ? this.readHtml(bytes, fetchedUrl, follow) : { canonical: stripHash(fetchedUrl) };
+    await this.handOn({
       url: canonical, fetchedUrl, requestedUrl: url, format, bytes,
       etag: res.headers.get('etag'), lastModified: res.headers.get('last-modified'),
       ...(followed ? { links: followed } : {}),
     });
-  };
+  }
 
-  const fail = (url: string, error: unknown): void => {
-    result.failed.push({ source: url, error: message(error), gone: false });
+  /** 304: the stored page is current. Its stored links are followed again; it is handed on without a body. */
+  private async notModified(url: string, res: GuardedResponse, cached: CachedPage, follow: boolean): Promise<void> {
+    await res.discard();
+    if (follow) for (const link of cached.links ?? []) if (this.startOrigins.has(new URL(link).origin)) this.enqueue(link, undefined, true);
+    await this.handOn({
+      url: cached.source, fetchedUrl: res.url, requestedUrl: url, format: 'html', bytes: new Uint8Array(),
+      etag: cached.etag, lastModified: cached.lastModified, notModified: true,
+    });
+  }
+
+  /**
+   * An HTML page's canonical URL (its `<link rel="canonical">` when same-origin, else the URL it came from)
+   * and, when its links are followed, its links to the start URLs' origins, which are queued.
+   */
+  private readHtml(bytes: Uint8Array, fetchedUrl: string, follow: boolean): { canonical: string; followed?: string[] } {
+    const { links, canonical: declared } = scanHtml(new TextDecoder().decode(bytes));
+    const resolved = declared ? safeUrl(declared, fetchedUrl) : null;
+    const canonical = resolved && resolved.origin === new URL(fetchedUrl).origin ? stripHash(resolved.toString()) : stripHash(fetchedUrl);
+    if (!follow) return { canonical };
+    const targets = new Set<string>();
+    for (const link of links) {
+      const target = safeUrl(link, fetchedUrl);
+      if (target && this.startOrigins.has(target.origin)) targets.add(target.toString());
+    }
+    const followed = [...targets];
+    for (const target of followed) this.enqueue(target, undefined, true);
+    return { canonical, followed };
+  }
+
+  /** A page to `onPage`, once per canonical URL (pages sharing one are read once). */
+  private async handOn(page: CrawledPage): Promise<void> {
+    if (this.canonicalSeen.has(page.url)) return;
+    this.canonicalSeen.add(page.url);
+    this.result.seen.push(page.url);
+    await this.onPage(page);
+  }
+
+  private fail(url: string, error: unknown): void {
+    this.result.failed.push({ source: url, error: message(error), gone: false });
     // The crawl's byte budget is spent: what is still queued is not fetched (and --prune keeps what it
     // did not see, as after the page limit).
-    if (guard.exhausted) {
-      result.limitReached = true;
-      queue.length = 0;
+    if (this.guard.exhausted) {
+      this.result.limitReached = true;
+      this.queue.length = 0;
     }
-  };
-
-  // `concurrency` loops pull from one queue; links found while crawling join its end (breadth-first).
-  let active = 0;
-  await new Promise<void>((resolve) => {
-    const pump = (): void => {
-      while (active < concurrency && queue.length > 0) {
-        if (fetched >= maxPages || guard.exhausted) {
-          result.limitReached = true;
-          queue.length = 0;
-          break;
-        }
-        fetched += 1;
-        active += 1;
-        void visit(queue.shift()!)
-          .catch((error) => result.failed.push({ source: 'crawl', error: message(error), gone: false }))
-          .finally(() => {
-            active -= 1;
-            pump();
-          });
-      }
-      if (active === 0 && queue.length === 0) resolve();
-    };
-    pump();
-  });
-  return result;
-}
-
-async function readSitemap(
-  url: string,
-  get: (url: string, accept: string) => Promise<GuardedResponse>,
-  allowed: (url: URL) => Promise<boolean>,
-  skip: (source: string, reason: string) => void,
-  depth = 0,
-): Promise<string[]> {
-  const res = await get(url, 'application/xml, text/xml');
-  if (!res.ok) {
-    await res.discard();
-    throw new Error(`sitemap: HTTP ${res.status}`);
-  }
-  const xml = await res.text();
-  const locs: string[] = [];
-  let inLoc = false;
-  let text = '';
-  let index = false;
-  const parser = new Parser(
-    {
-      onopentag(name) {
-        if (name === 'sitemapindex') index = true;
-        if (name === 'loc') ((inLoc = true), (text = ''));
-      },
-      ontext(data) {
-        if (inLoc) text += data;
-      },
-      onclosetag(name) {
-        if (name === 'loc') ((inLoc = false), locs.push(text.trim()));
-      },
-    },
-    { xmlMode: true },
-  );
-  parser.end(xml);
-  // Entries (pages or nested sitemaps) only on the sitemap's own origin.
-  const origin = new URL(url).origin;
-  const sameOrigin: URL[] = [];
-  for (const loc of locs) {
-    const target = safeUrl(loc, url);
-    if (!target) continue;
-    if (target.origin === origin) sameOrigin.push(target);
-    else skip(target.toString(), `listed by ${url}, another origin than the sitemap's`);
-  }
-  if (!index) return sameOrigin.map((loc) => loc.toString());
-  if (depth >= 2) return [];
-  const nested = await Promise.all(
-    sameOrigin.map(async (loc) => ((await allowed(loc)) ? readSitemap(loc.toString(), get, allowed, skip, depth + 1) : [])),
-  );
-  return nested.flat();
-}
-
-/**
- * GET through the guard with retries: network errors, 408, 429 and 5xx; exponential backoff with jitter,
- * Retry-After ≤ 30 s. A refusal is final (asking again would get the same answer).
- */
-async function fetchWithRetry(
-  guard: FetchGuard,
-  url: string,
-  accept: string,
-  options: CrawlOptions,
-  userAgent: string,
-  extra: Record<string, string> = {},
-): Promise<GuardedResponse> {
-  const { retries = 3, backoffMs = 500, timeoutMs = 20_000 } = options;
-  for (let attempt = 0; ; attempt++) {
-    let res: GuardedResponse | null = null;
-    let failure: unknown = null;
-    try {
-      res = await guard.fetch(url, { headers: { ...extra, 'user-agent': userAgent, accept }, signal: AbortSignal.timeout(timeoutMs) });
-    } catch (error) {
-      if (error instanceof CrawlRefusal) throw error;
-      failure = error;
-    }
-    const retryable = res === null || res.status === 408 || res.status === 429 || res.status >= 500;
-    if (!retryable || attempt >= retries) {
-      if (res) return res;
-      throw new Error(`fetch failed: ${message(failure)}`);
-    }
-    const retryAfter = Number(res?.headers.get('retry-after'));
-    await res?.discard();
-    const delay = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 30_000) : backoffMs * 2 ** attempt * (0.75 + Math.random() / 2);
-    await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
 
-function formatOfResponse(contentType: string | null, url: string): SourceType | null {
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'text/html' || type === 'application/xhtml+xml') return 'html';
-  if (type === 'application/pdf') return 'pdf';
-  if (type === 'text/markdown' || type === 'text/x-markdown') return 'markdown';
-  const path = new URL(url).pathname.toLowerCase();
-  if (/\.(md|mdx|markdown)$/.test(path) && (type === 'text/plain' || type === '')) return 'markdown';
-  if (type === 'text/plain') return 'text';
-  return null;
-}
-
-/** Links and the canonical URL of an HTML page, in one streaming pass. */
-function scanHtml(html: string): { links: string[]; canonical: string | null } {
-  const links: string[] = [];
-  let canonical: string | null = null;
-  let nofollow = false;
-  const parser = new Parser({
-    onopentag(name, attrs) {
-      if (name === 'a' && attrs.href && !/\bnofollow\b/i.test(attrs.rel ?? '')) links.push(attrs.href);
-      if (name === 'link' && /\bcanonical\b/i.test(attrs.rel ?? '') && attrs.href && canonical === null) canonical = attrs.href;
-      if (name === 'meta' && attrs.name?.toLowerCase() === 'robots' && /\bnofollow\b/i.test(attrs.content ?? '')) nofollow = true;
-    },
-  });
-  parser.end(html);
-  return { links: nofollow ? [] : links, canonical };
-}
-
-function safeUrl(raw: string, base: string): URL | null {
-  try {
-    const url = new URL(raw, base);
-    url.hash = '';
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
-  } catch {
-    return null;
-  }
-}
-
-function stripHash(url: string): string {
-  const u = new URL(url);
-  u.hash = '';
-  return u.toString();
-}
-
-function message(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
-  }
-  return String(error);
+/** If-None-Match / If-Modified-Since from what an earlier run stored (none for a page never stored). */
+function validators(cached: CachedPage | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (cached?.etag) headers['if-none-match'] = cached.etag;
+  if (cached?.lastModified) headers['if-modified-since'] = cached.lastModified;
+  return headers;
 }

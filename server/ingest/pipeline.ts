@@ -24,9 +24,11 @@ import type { HttpCache, IngestStore } from '../store/types.ts';
 import { crawl, type CachedPage, type CrawlOptions, type CrawlResult } from './crawl.ts';
 import type { DocumentDefaults, SourceType } from './document.ts';
 import type { Embedder } from './embedder.ts';
-import { resolveInputs } from './files.ts';
+import { resolveInputs, type InputFile } from './files.ts';
+import { lazyEmbedder, missingEmbedder } from './lazy-embedder.ts';
 import { inProcessPreparer, type Preparer } from './pool.ts';
 import { parseSource, type PreparedDocument, type PrepareTask } from './prepare.ts';
+import { Semaphore } from './semaphore.ts';
 
 /**
  * Part of every document's checksum: bump it when parsing or chunking changes what gets stored, so the next
@@ -109,161 +111,221 @@ const DEFER_INDEX_MIN_DOCUMENTS = 20;
  */
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const started = performance.now();
-  const { store, model, onProgress, dryRun = false } = options;
-  const cwd = options.cwd ?? process.cwd();
+  const { store, onProgress, dryRun = false } = options;
   const urls = options.inputs.filter((i) => /^https?:\/\//i.test(i));
   const paths = options.inputs.filter((i) => !/^https?:\/\//i.test(i));
+  // Made before anything is awaited: a rejected embedder promise is handled from here on.
   const preparer =
     options.preparer ??
     inProcessPreparer(lazyEmbedder(options.embedder ?? missingEmbedder, () => onProgress?.({ type: 'loading-model' })));
 
-  const { files, invalid, skipped, roots } = await resolveInputs(paths, cwd);
-  const summary: IngestSummary = {
-    added: 0, updated: 0, unchanged: 0, failed: [], skipped, pruned: [], chunks: 0, bytes: 0, seconds: 0, dry_run: dryRun,
-  };
-  let total = files.length + invalid.length + urls.length;
-  let done = 0;
-  const report = (source: string, outcome: Outcome, chunks: number, error?: string): void => {
+  const { files, invalid, skipped, roots } = await resolveInputs(paths, options.cwd ?? process.cwd());
+  const total = files.length + invalid.length + urls.length;
+  const run = new IngestRun(options, preparer, skipped, total);
+  onProgress?.({ type: 'start', total });
+  for (const failure of invalid) run.report(failure.source, 'failed', 0, failure.error);
+  await run.openStore();
+  let crawlResult: CrawlResult | null = null;
+  try {
+    await run.files(files);
+    if (urls.length > 0 && !run.fatal) crawlResult = await run.sites(urls);
+    await run.writes;
+  } finally {
+    await run.rebuildIndex();
+  }
+  if (run.fatal) throw run.fatal;
+
+  const { summary } = run;
+  if (options.prune) await prune(options, summary, files.map((f) => f.source), roots, crawlResult);
+  if (!dryRun && summary.added + summary.updated + summary.pruned.length > 0) await store.optimize();
+  summary.seconds = (performance.now() - started) / 1000;
+  return summary;
+}
+
+type Checked = { outcome: Outcome; checksum: string };
+
+/**
+ * One ingestion's steps and state. Sources are checked against the store, prepared concurrently (at most
+ * `parallelism + 1` at once) and written one at a time in the order they were submitted (`writes`).
+ */
+class IngestRun {
+  readonly summary: IngestSummary;
+  /** A model that cannot load: the run stops (every other document would fail the same way). */
+  fatal: unknown = null;
+  /** The writes submitted so far, in order. */
+  writes: Promise<void> = Promise.resolve();
+  private readonly store: IngestStore;
+  private readonly model: string;
+  private readonly dryRun: boolean;
+  private readonly slots: Semaphore;
+  private done = 0;
+  /** Documents in the store before the run, and documents this run found changed: the index decision. */
+  private existing = 0;
+  private changed = 0;
+  private deferred = false;
+
+  constructor(
+    private readonly options: IngestOptions,
+    private readonly preparer: Preparer,
+    skipped: string[],
+    /** Sources known so far; a crawl adds its pages as it finds them. */
+    private total: number,
+  ) {
+    this.store = options.store;
+    this.model = options.model;
+    this.dryRun = options.dryRun ?? false;
+    this.slots = new Semaphore(Math.max(1, preparer.parallelism + 1));
+    this.summary = { added: 0, updated: 0, unchanged: 0, failed: [], skipped, pruned: [], chunks: 0, bytes: 0, seconds: 0, dry_run: this.dryRun };
+  }
+
+  report(source: string, outcome: Outcome, chunks: number, error?: string): void {
+    const { summary } = this;
     if (outcome === 'failed') summary.failed.push({ source, error: error ?? 'failed' });
     else summary[outcome] += 1;
     summary.chunks += chunks;
-    onProgress?.({ type: 'document', source, outcome, chunks, done: ++done, total: Math.max(total, done), ...(error ? { error } : {}) });
-  };
-  onProgress?.({ type: 'start', total });
-  for (const failure of invalid) report(failure.source, 'failed', 0, failure.error);
+    const done = ++this.done;
+    this.options.onProgress?.({ type: 'document', source, outcome, chunks, done, total: Math.max(this.total, done), ...(error ? { error } : {}) });
+  }
 
-  if (!dryRun) await store.restoreIndexes?.(); // repairs a bulk load that was killed half-way
-  const existing = dryRun ? 0 : (await store.listDocuments()).length;
-  let changed = 0;
-  let deferred = false;
-  let fatal: unknown = null;
-  let writes: Promise<void> = Promise.resolve();
-  const slots = new Semaphore(Math.max(1, preparer.parallelism + 1));
-
-  /** Whether a source changed since it was stored: 'unchanged' or the outcome of writing it. */
-  const check = async (item: Item): Promise<{ outcome: Outcome; checksum: string }> => {
-    const checksum = createHash('sha256').update(CHUNKING_VERSION).update(item.bytes).digest('hex');
-    const state = await store.documentState(item.source, model);
-    if (state?.status === 'ready' && state.checksum === checksum && state.stale_embeddings === 0) {
-      return { outcome: 'unchanged', checksum };
-    }
-    changed += 1;
-    return { outcome: state ? 'updated' : 'added', checksum };
-  };
+  /** Repairs a bulk load that was killed half-way, and counts the documents stored (nothing in a dry run). */
+  async openStore(): Promise<void> {
+    if (this.dryRun) return;
+    await this.store.restoreIndexes?.();
+    this.existing = (await this.store.listDocuments()).length;
+  }
 
   /**
-   * After a page is stored (or found unchanged): its validators, for a conditional request next time. A
-   * failure here costs only a download next time, so it is not the page's failure.
+   * Files are all checked first, so the index decision sees the whole run; the bytes of unchanged files are
+   * not kept.
    */
-  const remember = async (item: Item, checksum: string): Promise<void> => {
-    if (dryRun || !item.cache || (item.cache.etag === null && item.cache.last_modified === null)) return;
-    await store.setHttpCache(item.source, { ...item.cache, checksum, chunking: CHUNKING_VERSION, model }).catch(() => {});
-  };
-
-  /** Prepares a changed source now and writes it after the ones submitted before it. */
-  const submit = async (item: Item, { outcome, checksum }: { outcome: Outcome; checksum: string }): Promise<void> => {
-    if (fatal) return;
-    if (outcome === 'unchanged') {
-      writes = writes.then(async () => {
-        await remember(item, checksum);
-        report(item.source, 'unchanged', 0);
-      });
-      return;
-    }
-    if (dryRun) {
-      const parsed = parseSource(item).then(
-        () => report(item.source, outcome, 0),
-        (error: unknown) => report(item.source, 'failed', 0, errorMessage(error)),
-      );
-      writes = writes.then(() => parsed);
-      return;
-    }
-    await slots.acquire();
-    const task: PrepareTask = { bytes: item.bytes, format: item.format, defaults: item.defaults, origin: item.origin };
-    const prepared: Promise<PreparedDocument> = preparer.prepare(task);
-    prepared.catch(() => {}).finally(() => slots.release());
-    writes = writes.then(async () => {
-      if (fatal) return;
-      try {
-        const doc = await prepared;
-        if (!deferred && options.deferIndex !== false && store.deferEmbeddingIndex) {
-          const large = changed >= DEFER_INDEX_MIN_DOCUMENTS && changed * 4 >= existing;
-          if (options.deferIndex === true || large) deferred = await store.deferEmbeddingIndex();
-        }
-        await store.ingestDocument({ source: item.source, name: doc.name, meta: doc.meta, checksum, model, chunks: doc.chunks });
-        await remember(item, checksum);
-        report(item.source, outcome, doc.chunks.length);
-      } catch (error) {
-        if (error instanceof Error && error.name === 'EmbedderLoadError') fatal = error;
-        else report(item.source, 'failed', 0, errorMessage(error));
-      }
-    });
-  };
-
-  let crawlResult: CrawlResult | null = null;
-  try {
-    // Files are all checked first, so the index decision sees the whole run; the bytes of unchanged
-    // files are not kept.
-    const checked: { item: Item | null; source: string; state: { outcome: Outcome; checksum: string } | null; error?: string }[] = [];
+  async files(files: InputFile[]): Promise<void> {
+    const checked: { item: Item | null; source: string; state: Checked | null; error?: string }[] = [];
     for (const file of files) {
       try {
         const item: Item = {
           source: file.source,
           format: file.format,
           bytes: await readFile(file.file),
-          defaults: { fileTitle: path.basename(file.file, path.extname(file.file)), url: options.baseUrl ? joinUrl(options.baseUrl, file.urlPath) : null },
+          defaults: { fileTitle: path.basename(file.file, path.extname(file.file)), url: this.options.baseUrl ? joinUrl(this.options.baseUrl, file.urlPath) : null },
           origin: { file_name: path.basename(file.file) },
         };
-        const state = await check(item);
+        const state = await this.check(item);
         checked.push({ item: state.outcome === 'unchanged' ? null : item, source: file.source, state });
       } catch (error) {
         checked.push({ item: null, source: file.source, state: null, error: errorMessage(error) });
       }
     }
     for (const { item, source, state, error } of checked) {
-      if (fatal) break;
-      if (!state) writes = writes.then(() => report(source, 'failed', 0, error));
-      else if (!item) writes = writes.then(() => report(source, 'unchanged', 0));
-      else await submit(item, state);
-    }
-    if (urls.length > 0 && !fatal) {
-      total -= urls.length;
-      const cached = options.conditional === false ? undefined : await cachedPages(store, urls, model);
-      crawlResult = await crawl(urls, { ...options.crawl, ...(cached ? { cached } : {}) }, async (page) => {
-        total += 1;
-        if (page.notModified) {
-          writes = writes.then(() => report(page.url, 'unchanged', 0));
-          return;
-        }
-        const item: Item = {
-          source: page.url,
-          format: page.format,
-          bytes: page.bytes,
-          defaults: { fileTitle: page.url, url: page.url },
-          origin: { fetched_url: page.fetchedUrl },
-          cache: { url: page.requestedUrl, etag: page.etag, last_modified: page.lastModified, ...(page.links ? { links: page.links } : {}) },
-        };
-        await submit(item, await check(item));
-      });
-      summary.bytes = crawlResult.bytes;
-      total += crawlResult.failed.length;
-      for (const failure of crawlResult.failed) writes = writes.then(() => report(failure.source, 'failed', 0, failure.error));
-      summary.skipped.push(...crawlResult.disallowed.map((u) => `${u} (robots.txt)`));
-      summary.skipped.push(...crawlResult.skipped.map((s) => `${s.source} (${s.reason})`));
-    }
-    await writes;
-  } finally {
-    if (deferred) {
-      onProgress?.({ type: 'indexing' });
-      await store.restoreIndexes?.();
+      if (this.fatal) break;
+      if (!state) this.then(() => this.report(source, 'failed', 0, error));
+      else if (!item) this.then(() => this.report(source, 'unchanged', 0));
+      else await this.submit(item, state);
     }
   }
-  if (fatal) throw fatal;
 
-  if (options.prune) await prune(options, summary, files.map((f) => f.source), roots, crawlResult);
-  if (!dryRun && summary.added + summary.updated + summary.pruned.length > 0) await store.optimize();
-  summary.seconds = (performance.now() - started) / 1000;
-  return summary;
+  /** Crawls the URLs, submitting each page as it arrives (a 304 is unchanged without a download). */
+  async sites(urls: string[]): Promise<CrawlResult> {
+    const { options, summary } = this;
+    this.total -= urls.length;
+    const cached = options.conditional === false ? undefined : await cachedPages(this.store, urls, this.model);
+    const result = await crawl(urls, { ...options.crawl, ...(cached ? { cached } : {}) }, async (page) => {
+      this.total += 1;
+      if (page.notModified) return this.then(() => this.report(page.url, 'unchanged', 0));
+      const item: Item = {
+        source: page.url,
+        format: page.format,
+        bytes: page.bytes,
+        defaults: { fileTitle: page.url, url: page.url },
+        origin: { fetched_url: page.fetchedUrl },
+        cache: { url: page.requestedUrl, etag: page.etag, last_modified: page.lastModified, ...(page.links ? { links: page.links } : {}) },
+      };
+      await this.submit(item, await this.check(item));
+    });
+    summary.bytes = result.bytes;
+    this.total += result.failed.length;
+    for (const failure of result.failed) this.then(() => this.report(failure.source, 'failed', 0, failure.error));
+    summary.skipped.push(...result.disallowed.map((u) => `${u} (robots.txt)`));
+    summary.skipped.push(...result.skipped.map((s) => `${s.source} (${s.reason})`));
+    return result;
+  }
+
+  /** After a large run into a store that dropped its HNSW index: rebuild it. */
+  async rebuildIndex(): Promise<void> {
+    if (!this.deferred) return;
+    this.options.onProgress?.({ type: 'indexing' });
+    await this.store.restoreIndexes?.();
+  }
+
+  /** Queue a step after the writes submitted before it. */
+  private then(step: () => void | Promise<void>): void {
+    this.writes = this.writes.then(step);
+  }
+
+  /** Whether a source changed since it was stored: 'unchanged' or the outcome of writing it. */
+  private async check(item: Item): Promise<Checked> {
+    const checksum = createHash('sha256').update(CHUNKING_VERSION).update(item.bytes).digest('hex');
+    const state = await this.store.documentState(item.source, this.model);
+    if (state?.status === 'ready' && state.checksum === checksum && state.stale_embeddings === 0) {
+      return { outcome: 'unchanged', checksum };
+    }
+    this.changed += 1;
+    return { outcome: state ? 'updated' : 'added', checksum };
+  }
+
+  /** Prepares a changed source now and writes it after the ones submitted before it. */
+  private async submit(item: Item, { outcome, checksum }: Checked): Promise<void> {
+    if (this.fatal) return;
+    if (outcome === 'unchanged') {
+      return this.then(async () => {
+        await this.remember(item, checksum);
+        this.report(item.source, 'unchanged', 0);
+      });
+    }
+    if (this.dryRun) {
+      const parsed = parseSource(item).then(
+        () => this.report(item.source, outcome, 0),
+        (error: unknown) => this.report(item.source, 'failed', 0, errorMessage(error)),
+      );
+      return this.then(() => parsed);
+    }
+    await this.slots.acquire();
+    const task: PrepareTask = { bytes: item.bytes, format: item.format, defaults: item.defaults, origin: item.origin };
+    const prepared: Promise<PreparedDocument> = this.preparer.prepare(task);
+    prepared.catch(() => {}).finally(() => this.slots.release());
+    this.then(() => this.write(item, outcome, checksum, prepared));
+  }
+
+  /** One prepared document into the store (`ingest_document`, atomic), then its validators. */
+  private async write(item: Item, outcome: Outcome, checksum: string, prepared: Promise<PreparedDocument>): Promise<void> {
+    if (this.fatal) return;
+    try {
+      const doc = await prepared;
+      await this.deferIndexIfLarge();
+      await this.store.ingestDocument({ source: item.source, name: doc.name, meta: doc.meta, checksum, model: this.model, chunks: doc.chunks });
+      await this.remember(item, checksum);
+      this.report(item.source, outcome, doc.chunks.length);
+    } catch (error) {
+      if (error instanceof Error && error.name === 'EmbedderLoadError') this.fatal = error;
+      else this.report(item.source, 'failed', 0, errorMessage(error));
+    }
+  }
+
+  /** Before the first write: drop the HNSW index when the run is large against what is stored (or when asked). */
+  private async deferIndexIfLarge(): Promise<void> {
+    const { deferIndex } = this.options;
+    if (this.deferred || deferIndex === false || !this.store.deferEmbeddingIndex) return;
+    const large = this.changed >= DEFER_INDEX_MIN_DOCUMENTS && this.changed * 4 >= this.existing;
+    if (deferIndex === true || large) this.deferred = await this.store.deferEmbeddingIndex();
+  }
+
+  /**
+   * After a page is stored (or found unchanged): its validators, for a conditional request next time. A
+   * failure here costs only a download next time, so it is not the page's failure.
+   */
+  private async remember(item: Item, checksum: string): Promise<void> {
+    if (this.dryRun || !item.cache || (item.cache.etag === null && item.cache.last_modified === null)) return;
+    await this.store.setHttpCache(item.source, { ...item.cache, checksum, chunking: CHUNKING_VERSION, model: this.model }).catch(() => {});
+  }
 }
 
 /**
@@ -311,24 +373,6 @@ async function prune(
   }
 }
 
-/** Bounds how many documents are being prepared at once (memory, and the writer keeping up). */
-class Semaphore {
-  private waiting: (() => void)[] = [];
-  constructor(private free: number) {}
-  async acquire(): Promise<void> {
-    if (this.free > 0) {
-      this.free -= 1;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free += 1;
-  }
-}
-
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -336,21 +380,4 @@ function errorMessage(error: unknown): string {
 function joinUrl(base: string, urlPath: string): string {
   const trimmed = base.replace(/\/+$/, '');
   return urlPath ? `${trimmed}/${urlPath}` : trimmed;
-}
-
-async function missingEmbedder(): Promise<Embedder> {
-  throw new Error('ingest() needs an embedder or a preparer');
-}
-
-/** Memoised embedder; a function is only called on first use, a rejected promise never goes unhandled. */
-function lazyEmbedder(source: NonNullable<IngestOptions['embedder']>, onLoad: () => void): () => Promise<Embedder> {
-  if (source instanceof Promise) source.catch(() => {});
-  let loading: Promise<Embedder> | null = null;
-  return () => {
-    if (!loading) {
-      onLoad();
-      loading = typeof source === 'function' ? source() : Promise.resolve(source);
-    }
-    return loading;
-  };
 }

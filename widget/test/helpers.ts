@@ -19,10 +19,16 @@ export function shadow(el: KbChat): ShadowRoot {
   return el.shadowRoot!;
 }
 
+/** The loaded chat UI, with its controllers (the element sees only its ChatUiHandle); undefined until loaded. */
+export function loaded(el: KbChat): ChatUi | undefined {
+  return el.ui as ChatUi | undefined;
+}
+
 /** The loaded chat UI (fails the test if it is not loaded). */
 export function ui(el: KbChat): ChatUi {
-  if (!el.ui) throw new Error('the chat UI is not loaded');
-  return el.ui;
+  const loadedUi = loaded(el);
+  if (!loadedUi) throw new Error('the chat UI is not loaded');
+  return loadedUi;
 }
 
 export async function createWidget(attributes = ''): Promise<KbChat> {
@@ -40,7 +46,7 @@ export async function openPanel(el: KbChat): Promise<void> {
 /** Open the panel and wait until the embedder model is loaded. */
 export async function openReady(el: KbChat): Promise<void> {
   await openPanel(el);
-  await waitUntil(() => ui(el).embedder.status === 'ready', `embedder not ready (status ${el.ui?.embedder.status})`, {
+  await waitUntil(() => ui(el).embedder.status === 'ready', `embedder not ready (status ${loaded(el)?.embedder.status})`, {
     timeout: 25_000,
     interval: 50,
   });

@@ -3,7 +3,7 @@
  * support". Neither sends anything to the API.
  */
 import type { RefusalTurn, Turn } from '../controllers/chat-controller.ts';
-import type { KbEscalateDetail } from '../kb-chat.component.ts';
+import type { KbEscalateDetail } from '../events.ts';
 import { supportLink } from '../../protocol/support.ts';
 
 /** The question a refusal answered: the visitor's turn before it. */

@@ -13,6 +13,7 @@ import {
   fakeLog,
   holdAssets,
   lastAssistant,
+  loaded,
   openPanel,
   resetFake,
   shadow,
@@ -89,7 +90,7 @@ describe('first visit', () => {
   it('preload="none": intent loads only the chat UI; the model starts when the panel opens', async () => {
     const el = await createWidget('preload="none"');
     hover(el);
-    await waitUntil(() => el.ui, 'UI not loaded on hover');
+    await waitUntil(() => el.ui, 'UI not loaded on hover', { timeout: 10_000 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(ui(el).embedder.status).to.equal('idle');
     expect((await fakeLog()).assets).to.deep.equal([]);
@@ -99,7 +100,7 @@ describe('first visit', () => {
 
   it('preload="idle": the model starts once the page is idle, without any interaction', async () => {
     const el = await createWidget('preload="idle"');
-    await waitUntil(() => el.ui?.embedder.status === 'loading' || el.ui?.embedder.status === 'ready', 'no idle preload', { timeout: 15_000 });
+    await waitUntil(() => loaded(el)?.embedder.status === 'loading' || loaded(el)?.embedder.status === 'ready', 'no idle preload', { timeout: 15_000 });
     expect(el.open).to.equal(false);
     expect(shadow(el).querySelector('.panel')).to.equal(null);
   });
@@ -109,7 +110,7 @@ describe('first visit', () => {
     try {
       const el = await createWidget('preload="intent"');
       hover(el);
-      await waitUntil(() => el.ui, 'UI not loaded on hover');
+      await waitUntil(() => el.ui, 'UI not loaded on hover', { timeout: 10_000 });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(ui(el).embedder.status).to.equal('idle');
       await openPanel(el); // asking for the chat is asking for it

@@ -1,6 +1,6 @@
 /** Resilient streaming (a cut stream resumes with Last-Event-ID) and keyword fallback, in Chromium against the fake API. */
 import { expect, waitUntil } from '@open-wc/testing';
-import { answerText, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';
+import { answerText, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, ui, waitForAnswerEnd } from '../test/helpers.ts';
 
 describe('resilient streaming', () => {
   beforeEach(resetFake);
@@ -33,7 +33,7 @@ describe('resilient streaming', () => {
     await openKeyword(el);
     await ask(el, 'Please drop the connection');
     await waitForAnswerEnd(el);
-    const turn = el.ui!.chat.turns.find((t) => t.kind === 'answer')!;
+    const turn = ui(el).chat.turns.find((t) => t.kind === 'answer')!;
     if (turn.kind === 'answer') turn.lastEventId = undefined; // as if the server sent no ids
     lastAssistant(el)!.querySelector<HTMLButtonElement>('[part="retry-button"]')!.click();
     await waitUntil(() => lastAssistant(el)?.dataset.status === 'done', 'retry did not finish', { timeout: 10_000 });
