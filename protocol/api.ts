@@ -147,7 +147,7 @@ export const SettingsUpdateSchema = v.pipe(
       /** What a "no evidence" refusal offers the visitor; [] offers none. */
       refusal_suggestions: v.optional(v.nullable(shortTexts(REFUSAL_SUGGESTIONS_MAX, REFUSAL_SUGGESTION_MAX_CHARS))),
       /**
-       * Where events are POSTed (README "Webhooks"): https, or http to loopback for a development receiver.
+       * Where events are POSTed (docs/api.md, "Webhooks"): https, or http to loopback for a development receiver.
        * null: KB_WEBHOOK_URL applies. Stored in the database; only admins read it back.
        */
       webhook_url: v.optional(

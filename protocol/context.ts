@@ -9,7 +9,7 @@
  *   change it?", "What is its default?"), or with that / this / there, at most three;
  * - it is very short: at most one content word ("What is the limit?", "How long?"), or two in at most three
  *   words ("Pro plan?").
- * `npm run eval -- --qa` reports how often this fires on complete questions (README, "Conversations").
+ * `npm run eval -- --qa` reports how often this fires on complete questions (docs/conversation.md).
  */
 import * as v from 'valibot';
 

@@ -1,6 +1,6 @@
 /**
  * The webhook's wire contract: what kb-chat POSTs to `KB_WEBHOOK_URL` (or the console's webhook URL). Every
- * body is one JSON event; the `KB-Signature` header signs it (server/webhooks/sign.ts, README "Webhooks").
+ * body is one JSON event; the `KB-Signature` header signs it (server/webhooks/sign.ts, docs/api.md, "Webhooks").
  * `id` is the same on every retry of one event, so a receiver can drop a delivery it has already handled.
  */
 export const WEBHOOK_EVENTS = ['question.refused', 'answer.rated', 'sync.finished'] as const;

@@ -3,7 +3,7 @@
  * console (/admin) of the embedded server, for the local admin. The link holds a token signed with the
  * server's JWT secret (KB_JWT_SECRET, or the one kept in KB_DATA_DIR), valid 15 minutes and usable once;
  * it is in the URL's fragment, so it never reaches a server log or a Referer. On Supabase, admins sign in
- * with Supabase Auth instead (see the README, "Site-owner console").
+ * with Supabase Auth instead (see docs/console.md).
  *
  * `npm run console -- answer-key` (SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY set): makes a new answer write
  * key, stores its SHA-256 in the project (kb_set_answer_write_key, service role only) and prints the key for

@@ -38,7 +38,7 @@ for with If-None-Match / If-Modified-Since: a 304 downloads nothing. Each input 
   --json               print the summary as JSON on stdout (progress goes to stderr)
 
 Environment: KB_EMBED_MODEL, KB_MODEL_DIR, KB_DATA_DIR; SUPABASE_URL + SUPABASE_SERVICE_ROLE_KEY to
-write to Supabase instead (see README).`;
+write to Supabase instead (see docs/ingestion.md).`;
 
 let args;
 try {

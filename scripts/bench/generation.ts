@@ -11,7 +11,7 @@
  *
  * Only the test double can be measured here (the real weights cannot be downloaded on this machine): its
  * speed is that of a one-layer graph, so it measures the pipeline's overhead (tokenising, the KV cache,
- * streaming, the UI), not a real model's compute. The README gives the real model's published size.
+ * streaming, the UI), not a real model's compute. docs/generative-mode.md gives the real model's published size.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

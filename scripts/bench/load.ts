@@ -33,7 +33,7 @@ import { percentiles, type Percentiles } from './stats.ts';
 const USAGE =
   'usage: npm run bench -- load [--visitors 200] [--chunks 10000] [--crowd-seconds 60] [--soak-seconds 300] [--rate 10] [--keep] [--out bench-results]';
 
-/** The documented bound on the server's memory growth over the soak (README, Reliability). */
+/** The documented bound on the server's memory growth over the soak (docs/reliability.md). */
 export const SOAK_RSS_GROWTH_BOUND_MB = 64;
 
 interface Snapshot {

@@ -4,7 +4,7 @@
  * unit that holds that kind of thing answers better than one sharing more of the question's words (often
  * the section's intro sentence, which repeats the question's terms without the fact).
  *
- * Plain English keyword rules, each measured on the docs-QA sets (README, "Answers a visitor can use").
+ * Plain English keyword rules, each measured on the docs-QA sets (docs/retrieval-and-answers.md, "Answers a visitor can use").
  */
 import { contentWords } from './text.ts';
 import type { Unit } from './units.ts';

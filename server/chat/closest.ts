@@ -11,7 +11,7 @@ import { toRelated } from './extract.ts';
 /**
  * How far below the threshold (a share of it) a refused question's best evidence may be for its closest
  * pages to be listed, per mode. Measured with the test-double embedder on scripts/eval/qa/*.json
- * (`npx tsx scripts/eval/closest-band.ts --mode <mode> scripts/eval/qa/*.json`, README "Closest pages"),
+ * (`npx tsx scripts/eval/closest-band.ts --mode <mode> scripts/eval/qa/*.json`, docs/retrieval-and-answers.md, "Closest pages"),
  * in-sample: the widest round band in which no refused off-topic question (`out_of_kb`) comes that close.
  * Hybrid: the nearest off-topic refusal is 4.2 % below the gate, so 4 % (3 of 9 in-KB refusals get pages).
  * Vector: the nearest is 12.7 % below, so 10 % (8 of 11). Lexical: an off-topic question ("How many

@@ -1,6 +1,6 @@
 /**
  * Configuration from environment variables, read once at the edge (Node entry, Worker entry, scripts) and
- * passed into the runtime-agnostic core. Every variable is documented in the README.
+ * passed into the runtime-agnostic core. Every variable is documented in docs/configuration.md.
  */
 import * as v from 'valibot';
 import { AnswerModeSchema, type AnswerMode } from '../../protocol/api.ts';
@@ -86,7 +86,7 @@ export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
 export const DEFAULT_EVIDENCE_THRESHOLD = 0.35;
 /**
  * SmolLM2-360M-Instruct: the smallest instruct model that follows "answer only from these passages" well enough
- * to be worth its download (README "Generative mode" gives its size and why not the 135M or Qwen2.5-0.5B).
+ * to be worth its download (docs/generative-mode.md gives its size and why not the 135M or Qwen2.5-0.5B).
  */
 export const DEFAULT_GENERATION_MODEL = 'HuggingFaceTB/SmolLM2-360M-Instruct';
 

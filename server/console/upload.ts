@@ -70,7 +70,7 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
    */
   const start = async (claims: AuthVariables['claims'], what = 'an upload'): Promise<() => void> => {
     if (!uploader) {
-      throw new AppError(501, 'unavailable', 'Uploads run on the Node server. Here, add documents with the CLI: npm run ingest -- <files|urls> (see the README).');
+      throw new AppError(501, 'unavailable', 'Uploads run on the Node server. Here, add documents with the CLI: npm run ingest -- <files|urls> (see docs/ingestion.md).');
     }
     await store.adminWhoami(claims).catch((error) => {
       if (error instanceof StoreError && error.kind === 'forbidden') throw new AppError(403, 'forbidden', 'Only administrators can add documents.');
@@ -156,7 +156,7 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
       throw new AppError(501, 'unavailable', 'Syncing runs on the Node server. Here, sync with the CLI (npm run ingest -- <sources>) or the scheduled workflow (see docs/deploy.md).');
     }
     if (!uploader.sync) {
-      throw new AppError(501, 'unavailable', 'No sources to sync: set KB_SYNC_SOURCES on the server (see the README), or run npm run ingest -- <sources>.');
+      throw new AppError(501, 'unavailable', 'No sources to sync: set KB_SYNC_SOURCES on the server (see docs/configuration.md), or run npm run ingest -- <sources>.');
     }
     const release = await start(c.get('claims'), 'a sync');
     return progress(c, release, (onProgress) => uploader!.sync!(onProgress));

@@ -30,7 +30,7 @@ export interface GateThresholds {
 
 /**
  * Calibrated with `npm run calibrate` on SQuAD 2.0 dev (20 articles in the knowledge base, 5 out) and the
- * test-double embedder; see the README ("Retrieval and the evidence gate") for the trade-off table.
+ * test-double embedder; see docs/retrieval-and-answers.md ("Retrieval and the evidence gate") for the trade-off table.
  */
 export const DEFAULT_LEXICAL_THRESHOLD = 0.65;
 export const DEFAULT_HYBRID_THRESHOLD = 0.39;
@@ -40,7 +40,7 @@ export const DEFAULT_HYBRID_THRESHOLD = 0.39;
  * (CHAT_CITATION_FLOOR). A share rather than an absolute number so that it follows the threshold of every
  * mode and every model's calibration. 0.75: on the SQuAD eval (test double) it puts the right paragraph
  * among the citations for 2–3 % more questions than 1.0 (cite only what passes) while still dropping the
- * unrelated candidates; lower values add little (see README).
+ * unrelated candidates; lower values add little (see docs/retrieval-and-answers.md).
  */
 export const DEFAULT_CITATION_FLOOR = 0.75;
 

@@ -3,7 +3,7 @@
  * a visitor's question is refused; the owner signs in with `npm run console -- link`, sees it under Content
  * gaps, uploads the missing page (with progress), asks it again under Try a question and watches it answer,
  * then marks the gap done. axe reports 0 violations on every view, at desktop and phone widths; each view
- * is saved as a screenshot (for the README with KB_SCREENSHOTS=1: docs/screens/).
+ * is saved as a screenshot (for the docs with KB_SCREENSHOTS=1: docs/screens/).
  */
 import AxeBuilder from '@axe-core/playwright';
 import { execFile } from 'node:child_process';

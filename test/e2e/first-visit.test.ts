@@ -18,7 +18,7 @@ import { ROOT, modelReady, startServerAndBrowser, type Running } from './server.
 
 let running: Running;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-// KB_SCREENSHOTS=1 refreshes the README's screenshots (as widget-a11y.test.ts does); otherwise test-results/.
+// KB_SCREENSHOTS=1 refreshes the docs' screenshots (as widget-a11y.test.ts does); otherwise test-results/.
 const SHOTS = process.env.KB_SCREENSHOTS === '1' ? 'docs/screenshots' : 'test-results/screenshots';
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 /**
  * The widget on the demo page with the real server, in Chromium: axe (@axe-core/playwright) reports 0
  * violations in the closed, open while the model loads, open, answering, answered, blocks (code, list, table, related), refusal,
- * feedback (the comment form open, then sent), error and history states; each state is also saved as a screenshot (for the README with KB_SCREENSHOTS=1: docs/screenshots/).
+ * feedback (the comment form open, then sent), error and history states; each state is also saved as a screenshot (for the docs with KB_SCREENSHOTS=1: docs/screenshots/).
  */
 import AxeBuilder from '@axe-core/playwright';
 import { join } from 'node:path';
@@ -48,7 +48,7 @@ async function axe(state: string): Promise<void> {
   expect(summary, state).toEqual([]);
 }
 
-// `KB_SCREENSHOTS=1` refreshes the README's screenshots; otherwise they go to test-results/ (a test run
+// `KB_SCREENSHOTS=1` refreshes the docs' screenshots; otherwise they go to test-results/ (a test run
 // must not dirty the working tree).
 const SHOTS = process.env.KB_SCREENSHOTS === '1' ? 'docs/screenshots' : 'test-results/screenshots';
 const shot = (name: string) => page.screenshot({ path: join(ROOT, `${SHOTS}/${name}.png`) });

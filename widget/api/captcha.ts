@@ -1,7 +1,7 @@
 /**
  * Cloudflare Turnstile before an anonymous sign-in, when the server asks for it (`captcha` in /api/config).
  * Turnstile's script is Cloudflare's (the one third-party origin the widget then uses; a site's CSP must allow
- * it, see the README). Its widget renders into a light-DOM child of `<kb-chat>` slotted into the panel
+ * it, see docs/widget.md). Its widget renders into a light-DOM child of `<kb-chat>` slotted into the panel
  * (`slot="captcha"`), because the challenge's iframe must live in the document, not in a shadow root; with
  * `appearance: 'interaction-only'` it shows only when Cloudflare wants the visitor to click.
  */

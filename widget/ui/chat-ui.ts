@@ -143,7 +143,7 @@ export class ChatUi extends ControllerHost implements ChatUiHandle {
     this.view = 'chat';
     // Never blocked by the model: until it is ready the question goes out without an embedding and the
     // server answers in keyword mode at once. Waiting for a model that is "almost ready" was measured and
-    // not worth it (README, "First visit"): on a warm visit it is ready before a visitor has typed a word.
+    // not worth it (docs/performance.md, "First visit"): on a warm visit it is ready before a visitor has typed a word.
     const { status } = this.embedder;
     void this.chat.ask(question, status === 'ready' ? (q) => this.embedder.embed(q) : undefined, { modelLoading: status === 'loading', context });
   }

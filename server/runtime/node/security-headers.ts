@@ -1,7 +1,7 @@
 /**
  * The Node server's files and pages: the base headers (server/http/security-headers.ts) on everything it
  * serves, and a CSP on its own pages (the demo and the demo docs; a CSP belongs to documents):
- * - the demo pages' CSP is what the README asks of a site that embeds the widget, and stricter: nothing but
+ * - the demo pages' CSP is what docs/widget.md asks of a site that embeds the widget, and stricter: nothing but
  *   this origin, no inline script or style, WebAssembly compilation for the embedder, blob: workers (the
  *   cross-origin shim), and Trusted Types enforced — so every demo visit checks that the widget runs under it.
  */

@@ -39,7 +39,7 @@ export function createNodeApp(options: NodeServerOptions) {
   const urls = mountAssets(app, options);
   const api = createApp({
     // The socket's address: on a server reached directly, X-Forwarded-For and its kin are whatever the
-    // client wrote. Behind a reverse proxy every visitor shares the proxy's address (see the README).
+    // client wrote. Behind a reverse proxy every visitor shares the proxy's address (see docs/security.md).
     clientIp: (c) => getConnInfo(c).remote.address ?? null,
     ...options,
     ...urls,

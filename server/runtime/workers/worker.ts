@@ -44,7 +44,7 @@ export interface WorkerEnv {
   /** and console sign-in attempts (`POST /api/admin/session` and `/password` together). */
   ADMIN_SIGNIN_LIMITER?: RateLimitBinding;
   /**
-   * Optional webhook (README "Webhooks"): where events are POSTed and the secret they are signed with —
+   * Optional webhook (docs/api.md, "Webhooks"): where events are POSTed and the secret they are signed with —
    * `wrangler secret put` both. A Worker reads the webhook only from here: it holds no key that could read
    * a secret stored by the console back from the database.
    */
