@@ -34,7 +34,8 @@ function retried(f: SqlFunction | undefined): string {
   return f.retried ? 'yes' : 'no';
 }
 
-const anchor = (name: string) => name.replace(/_/g, '-');
+/** GitHub's heading anchor for a function's name (underscores are kept). */
+const anchor = (name: string) => name;
 
 export function renderFunctionDocs(facts: FunctionFacts[], migrations: MigrationFacts): string {
   const names = [...new Set(facts.map((f) => f.name))];
