@@ -8,7 +8,7 @@
  * Not read: supabase/migrations/ (shipped history, never edited) and generated files (a first-lines
  * `@generated` or "do not edit" marker); dependencies and build output are never walked (source-files.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, sourceFiles } from './source-files.ts';
@@ -20,18 +20,6 @@ const MARKER = /^\s*(?:\/\/|\/\*+|\*)\s*Long file:\s*(.*?)\s*(?:\*\/)?$/;
 const GENERATED = /@generated|do not edit/i;
 const EXTENSIONS = ['ts', 'mts', 'cts', 'tsx', 'js', 'mjs', 'cjs', 'css'];
 const NOT_READ = ['supabase/migrations/'];
-
-/**
- * Long files without a reason, each being split or refactored on another branch at the time this test was
- * written. THE INTEGRATOR EMPTIES THIS LIST after merging those branches: a file still over MAX_LINES then
- * gets its `Long file:` reason instead. An entry that no longer needs to be here (short now, has its reason,
- * moved or deleted) fails the last test, so the list cannot go stale.
- */
-const LONG_FILES_UNTIL_THE_SPLITS_MERGE = [
-  'server/store/pglite.ts',
-  'server/store/supabase.ts',
-  'server/store/types.ts',
-];
 
 interface Measured {
   path: string;
@@ -61,7 +49,7 @@ describe(`source files over ${MAX_LINES} lines say why at the top`, () => {
 
   it(`every file over ${MAX_LINES} lines has a "Long file:" reason in its first ${REASON_WITHIN} lines`, () => {
     const unexplained = files
-      .filter((file) => file.lines > MAX_LINES && !file.reason && !LONG_FILES_UNTIL_THE_SPLITS_MERGE.includes(file.path))
+      .filter((file) => file.lines > MAX_LINES && !file.reason)
       .map((file) => `${file.path}: ${file.lines} lines`);
     expect(unexplained, 'split the file, or write `Long file: <why>` in a comment at its top').toEqual([]);
   });
@@ -69,14 +57,5 @@ describe(`source files over ${MAX_LINES} lines say why at the top`, () => {
   it('a reason says something (a sentence, not just the marker)', () => {
     const empty = files.filter((file) => file.reason !== null && file.reason.split(/\s+/).length < 5).map((file) => `${file.path}: "${file.reason}"`);
     expect(empty).toEqual([]);
-  });
-
-  it('LONG_FILES_UNTIL_THE_SPLITS_MERGE lists only files that still need it', () => {
-    const stale = LONG_FILES_UNTIL_THE_SPLITS_MERGE.filter((path) => {
-      if (!existsSync(join(ROOT, path))) return true;
-      const file = measure(path);
-      return file.lines <= MAX_LINES || file.reason !== null;
-    });
-    expect(stale, 'remove these from LONG_FILES_UNTIL_THE_SPLITS_MERGE').toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+// Long file: one short method per SQL function of the Store interface (70 functions), kept together so the embedded transport reads as one list.
 /**
  * The embedded store: PGlite + pgvector, with the same migrations, SQL functions and row-level security as
  * Supabase. Visitor calls run the way PostgREST runs them: inside one transaction, `request.jwt.claims` set
@@ -7,10 +8,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { Overview } from '../../protocol/index.ts';
-import { ANSWER_KEY_REFUSED, answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
+import { answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
+import { positionalCall, type CalledName, type SqlArgs } from './functions.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import {
-  StoreError,
   type BeginTurn,
   type ChatStore,
   type ChunkMatch,
@@ -42,7 +43,31 @@ import {
   type SyncStatus,
   type SyncTrigger,
 } from './types.ts';
-import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toAdminThread, toOverview, toPage, toSyncStatus, toTurnState, type TurnRow } from './rows.ts';
+import {
+  storedSettings,
+  toAdminConversation,
+  toAdminDocument,
+  toAdminGap,
+  toAdminThread,
+  toContentGap,
+  toDocumentInfo,
+  toDocumentState,
+  toFeedback,
+  toFeedbackRating,
+  toKbStats,
+  toMessage,
+  toOpenedChunk,
+  toOverview,
+  toPage,
+  toRateLimit,
+  toSession,
+  toStaleDocument,
+  toStoredChunk,
+  toSyncStatus,
+  toTurnState,
+  type TurnRow,
+} from './rows.ts';
+import { toStoreError } from './sqlstate.ts';
 
 export interface PgliteStore extends ChatStore, LocalAuthStore, IngestStore {
   readonly db: PGlite;
@@ -89,248 +114,176 @@ class Store implements PgliteStore {
   }
 
   async kbStats(): Promise<KbStats> {
-    const { rows } = await this.run((q) => q.query<Record<keyof KbStats, string>>('select * from kb_stats()'));
-    const row = rows[0]!;
-    return {
-      documents: Number(row.documents),
-      ready_documents: Number(row.ready_documents),
-      chunks: Number(row.chunks),
-      embeddings: Number(row.embeddings),
-    };
+    return toKbStats((await this.rows(null, 'kb_stats', {}))[0]!);
   }
 
   async hasDocuments(): Promise<boolean> {
-    return this.scalar<boolean>('select kb_has_documents() as v');
+    return this.value(null, 'kb_has_documents', {});
   }
 
   async matchChunks(claims: JwtClaims, embedding: number[], threshold: number, count: number): Promise<ChunkMatch[]> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<ChunkMatch>('select * from match_chunks($1::vector, $2, $3)', [
-        JSON.stringify(embedding),
-        threshold,
-        count,
-      ]),
-    );
-    return rows;
+    return this.rows(claims, 'match_chunks', { query_embedding: embedding, threshold, match_count: count });
   }
 
   async searchChunks(claims: JwtClaims, params: SearchChunksParams): Promise<SearchChunkRow[]> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<SearchChunkRow>('select * from search_chunks($1::vector, $2, $3, $4, $5, $6)', [
-        params.embedding ? JSON.stringify(params.embedding) : null,
-        params.text,
-        params.count,
-        params.mode,
-        JSON.stringify(params.filters),
-        params.candidates ?? 50,
-      ]),
-    );
-    return rows;
+    return this.rows(claims, 'search_chunks', {
+      query_embedding: params.embedding,
+      query_text: params.text,
+      match_count: params.count,
+      search_mode: params.mode,
+      filters: params.filters,
+      candidate_count: params.candidates ?? 50,
+    });
   }
 
   async beginTurn(claims: JwtClaims, turn: BeginTurn): Promise<TurnState> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<TurnRow>('select * from chat_begin_turn($1, $2, $3, $4)', [
-        turn.session_id ?? null,
-        turn.message_id,
-        turn.content,
-        turn.title,
-      ]),
-    );
+    const rows = await this.rows(claims, 'chat_begin_turn', {
+      p_session_id: turn.session_id ?? null,
+      p_message_id: turn.message_id,
+      p_content: turn.content,
+      p_title: turn.title,
+    });
     return toTurnState(rows[0]!);
   }
 
   async finishTurn(claims: JwtClaims, turn: FinishTurn): Promise<string> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<{ id: string }>('select chat_finish_turn($1, $2, $3, $4, $5, $6) as id', [
-        turn.session_id,
-        turn.reply_to,
-        turn.content,
-        turn.citations === null ? null : JSON.stringify(turn.citations),
-        JSON.stringify(turn.meta),
-        this.answerWriteKey,
-      ]),
-    );
-    return rows[0]!.id;
+    return this.value(claims, 'chat_finish_turn', {
+      p_session_id: turn.session_id,
+      p_reply_to: turn.reply_to,
+      p_content: turn.content,
+      p_citations: turn.citations,
+      p_meta: turn.meta,
+      p_write_key: this.answerWriteKey,
+    });
   }
 
   async rateLimitHit(claims: JwtClaims, bucket: string, limit: number, windowSeconds: number): Promise<RateLimitState> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<{ allowed: boolean; remaining: number; reset_at: Date }>('select * from rate_limit_hit($1, $2, $3)', [
-        bucket,
-        limit,
-        windowSeconds,
-      ]),
-    );
-    const row = rows[0]!;
-    return { allowed: row.allowed, remaining: row.remaining, reset_at: new Date(row.reset_at) };
+    const rows = await this.rows(claims, 'rate_limit_hit', { p_bucket: bucket, p_limit: limit, p_window_seconds: windowSeconds });
+    return toRateLimit(rows[0]!);
   }
 
   async listSessions(claims: JwtClaims, limit: number): Promise<SessionRow[]> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<SessionRow>(
-        'select id, title, created_at, updated_at from list_chat_sessions($1)',
-        [limit],
-      ),
-    );
-    return rows.map((r) => ({ ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) }));
+    return (await this.rows(claims, 'list_chat_sessions', { p_limit: limit })).map(toSession);
   }
 
   async getSession(claims: JwtClaims, sessionId: string): Promise<SessionRow | null> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<SessionRow>('select id, title, created_at, updated_at from get_chat_session($1)', [sessionId]),
-    );
-    const row = rows[0];
-    return row ? { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) } : null;
+    const row = (await this.rows(claims, 'get_chat_session', { p_session_id: sessionId }))[0];
+    return row ? toSession(row) : null;
   }
 
   async getMessages(claims: JwtClaims, sessionId: string): Promise<MessageRow[]> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<MessageRow>('select id, role, content, citations, meta, created_at from get_chat_messages($1)', [sessionId]),
-    );
-    return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
+    return (await this.rows(claims, 'get_chat_messages', { p_session_id: sessionId })).map(toMessage);
   }
 
   async recentMessages(claims: JwtClaims, sessionId: string, limit: number): Promise<MessageRow[]> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<MessageRow>('select id, role, content, citations, meta, created_at from get_recent_chat_messages($1, $2)', [sessionId, limit]),
-    );
-    return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
+    return (await this.rows(claims, 'get_recent_chat_messages', { p_session_id: sessionId, p_limit: limit })).map(toMessage);
   }
 
   async setFeedback(claims: JwtClaims, feedback: Pick<FeedbackRow, 'message_id' | 'rating' | 'comment'>): Promise<FeedbackRow> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<FeedbackRow>('select * from chat_set_feedback($1, $2, $3)', [feedback.message_id, feedback.rating, feedback.comment]),
-    );
-    const row = rows[0]!;
-    return { ...row, updated_at: iso(row.updated_at) };
+    const rows = await this.rows(claims, 'chat_set_feedback', { p_message_id: feedback.message_id, p_rating: feedback.rating, p_comment: feedback.comment });
+    return toFeedback(rows[0]!);
   }
 
   async getFeedback(claims: JwtClaims, sessionId: string): Promise<Pick<FeedbackRow, 'message_id' | 'rating'>[]> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<Pick<FeedbackRow, 'message_id' | 'rating'>>('select message_id, rating from get_chat_feedback($1)', [sessionId]),
-    );
-    return rows;
+    return (await this.rows(claims, 'get_chat_feedback', { p_session_id: sessionId })).map(toFeedbackRating);
   }
 
   async getChunk(claims: JwtClaims, chunkId: string): Promise<ChunkMatch | null> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<Omit<ChunkMatch, 'similarity'>>('select * from get_chunk($1)', [chunkId]),
-    );
-    return rows[0] ? { ...rows[0], similarity: 1 } : null;
+    const row = (await this.rows(claims, 'get_chunk', { p_chunk_id: chunkId }))[0];
+    return row ? toOpenedChunk(row) : null;
   }
 
   async recordContentGap(claims: JwtClaims, question: string, reason: string, messageId: string): Promise<void> {
-    await this.asVisitor(claims, (tx) => tx.query('select record_content_gap($1, $2, $3, $4)', [question, reason, messageId, this.answerWriteKey]));
+    await this.value(claims, 'record_content_gap', { p_question: question, p_reason: reason, p_message_id: messageId, p_write_key: this.answerWriteKey });
   }
 
   async listContentGaps(claims: JwtClaims, limit: number): Promise<ContentGap[]> {
-    const { rows } = await this.asVisitor(claims, (tx) => tx.query<ContentGap>('select * from list_content_gaps($1)', [limit]));
-    return rows.map((r) => ({ ...r, first_asked_at: iso(r.first_asked_at), last_asked_at: iso(r.last_asked_at) }));
+    return (await this.rows(claims, 'list_content_gaps', { p_limit: limit })).map(toContentGap);
   }
 
   async saveGenerated(claims: JwtClaims, messageId: string, generated: Generated): Promise<Generated> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<{ generated: Generated }>('select chat_save_generated($1, $2, $3, $4) as generated', [
-        messageId,
-        generated.text,
-        generated.model,
-        this.answerWriteKey,
-      ]),
-    );
-    return { text: rows[0]!.generated.text, model: rows[0]!.generated.model };
+    const saved = await this.value(claims, 'chat_save_generated', {
+      p_message_id: messageId,
+      p_text: generated.text,
+      p_model: generated.model,
+      p_write_key: this.answerWriteKey,
+    });
+    return { text: saved.text, model: saved.model };
   }
 
   async getSettings(): Promise<StoredSettings> {
-    const { rows } = await this.run((q) => q.query<StoredSettings & { updated_at: Date }>('select * from kb_get_settings()'));
-    return storedSettings(rows[0]!);
+    return storedSettings((await this.rows(null, 'kb_get_settings', {}))[0]!);
   }
 
   async setSettings(claims: JwtClaims, patch: SettingsPatch): Promise<StoredSettings> {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<StoredSettings & { updated_at: Date }>('select * from kb_set_settings($1::jsonb)', [JSON.stringify(patch)]),
-    );
-    return storedSettings(rows[0]!);
+    return storedSettings((await this.rows(claims, 'kb_set_settings', { p_patch: patch }))[0]!);
   }
 
   async adminWhoami(claims: JwtClaims): Promise<{ user_id: string }> {
-    const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ user_id: string }>('select * from admin_whoami()'));
+    const rows = await this.rows(claims, 'admin_whoami', {});
     return { user_id: rows[0]!.user_id };
   }
 
   async adminListGaps(claims: JwtClaims, q: { status: string; limit: number; offset: number }) {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<Record<string, unknown> & { total: number }>('select * from admin_list_gaps($1, $2, $3)', [q.status, q.limit, q.offset]),
-    );
+    const rows = await this.rows(claims, 'admin_list_gaps', { p_status: q.status, p_limit: q.limit, p_offset: q.offset });
     return toPage(rows, q.limit, q.offset, toAdminGap);
   }
 
   async adminSetGapDone(claims: JwtClaims, questionKey: string, done: boolean): Promise<boolean> {
-    const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ v: boolean }>('select admin_set_gap_done($1, $2) as v', [questionKey, done]));
-    return rows[0]!.v;
+    return this.value(claims, 'admin_set_gap_done', { p_question_key: questionKey, p_done: done });
   }
 
   async adminGetThread(claims: JwtClaims, sessionId: string) {
-    const { rows } = await this.asVisitor(claims, (tx) => tx.query<Record<string, unknown>>('select * from admin_get_thread($1)', [sessionId]));
-    return toAdminThread(rows);
+    return toAdminThread(await this.rows(claims, 'admin_get_thread', { p_session_id: sessionId }));
   }
 
   async adminListConversations(claims: JwtClaims, q: ConversationsQuery) {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<Record<string, unknown> & { total: number }>('select * from admin_list_conversations($1, $2, $3, $4, $5, $6)', [
-        q.rating, q.outcome, q.from ?? null, q.to ?? null, q.limit, q.offset,
-      ]),
-    );
+    const rows = await this.rows(claims, 'admin_list_conversations', {
+      p_rating: q.rating,
+      p_outcome: q.outcome,
+      p_from: q.from ?? null,
+      p_to: q.to ?? null,
+      p_limit: q.limit,
+      p_offset: q.offset,
+    });
     return toPage(rows, q.limit, q.offset, toAdminConversation);
   }
 
   async adminListDocuments(claims: JwtClaims, q: { q: string; limit: number; offset: number }) {
-    const { rows } = await this.asVisitor(claims, (tx) =>
-      tx.query<Record<string, unknown> & { total: number }>('select * from admin_list_documents($1, $2, $3)', [q.q, q.limit, q.offset]),
-    );
+    const rows = await this.rows(claims, 'admin_list_documents', { p_query: q.q, p_limit: q.limit, p_offset: q.offset });
     return toPage(rows, q.limit, q.offset, toAdminDocument);
   }
 
   async adminSetDocumentEnabled(claims: JwtClaims, id: string, enabled: boolean): Promise<boolean> {
-    const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ v: boolean }>('select admin_set_document_enabled($1, $2) as v', [id, enabled]));
-    return rows[0]!.v;
+    return this.value(claims, 'admin_set_document_enabled', { p_id: id, p_enabled: enabled });
   }
 
   async adminDeleteDocument(claims: JwtClaims, id: string): Promise<boolean> {
-    const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ v: boolean }>('select admin_delete_document($1) as v', [id]));
-    return rows[0]!.v;
+    return this.value(claims, 'admin_delete_document', { p_id: id });
   }
 
   async adminOverview(claims: JwtClaims, from: string, to: string): Promise<Overview> {
-    const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ v: unknown }>('select admin_overview($1, $2) as v', [from, to]));
-    return toOverview(rows[0]!.v);
+    return toOverview(await this.value(claims, 'admin_overview', { p_from: from, p_to: to }));
   }
 
   async adminExportConversations(claims: JwtClaims, q: ExportPageQuery): Promise<ExportRow[]> {
-    return this.exportPage(claims, 'select * from admin_export_conversations($1, $2, $3, $4)', q);
+    return this.rows(claims, 'admin_export_conversations', exportArgs(q));
   }
 
   async adminExportGaps(claims: JwtClaims, q: ExportPageQuery): Promise<ExportRow[]> {
-    return this.exportPage(claims, 'select * from admin_export_gaps($1, $2, $3, $4)', q);
+    return this.rows(claims, 'admin_export_gaps', exportArgs(q));
   }
 
   async adminExportFeedback(claims: JwtClaims, q: ExportPageQuery): Promise<ExportRow[]> {
-    return this.exportPage(claims, 'select * from admin_export_feedback($1, $2, $3, $4)', q);
-  }
-
-  private async exportPage(claims: JwtClaims, sql: string, q: ExportPageQuery): Promise<ExportRow[]> {
-    const { rows } = await this.asVisitor(claims, (tx) => tx.query<ExportRow>(sql, [q.from, q.to, q.after, q.limit]));
-    return rows;
+    return this.rows(claims, 'admin_export_feedback', exportArgs(q));
   }
 
   async adminGetWebhook(claims: JwtClaims): Promise<{ url: string | null; secret_set: boolean }> {
-    const { rows } = await this.asVisitor(claims, (tx) => tx.query<{ url: string | null; secret_set: boolean }>('select * from admin_get_webhook()'));
-    return rows[0] ?? { url: null, secret_set: false };
+    return (await this.rows(claims, 'admin_get_webhook', {}))[0] ?? { url: null, secret_set: false };
   }
 
   async webhookTarget(): Promise<{ url: string | null; secret: string | null }> {
-    const { rows } = await this.run((q) => q.query<{ url: string | null; secret: string | null }>('select * from kb_webhook_target()'));
-    return rows[0] ?? { url: null, secret: null };
+    return (await this.rows(null, 'kb_webhook_target', {}))[0] ?? { url: null, secret: null };
   }
 
   async consumeAdminLink(jti: string): Promise<string | null> {
@@ -405,115 +358,98 @@ class Store implements PgliteStore {
   }
 
   async documentState(source: string, model: string): Promise<DocumentState | null> {
-    const { rows } = await this.run((q) =>
-      q.query<DocumentState & { stale_embeddings: string }>('select * from document_state($1, $2)', [source, model]),
-    );
-    const row = rows[0];
-    return row ? { ...row, stale_embeddings: Number(row.stale_embeddings) } : null;
+    const row = (await this.rows(null, 'document_state', { p_source: source, p_model: model }))[0];
+    return row ? toDocumentState(row) : null;
   }
 
   async ingestDocument(doc: IngestDocument): Promise<string> {
-    const { rows } = await this.run((q) =>
-      q.query<{ id: string }>('select ingest_document($1, $2, $3, $4, $5, $6) as id', [
-        doc.source,
-        doc.name,
-        JSON.stringify(doc.meta),
-        doc.checksum,
-        doc.model,
-        JSON.stringify(doc.chunks),
-      ]),
-    );
-    return rows[0]!.id;
-  }
-
-  async listDocuments(): Promise<DocumentInfo[]> {
-    const { rows } = await this.run((q) =>
-      q.query<Omit<DocumentInfo, 'chunks' | 'updated_at'> & { chunks: string; updated_at: Date }>(
-        'select * from kb_list_documents()',
-      ),
-    );
-    return rows.map((r) => ({ ...r, chunks: Number(r.chunks), updated_at: new Date(r.updated_at).toISOString() }));
-  }
-
-  async setDocumentEnabled(id: string, enabled: boolean): Promise<boolean> {
-    return this.scalar<boolean>('select kb_set_document_enabled($1, $2) as v', [id, enabled]);
-  }
-
-  async deleteDocument(id: string): Promise<boolean> {
-    return this.scalar<boolean>('select kb_delete_document($1) as v', [id]);
-  }
-
-  async pruneDocuments(prefix: string, keep: string[], dryRun: boolean): Promise<{ id: string; source: string }[]> {
-    const { rows } = await this.run((q) =>
-      q.query<{ id: string; source: string }>('select * from kb_prune_documents($1, $2, $3)', [prefix, keep, dryRun]),
-    );
-    return rows;
-  }
-
-  async staleDocuments(model: string): Promise<{ id: string; source: string; name: string; stale: number }[]> {
-    const { rows } = await this.run((q) =>
-      q.query<{ id: string; source: string; name: string; stale: string }>('select * from kb_stale_documents($1)', [model]),
-    );
-    return rows.map((r) => ({ ...r, stale: Number(r.stale) }));
-  }
-
-  async documentChunks(documentId: string): Promise<StoredChunk[]> {
-    const { rows } = await this.run((q) =>
-      q.query<{ chunk_id: string; chunk_position: number; content: string; meta: StoredChunk['meta'] }>(
-        'select * from kb_document_chunks($1)',
-        [documentId],
-      ),
-    );
-    return rows.map(({ chunk_position, ...r }) => ({ ...r, position: chunk_position }));
-  }
-
-  async setEmbeddings(model: string, rows: { chunk_id: string; embedding: number[] }[]): Promise<number> {
-    return this.scalar<number>('select kb_set_embeddings($1, $2) as v', [model, JSON.stringify(rows)]);
-  }
-
-  async deferEmbeddingIndex(): Promise<boolean> {
-    return this.scalar<boolean>('select kb_defer_embedding_index() as v');
-  }
-
-  async restoreIndexes(): Promise<number> {
-    return this.scalar<number>('select kb_restore_indexes() as v');
-  }
-
-  async optimize(): Promise<void> {
-    await this.run(async (db) => {
-      await db.query('select kb_optimize()');
-      // The statistics rows are updated once per document: vacuum them, since nothing else will here (no
-      // autovacuum in the embedded database) and a search reads them on every question. VACUUM cannot run
-      // inside a function, hence here rather than in kb_optimize.
-      await db.exec('vacuum kb_corpus_stats, kb_lexemes');
+    return this.value(null, 'ingest_document', {
+      p_source: doc.source,
+      p_name: doc.name,
+      p_meta: doc.meta,
+      p_checksum: doc.checksum,
+      p_model: doc.model,
+      p_chunks: doc.chunks,
     });
   }
 
+  async listDocuments(): Promise<DocumentInfo[]> {
+    return (await this.rows(null, 'kb_list_documents', {})).map(toDocumentInfo);
+  }
+
+  async setDocumentEnabled(id: string, enabled: boolean): Promise<boolean> {
+    return this.value(null, 'kb_set_document_enabled', { p_id: id, p_enabled: enabled });
+  }
+
+  async deleteDocument(id: string): Promise<boolean> {
+    return this.value(null, 'kb_delete_document', { p_id: id });
+  }
+
+  async pruneDocuments(prefix: string, keep: string[], dryRun: boolean): Promise<{ id: string; source: string }[]> {
+    return this.rows(null, 'kb_prune_documents', { p_prefix: prefix, p_keep: keep, p_dry_run: dryRun });
+  }
+
+  async staleDocuments(model: string): Promise<{ id: string; source: string; name: string; stale: number }[]> {
+    return (await this.rows(null, 'kb_stale_documents', { p_model: model })).map(toStaleDocument);
+  }
+
+  async documentChunks(documentId: string): Promise<StoredChunk[]> {
+    return (await this.rows(null, 'kb_document_chunks', { p_document_id: documentId })).map(toStoredChunk);
+  }
+
+  async setEmbeddings(model: string, rows: { chunk_id: string; embedding: number[] }[]): Promise<number> {
+    return this.value(null, 'kb_set_embeddings', { p_model: model, p_embeddings: rows });
+  }
+
+  async deferEmbeddingIndex(): Promise<boolean> {
+    return this.value(null, 'kb_defer_embedding_index', {});
+  }
+
+  async restoreIndexes(): Promise<number> {
+    return this.value(null, 'kb_restore_indexes', {});
+  }
+
+  async optimize(): Promise<void> {
+    await this.value(null, 'kb_optimize', {});
+    // The statistics rows are updated once per document: vacuum them, since nothing else will here (no
+    // autovacuum in the embedded database) and a search reads them on every question. VACUUM cannot run
+    // inside a function, hence here rather than in kb_optimize.
+    await this.run((db) => db.exec('vacuum kb_corpus_stats, kb_lexemes'));
+  }
+
   async httpCache(prefix: string): Promise<{ source: string; http_cache: HttpCache }[]> {
-    const { rows } = await this.run((q) => q.query<{ source: string; http_cache: HttpCache }>('select * from kb_http_cache($1)', [prefix]));
-    return rows;
+    return this.rows(null, 'kb_http_cache', { p_prefix: prefix });
   }
 
   async setHttpCache(source: string, cache: HttpCache | null): Promise<boolean> {
-    return (await this.scalar<boolean | null>('select kb_set_http_cache($1, $2) as v', [source, cache && JSON.stringify(cache)])) === true;
+    return (await this.value(null, 'kb_set_http_cache', { p_source: source, p_http_cache: cache })) === true;
   }
 
   async startSyncRun(source: string, trigger: SyncTrigger): Promise<string> {
-    return this.scalar<string>('select kb_sync_run_start($1, $2) as v', [source, trigger]);
+    return this.value(null, 'kb_sync_run_start', { p_source: source, p_trigger: trigger });
   }
 
   async finishSyncRun(id: string, counts: SyncCounts, errors: { source: string; error: string }[]): Promise<void> {
-    await this.run((q) => q.query('select kb_sync_run_finish($1, $2, $3)', [id, JSON.stringify(counts), JSON.stringify(errors)]));
+    await this.value(null, 'kb_sync_run_finish', { p_id: id, p_counts: counts, p_errors: errors });
   }
 
   async adminSyncStatus(claims: JwtClaims): Promise<SyncStatus[]> {
-    const { rows } = await this.asVisitor(claims, (tx) => tx.query<Record<string, unknown>>('select * from admin_sync_status()'));
-    return rows.map(toSyncStatus);
+    return (await this.rows(claims, 'admin_sync_status', {})).map(toSyncStatus);
   }
 
-  private async scalar<T>(sql: string, params: unknown[] = []): Promise<T> {
-    const { rows } = await this.run((q) => q.query<{ v: T }>(sql, params));
-    return rows[0]!.v;
+  /**
+   * One SQL function's rows (server/store/functions.ts): as the visitor when `claims` are given, else as
+   * the database owner (the service role's place on Supabase).
+   */
+  private async rows<F extends CalledName>(claims: JwtClaims | null, fn: F, args: SqlArgs<F>): Promise<DbRow[]> {
+    const { sql, params } = positionalCall(fn, args);
+    const query = (q: PGlite | Transaction) => q.query<DbRow>(sql, params);
+    return (await (claims ? this.asVisitor(claims, query) : this.run(query))).rows;
+  }
+
+  /** One SQL function's single value (or nothing, for a `void` one), as `rows` runs it. */
+  private async value<F extends CalledName>(claims: JwtClaims | null, fn: F, args: SqlArgs<F>): Promise<DbRow> {
+    return (await this.rows(claims, fn, args))[0]!.v;
   }
 
   /** Runs as the visitor: one transaction, claims set, role `authenticated` — what PostgREST does. */
@@ -529,7 +465,7 @@ class Store implements PgliteStore {
     );
   }
 
-  /** Maps Postgres errors to the StoreError kinds the API understands. */
+  /** Maps Postgres errors to the StoreError kinds the API understands (sqlstate.ts). */
   private async run<T>(fn: (db: PGlite) => Promise<T>): Promise<T> {
     try {
       return await fn(this.db);
@@ -566,15 +502,14 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-function toStoreError(error: unknown): StoreError {
-  const code = (error as { code?: string } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  // 23505 unique_violation; 42501 insufficient_privilege / row-level security; 23503 foreign key (e.g. a
-  // token for a user that does not exist).
-  if (code === '23505') return new StoreError('conflict', message, { cause: error });
-  // The database refusing this store's own answer write key: a misconfiguration, not the visitor's doing.
-  if (code === '42501' && ANSWER_KEY_REFUSED.test(message)) return new StoreError('unavailable', message, { cause: error });
-  if (code === '42501' || code === '23503') return new StoreError('forbidden', message, { cause: error });
-  if (code === '22023') return new StoreError('invalid', message, { cause: error });
-  return new StoreError('unavailable', message, { cause: error });
+/**
+ * A row as the driver returns it. Each method gives it its type: through a mapping of rows.ts, or by its
+ * declared return type where the row is already the API's shape.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type DbRow = any;
+
+/** The export functions' arguments: one keyset page. */
+function exportArgs(q: ExportPageQuery) {
+  return { p_from: q.from, p_to: q.to, p_after: q.after, p_limit: q.limit };
 }

@@ -3,7 +3,7 @@
  * PGlite hands back Dates and parsed JSON; PostgREST hands back ISO strings and parsed JSON.
  */
 import type { AdminCitation, AdminConversation, AdminDocument, AdminGap, AdminThread, AdminThreadTurn, Citation, Overview, Page, Related } from '../../protocol/index.ts';
-import type { StoredSettings, SyncStatus, TurnState } from './types.ts';
+import type { ChunkMatch, ContentGap, DocumentInfo, DocumentState, FeedbackRow, KbStats, MessageRow, RateLimitState, SessionRow, StoredChunk, StoredSettings, SyncStatus, TurnState } from './types.ts';
 
 /** One row of `chat_begin_turn`. */
 export interface TurnRow {
@@ -193,4 +193,72 @@ export function toSyncStatus(row: Record<string, unknown>): SyncStatus {
     errors: (row.errors ?? []) as SyncStatus['errors'],
     last_success_at: row.last_success_at == null ? null : iso(row.last_success_at),
   };
+}
+
+/*
+ * The rows of the chat and ingestion functions, as both stores return them. Counts are bigint in SQL (a
+ * string from either driver), timestamps Date or string; fields are picked by name, so a function that
+ * returns a whole table row (`setof chat_messages`) hands back only what the API uses.
+ */
+type Row = Record<string, unknown>;
+
+export function toKbStats(row: Row): KbStats {
+  return {
+    documents: Number(row.documents),
+    ready_documents: Number(row.ready_documents),
+    chunks: Number(row.chunks),
+    embeddings: Number(row.embeddings),
+  };
+}
+
+export function toRateLimit(row: Row): RateLimitState {
+  return { allowed: row.allowed as boolean, remaining: row.remaining as number, reset_at: new Date(row.reset_at as string | Date) };
+}
+
+export function toSession(row: Row): SessionRow {
+  return { id: row.id as string, title: row.title as string, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+}
+
+export function toMessage(row: Row): MessageRow {
+  return {
+    id: row.id as string,
+    role: row.role as MessageRow['role'],
+    content: row.content as string,
+    citations: row.citations as MessageRow['citations'],
+    meta: row.meta as MessageRow['meta'],
+    created_at: iso(row.created_at),
+  };
+}
+
+export function toFeedback(row: Row): FeedbackRow {
+  return { message_id: row.message_id as string, rating: row.rating as FeedbackRow['rating'], comment: row.comment as string | null, updated_at: iso(row.updated_at) };
+}
+
+export function toFeedbackRating(row: Row): Pick<FeedbackRow, 'message_id' | 'rating'> {
+  return { message_id: row.message_id as string, rating: row.rating as FeedbackRow['rating'] };
+}
+
+export function toContentGap(row: Row): ContentGap {
+  return { ...(row as unknown as ContentGap), first_asked_at: iso(row.first_asked_at), last_asked_at: iso(row.last_asked_at) };
+}
+
+/** A `get_chunk` row: a passage the visitor opened, shown as a full match. */
+export function toOpenedChunk(row: Row): ChunkMatch {
+  return { ...(row as unknown as Omit<ChunkMatch, 'similarity'>), similarity: 1 };
+}
+
+export function toDocumentState(row: Row): DocumentState {
+  return { ...(row as unknown as DocumentState), stale_embeddings: Number(row.stale_embeddings) };
+}
+
+export function toDocumentInfo(row: Row): DocumentInfo {
+  return { ...(row as unknown as DocumentInfo), chunks: Number(row.chunks), updated_at: iso(row.updated_at) };
+}
+
+export function toStaleDocument(row: Row): { id: string; source: string; name: string; stale: number } {
+  return { id: row.id as string, source: row.source as string, name: row.name as string, stale: Number(row.stale) };
+}
+
+export function toStoredChunk({ chunk_position, ...row }: Row): StoredChunk {
+  return { ...(row as unknown as Omit<StoredChunk, 'position'>), position: chunk_position as number };
 }

@@ -2,7 +2,7 @@
  * Timeouts and retries of the Supabase store's calls. Every call has a per-attempt timeout, so a database
  * that hangs becomes a clean "unavailable" (503 / in-band `error`) instead of a request that never ends.
  * Only idempotent calls are retried — a read, or a write keyed so that doing it twice stores it once
- * (supabase.ts says which) — and only on failures that may pass: no response at all (connection refused or
+ * (server/store/functions.ts says which) — and only on failures that may pass: no response at all (connection refused or
  * dropped, timeout: supabase-js reports status 0), 502, 503, 504. Retries back off exponentially with
  * jitter and stop at a deadline.
  *

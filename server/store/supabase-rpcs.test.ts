@@ -14,7 +14,8 @@ import { supabaseAnonymousSignIn } from '../auth/supabase-anonymous.ts';
 import { basis } from '../testing/vectors.ts';
 import { openPgliteStore, type PgliteStore } from './pglite.ts';
 import { answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
-import { createSupabaseChatStore, createSupabaseIngestStore, RETRIED, setSupabaseAnswerWriteKey } from './supabase.ts';
+import { argName, SQL_FUNCTIONS } from './functions.ts';
+import { createSupabaseChatStore, createSupabaseIngestStore, setSupabaseAnswerWriteKey } from './supabase.ts';
 import type { ChatStore, IngestStore, JwtClaims } from './types.ts';
 
 const SECRET = 'test-secret-for-supabase-rpcs-0123456789';
@@ -364,10 +365,16 @@ async function asAdmin(): Promise<JwtClaims> {
 const CALLS = rpcCalls();
 
 describe('the rpc calls of server/store/supabase.ts (derived from its source)', () => {
-  it('finds every call, each classified as retried or not', () => {
+  it('finds every call, each of a function functions.ts describes as called by a store, with its argument names', () => {
     expect(CALLS.length).toBeGreaterThanOrEqual(20);
     expect(Object.keys(EXERCISES).sort()).toEqual(CALLS.map((c) => c.method).sort());
-    expect(Object.keys(RETRIED).sort()).toEqual([...new Set(CALLS.map((c) => c.fn))].sort());
+    // Every function a store calls, except the embedded store's own, is called here; nothing else is.
+    const called = Object.entries(SQL_FUNCTIONS).filter(([, f]) => f.via !== 'sql' && !('embeddedOnly' in f)).map(([name]) => name);
+    expect([...new Set(CALLS.map((c) => c.fn))].sort()).toEqual(called.sort());
+    for (const call of CALLS) {
+      const declared = SQL_FUNCTIONS[call.fn as keyof typeof SQL_FUNCTIONS].args.map(argName);
+      expect(call.args.filter((a) => !declared.includes(a)), call.fn).toEqual([]);
+    }
   });
 
   it.each(CALLS.map((c) => [`${c.fn}(${c.args.join(', ')})`, c] as const))('%s runs against PostgREST', async (_, call) => {

@@ -1,3 +1,4 @@
+// Long file: one short rpc() call per SQL function of the Store interface, kept together so the Supabase transport reads as one list.
 /**
  * The Supabase store: the same SQL functions as the embedded store, called through supabase-js `rpc()`
  * (PostgREST). Visitor calls carry the visitor's own JWT, so PostgREST runs them as role `authenticated`
@@ -16,7 +17,6 @@ import {
   type BeginTurn,
   type ChatStore,
   type ChunkMatch,
-  type DocumentInfo,
   type DocumentState,
   type FinishTurn,
   type Generated,
@@ -33,88 +33,36 @@ import {
   type MessageRow,
   type RateLimitState,
   type SessionRow,
-  type StoredChunk,
   type TurnState,
   type HttpCache,
 } from './types.ts';
-import { ANSWER_KEY_REFUSED } from './answer-key.ts';
-import { iso, storedSettings, toAdminConversation, toAdminDocument, toAdminGap, toAdminThread, toOverview, toPage, toSyncStatus, toTurnState, type TurnRow } from './rows.ts';
+import { isRetried, type CalledName, type SqlArgs } from './functions.ts';
+import {
+  storedSettings,
+  toAdminConversation,
+  toAdminDocument,
+  toAdminGap,
+  toAdminThread,
+  toContentGap,
+  toDocumentInfo,
+  toDocumentState,
+  toFeedback,
+  toFeedbackRating,
+  toKbStats,
+  toMessage,
+  toOpenedChunk,
+  toOverview,
+  toPage,
+  toRateLimit,
+  toSession,
+  toStaleDocument,
+  toStoredChunk,
+  toSyncStatus,
+  toTurnState,
+  type TurnRow,
+} from './rows.ts';
+import { toStoreError } from './sqlstate.ts';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './rpc-retry.ts';
-
-/**
- * Whether a call may be retried after a transient failure (rpc-retry.ts): idempotent calls only — reads,
- * and writes keyed so that a second attempt finds what the first one stored. Every rpc this file makes has
- * an entry (a test derives the calls from this file and checks it).
- */
-export const RETRIED: Record<string, boolean> = {
-  kb_stats: true,
-  kb_has_documents: true,
-  match_chunks: true,
-  search_chunks: true,
-  // Keyed by the message id: a retry finds the turn the lost attempt stored (is_new false, same request).
-  chat_begin_turn: true,
-  // Keyed by reply_to: a retry returns the answer the lost attempt stored.
-  chat_finish_turn: true,
-  // Counts one request: done twice, it would count twice.
-  rate_limit_hit: false,
-  list_chat_sessions: true,
-  get_chat_session: true,
-  get_chat_messages: true,
-  get_recent_chat_messages: true,
-  get_chunk: true,
-  // Keyed by the message id: a second call stores the same rating again (the end state of a change of mind).
-  chat_set_feedback: true,
-  get_chat_feedback: true,
-  // Keyed by the message id (migration 20261124002000): a question is counted once however often it is sent.
-  record_content_gap: true,
-  list_content_gaps: true,
-  // The first written answer stays: a second attempt returns it.
-  chat_save_generated: true,
-  // Sets the same hash however often (`npm run console -- answer-key`).
-  kb_set_answer_write_key: true,
-  kb_get_settings: true,
-  // Sets the same value however often.
-  kb_set_settings: true,
-  document_state: true,
-  // Replaces the document with the same content: the same end state however often.
-  ingest_document: true,
-  kb_list_documents: true,
-  kb_set_document_enabled: true,
-  // Their answer ("was it there?", "what was removed?") would be wrong after a lost first response.
-  kb_delete_document: false,
-  kb_prune_documents: false,
-  kb_stale_documents: true,
-  kb_document_chunks: true,
-  // Replaces these chunks' embeddings.
-  kb_set_embeddings: true,
-  kb_optimize: true,
-  // The console's (20261125030000_admin_console.sql): reads, and writes that set a state (done, enabled).
-  admin_whoami: true,
-  admin_list_gaps: true,
-  admin_set_gap_done: true,
-  admin_list_conversations: true,
-  admin_get_thread: true,
-  admin_list_documents: true,
-  admin_set_document_enabled: true,
-  // "Was it there?" would be wrong after a lost first response.
-  admin_delete_document: false,
-  admin_overview: true,
-  // Data out (20261126060000_data_out.sql): reads.
-  admin_export_conversations: true,
-  admin_export_gaps: true,
-  admin_export_feedback: true,
-  admin_get_webhook: true,
-  // The webhook with its secret: the service role's only (the ingestion CLI's store), so a sync run emits
-  // `sync.finished` to the webhook an admin set in the console.
-  kb_webhook_target: true,
-  // Re-crawling (20261126050000_sync_runs.sql): validators set to a value; a run finished with the same
-  // counts again. Starting a run inserts a row: a retry would leave a second, never-finished one.
-  kb_http_cache: true,
-  kb_set_http_cache: true,
-  kb_sync_run_start: false,
-  kb_sync_run_finish: true,
-  admin_sync_status: true,
-};
 
 export interface SupabaseStoreOptions {
   /** The project URL, e.g. https://abcd.supabase.co */
@@ -147,7 +95,7 @@ function rpcCaller({ url, key, realtimeTransport, fetch, retry = DEFAULT_RETRY_P
     ...(realtimeTransport ? { realtime: { transport: realtimeTransport as never } } : {}),
     ...(fetch ? { global: { fetch } } : {}),
   });
-  return <T>(fn: string, args?: Record<string, unknown>, token?: string): Promise<T | null> =>
+  return <T>(fn: CalledName, args?: SqlArgs<CalledName>, token?: string): Promise<T | null> =>
     call<T>(
       fn,
       (signal) => {
@@ -164,7 +112,7 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
   const { answerWriteKey } = options;
 
   /** One rpc as the visitor: the token they authenticated with, forwarded unchanged. */
-  const asVisitor = <T>(claims: JwtClaims, fn: string, args: Record<string, unknown>) => {
+  const asVisitor = <T>(claims: JwtClaims, fn: CalledName, args: SqlArgs<CalledName>) => {
     const token = claims[ACCESS_TOKEN];
     // Without it the call would silently run as `anon` (supabase-js falls back to the API key).
     if (!token) return Promise.reject(new StoreError('forbidden', `no access token to call ${fn} as the visitor`));
@@ -173,14 +121,7 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
 
   return {
     async kbStats(): Promise<KbStats> {
-      const rows = await rpc<Record<keyof KbStats, number | string>[]>('kb_stats');
-      const row = single('kb_stats', rows);
-      return {
-        documents: Number(row.documents),
-        ready_documents: Number(row.ready_documents),
-        chunks: Number(row.chunks),
-        embeddings: Number(row.embeddings),
-      };
+      return toKbStats(single('kb_stats', await rpc<Record<string, unknown>[]>('kb_stats')));
     },
 
     async hasDocuments(): Promise<boolean> {
@@ -236,67 +177,47 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
     },
 
     async rateLimitHit(claims, bucket, limit, windowSeconds): Promise<RateLimitState> {
-      const rows = await asVisitor<{ allowed: boolean; remaining: number; reset_at: string }[]>(claims, 'rate_limit_hit', {
+      const rows = await asVisitor<Record<string, unknown>[]>(claims, 'rate_limit_hit', {
         p_bucket: bucket,
         p_limit: limit,
         p_window_seconds: windowSeconds,
       });
-      const row = single('rate_limit_hit', rows);
-      return { allowed: row.allowed, remaining: row.remaining, reset_at: new Date(row.reset_at) };
+      return toRateLimit(single('rate_limit_hit', rows));
     },
 
     async listSessions(claims, limit): Promise<SessionRow[]> {
-      const rows = (await asVisitor<SessionRow[]>(claims, 'list_chat_sessions', { p_limit: limit })) ?? [];
-      return rows.map(({ id, title, created_at, updated_at }) => ({
-        id,
-        title,
-        created_at: iso(created_at),
-        updated_at: iso(updated_at),
-      }));
+      return ((await asVisitor<Record<string, unknown>[]>(claims, 'list_chat_sessions', { p_limit: limit })) ?? []).map(toSession);
     },
 
     async getSession(claims, sessionId): Promise<SessionRow | null> {
-      const row = ((await asVisitor<SessionRow[]>(claims, 'get_chat_session', { p_session_id: sessionId })) ?? [])[0];
-      return row
-        ? { id: row.id, title: row.title, created_at: iso(row.created_at), updated_at: iso(row.updated_at) }
-        : null;
+      const row = ((await asVisitor<Record<string, unknown>[]>(claims, 'get_chat_session', { p_session_id: sessionId })) ?? [])[0];
+      return row ? toSession(row) : null;
     },
 
     async getMessages(claims, sessionId): Promise<MessageRow[]> {
-      const rows = (await asVisitor<MessageRow[]>(claims, 'get_chat_messages', { p_session_id: sessionId })) ?? [];
-      return rows.map(({ id, role, content, citations, meta, created_at }) => ({
-        id,
-        role,
-        content,
-        citations,
-        meta,
-        created_at: iso(created_at),
-      }));
+      return ((await asVisitor<Record<string, unknown>[]>(claims, 'get_chat_messages', { p_session_id: sessionId })) ?? []).map(toMessage);
     },
 
     async recentMessages(claims, sessionId, limit): Promise<MessageRow[]> {
-      const rows = (await asVisitor<MessageRow[]>(claims, 'get_recent_chat_messages', { p_session_id: sessionId, p_limit: limit })) ?? [];
-      return rows.map(({ id, role, content, citations, meta, created_at }) => ({ id, role, content, citations, meta, created_at: iso(created_at) }));
+      return ((await asVisitor<Record<string, unknown>[]>(claims, 'get_recent_chat_messages', { p_session_id: sessionId, p_limit: limit })) ?? []).map(toMessage);
     },
 
     async setFeedback(claims, feedback): Promise<FeedbackRow> {
-      const rows = await asVisitor<FeedbackRow[]>(claims, 'chat_set_feedback', {
+      const rows = await asVisitor<Record<string, unknown>[]>(claims, 'chat_set_feedback', {
         p_message_id: feedback.message_id,
         p_rating: feedback.rating,
         p_comment: feedback.comment,
       });
-      const row = single('chat_set_feedback', rows);
-      return { message_id: row.message_id, rating: row.rating, comment: row.comment, updated_at: iso(row.updated_at) };
+      return toFeedback(single('chat_set_feedback', rows));
     },
 
     async getFeedback(claims, sessionId): Promise<Pick<FeedbackRow, 'message_id' | 'rating'>[]> {
-      const rows = (await asVisitor<Pick<FeedbackRow, 'message_id' | 'rating'>[]>(claims, 'get_chat_feedback', { p_session_id: sessionId })) ?? [];
-      return rows.map(({ message_id, rating }) => ({ message_id, rating }));
+      return ((await asVisitor<Record<string, unknown>[]>(claims, 'get_chat_feedback', { p_session_id: sessionId })) ?? []).map(toFeedbackRating);
     },
 
     async getChunk(claims, chunkId): Promise<ChunkMatch | null> {
-      const row = ((await asVisitor<Omit<ChunkMatch, 'similarity'>[]>(claims, 'get_chunk', { p_chunk_id: chunkId })) ?? [])[0];
-      return row ? { ...row, similarity: 1 } : null;
+      const row = ((await asVisitor<Record<string, unknown>[]>(claims, 'get_chunk', { p_chunk_id: chunkId })) ?? [])[0];
+      return row ? toOpenedChunk(row) : null;
     },
 
     async recordContentGap(claims, question, reason, messageId): Promise<void> {
@@ -329,8 +250,7 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
     },
 
     async listContentGaps(claims, limit): Promise<ContentGap[]> {
-      const rows = (await asVisitor<ContentGap[]>(claims, 'list_content_gaps', { p_limit: limit })) ?? [];
-      return rows.map((r) => ({ ...r, first_asked_at: iso(r.first_asked_at), last_asked_at: iso(r.last_asked_at) }));
+      return ((await asVisitor<Record<string, unknown>[]>(claims, 'list_content_gaps', { p_limit: limit })) ?? []).map(toContentGap);
     },
 
     async adminWhoami(claims) {
@@ -406,9 +326,8 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
   const rpc = rpcCaller(options);
   return {
     async documentState(source, model): Promise<DocumentState | null> {
-      const rows = await rpc<(DocumentState & { stale_embeddings: number | string })[]>('document_state', { p_source: source, p_model: model });
-      const row = rows?.[0];
-      return row ? { ...row, stale_embeddings: Number(row.stale_embeddings) } : null;
+      const row = (await rpc<Record<string, unknown>[]>('document_state', { p_source: source, p_model: model }))?.[0];
+      return row ? toDocumentState(row) : null;
     },
 
     async ingestDocument(doc: IngestDocument): Promise<string> {
@@ -426,8 +345,7 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
     },
 
     async listDocuments() {
-      const rows = await rpc<(DocumentInfo & { chunks: number | string })[]>('kb_list_documents');
-      return (rows ?? []).map((r) => ({ ...r, chunks: Number(r.chunks) }));
+      return ((await rpc<Record<string, unknown>[]>('kb_list_documents')) ?? []).map(toDocumentInfo);
     },
 
     async setDocumentEnabled(id, enabled) {
@@ -443,13 +361,11 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
     },
 
     async staleDocuments(model) {
-      const rows = await rpc<{ id: string; source: string; name: string; stale: number | string }[]>('kb_stale_documents', { p_model: model });
-      return (rows ?? []).map((r) => ({ ...r, stale: Number(r.stale) }));
+      return ((await rpc<Record<string, unknown>[]>('kb_stale_documents', { p_model: model })) ?? []).map(toStaleDocument);
     },
 
     async documentChunks(documentId) {
-      const rows = await rpc<(Omit<StoredChunk, 'position'> & { chunk_position: number })[]>('kb_document_chunks', { p_document_id: documentId });
-      return (rows ?? []).map(({ chunk_position, ...r }) => ({ ...r, position: chunk_position }));
+      return ((await rpc<Record<string, unknown>[]>('kb_document_chunks', { p_document_id: documentId })) ?? []).map(toStoredChunk);
     },
 
     async setEmbeddings(model, rows) {
@@ -493,37 +409,20 @@ export async function setSupabaseAnswerWriteKey(options: SupabaseStoreOptions, k
 }
 
 /**
- * Runs one rpc (retried when RETRIED says so) and maps its error to the StoreError kinds the API understands
- * (as pglite.ts does).
+ * Runs one rpc (retried when functions.ts says so) and maps its error to the StoreError kinds the API
+ * understands (sqlstate.ts, as the embedded store does).
  */
-async function call<T>(fn: string, attempt: (signal: AbortSignal) => RpcResult<T>, policy: RetryPolicy): Promise<T | null> {
+async function call<T>(fn: CalledName, attempt: (signal: AbortSignal) => RpcResult<T>, policy: RetryPolicy): Promise<T | null> {
   let result: Awaited<RpcResult<T>>;
   try {
-    result = await withRetry(attempt, RETRIED[fn] === true, policy);
+    result = await withRetry(attempt, isRetried(fn), policy);
   } catch (error) {
     throw new StoreError('unavailable', `${fn}: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,
     });
   }
-  if (result.error) throw toStoreError(fn, result.error);
+  if (result.error) throw toStoreError(result.error, fn);
   return result.data;
-}
-
-/**
- * PostgREST reports the Postgres SQLSTATE as `code`: 23505 unique_violation (a reused message id);
- * 42501 insufficient_privilege / row-level security (somebody else's session; but the database refusing the
- * server's own answer write key is a misconfiguration, `unavailable`); 23503 foreign key (a
- * token for a user that no longer exists); 22023 invalid_parameter_value (a function refused an argument the
- * API should have caught first). Anything else — PGRST* (PostgREST itself: bad JWT, unknown
- * function), network failures (supabase-js reports those with an empty code) — is `unavailable`.
- */
-export function toStoreError(fn: string, error: { code?: string; message: string }): StoreError {
-  const message = `${fn}: ${error.message}`;
-  if (error.code === '23505') return new StoreError('conflict', message, { cause: error });
-  if (error.code === '42501' && ANSWER_KEY_REFUSED.test(error.message)) return new StoreError('unavailable', message, { cause: error });
-  if (error.code === '42501' || error.code === '23503') return new StoreError('forbidden', message, { cause: error });
-  if (error.code === '22023') return new StoreError('invalid', message, { cause: error });
-  return new StoreError('unavailable', message, { cause: error });
 }
 
 function single<T>(fn: string, rows: T[] | null): T {

@@ -1,3 +1,4 @@
+// Long file: the Store interface, one documented method per SQL function, and the row types they return.
 /**
  * The database contract as the API sees it. Every method is one SQL function of supabase/migrations, so
  * the embedded store (PGlite) and the Supabase store (supabase-js `rpc()`) differ only in transport.
@@ -46,13 +47,19 @@ export interface ChunkMatch {
   similarity: number;
 }
 
-/** Arguments of `search_chunks` (hybrid retrieval, supabase/migrations/20261122030000_hybrid_search.sql). */
+/**
+ * Arguments of `search_chunks`: hybrid, vector or full-text retrieval. What it does now and who may call it:
+ * docs/database.md#search_chunks; its current definition (several migrations redefined it): supabase/schema.sql.
+ */
 export interface SearchChunksParams {
   embedding: number[] | null;
   text: string | null;
   count: number;
   mode: 'hybrid' | 'vector' | 'lexical';
-  /** `{document_ids, source_types, tags, languages, date_from, date_to}`; absent keys do not filter. */
+  /**
+   * `{document_ids, source_types, tags, languages, date_from, date_to}`; absent keys do not filter. `context`
+   * (a follow-up's earlier terms, documents and sections) widens and orders the search instead.
+   */
   filters: Record<string, unknown>;
   /** Candidates taken from each list (vector, full text) before fusion. Default 50. */
   candidates?: number;
@@ -161,7 +168,7 @@ export interface FeedbackRow {
 }
 
 /**
- * The site-owner console's calls (supabase/migrations/20261125030000_admin_console.sql), each as the caller:
+ * The site-owner console's calls (the admin_* functions, docs/database.md), each as the caller:
  * admins only — the SQL functions refuse anyone else with a `forbidden` StoreError.
  */
 export interface AdminStore {

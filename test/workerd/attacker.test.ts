@@ -19,6 +19,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
+import { SQL_FUNCTIONS, type SqlFunction } from '../../server/store/functions.ts';
 import type { JwtClaims } from '../../server/store/types.ts';
 import { basis, withSimilarity } from '../../server/testing/vectors.ts';
 import { startRpcServer, statusFor, type RpcServer } from './rpc-server.ts';
@@ -27,54 +28,26 @@ const SECRET = 'attacker-test-jwt-secret-0123456789abcdef';
 /** The server's answer write key; its hash is in the database, the key itself never reaches a visitor. */
 const SERVER_KEY = 'attacker-test-answer-write-key-0123456789abcdef';
 /**
- * The chat_* / record_* functions that store the server's word, each refusing a caller without SERVER_KEY.
- * The other chat writes store the visitor's own word (their question, their rating of their own answer).
+ * Who may call what is read from server/store/functions.ts (test/workerd/schema.test.ts checks it against the
+ * grants): a function opened to anon or authenticated there gets no further without its bounds in BOUNDED.
  */
-const SERVER_WRITES = ['chat_finish_turn', 'chat_save_generated', 'record_content_gap'];
+const DESCRIBED = Object.entries(SQL_FUNCTIONS) as [string, SqlFunction][];
+const granted = (role: 'anon' | 'authenticated') => DESCRIBED.filter(([, f]) => f.grants.some((r) => r === role)).map(([name]) => name).sort();
+/**
+ * The chat_* / record_* functions that store the server's word, each refusing a caller without SERVER_KEY:
+ * the ones that take `p_write_key`. The other chat writes store the visitor's own word (their question,
+ * their rating of their own answer).
+ */
+const SERVER_WRITES = DESCRIBED.filter(([, f]) => f.args.includes('p_write_key')).map(([name]) => name).sort();
 const VISITOR_WRITES = ['chat_begin_turn', 'chat_set_feedback'];
 const MODEL = 'test-model';
 
-/** What an anon-key holder without a user token may call: /api/health's counts and the empty-KB check. */
-const OPEN_TO_ANON = ['kb_get_settings', 'kb_has_documents', 'kb_stats'];
+/** What an anon-key holder without a user token may call: /api/health's counts, the empty-KB check, /api/config. */
+const OPEN_TO_ANON = granted('anon');
+/** The console's admin_* functions: callable by signed-in users, each refusing all but admins itself. */
+const ADMIN_ONLY = DESCRIBED.filter(([name, f]) => f.via === 'console' && name.startsWith('admin_')).map(([name]) => name).sort();
 /** What a signed-in (e.g. anonymous) user may call; each has its bounds checked in BOUNDED below. */
-/** The console's functions (20261125030000): callable by signed-in users, each refusing all but admins itself. */
-const ADMIN_ONLY = [
-  'admin_delete_document',
-  // Data out (20261126060000): the exports and the console's view of the webhook.
-  'admin_export_conversations',
-  'admin_export_feedback',
-  'admin_export_gaps',
-  'admin_get_webhook',
-  'admin_get_thread',
-  'admin_list_conversations',
-  'admin_list_documents',
-  'admin_list_gaps',
-  'admin_overview',
-  'admin_set_document_enabled',
-  'admin_set_gap_done',
-  'admin_sync_status',
-  'admin_whoami',
-];
-const OPEN_TO_USERS = [
-  ...OPEN_TO_ANON,
-  ...ADMIN_ONLY,
-  'chat_begin_turn',
-  'chat_finish_turn',
-  'chat_save_generated',
-  'chat_set_feedback',
-  'get_chat_feedback',
-  'get_chat_messages',
-  'get_chat_session',
-  'get_chunk',
-  'get_recent_chat_messages',
-  'kb_set_settings',
-  'list_chat_sessions',
-  'list_content_gaps',
-  'match_chunks',
-  'rate_limit_hit',
-  'record_content_gap',
-  'search_chunks',
-].sort();
+const OPEN_TO_USERS = granted('authenticated');
 /** The only tables a signed-in user may read (their own rows, under RLS); no table is writable. */
 const READABLE_BY_USERS = ['chat_messages', 'chat_sessions'];
 

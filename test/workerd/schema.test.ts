@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUPABASE_DIR } from '../../server/store/migrate.ts';
 import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
+import { argName, SQL_FUNCTIONS, type SqlFunction, type SqlFunctionName } from '../../server/store/functions.ts';
 import { rpcCalls } from './rpc-calls.ts';
 
 let pg: PgliteStore;
@@ -22,102 +23,11 @@ afterAll(() => pg?.close());
 const rows = async <T>(sql: string, params: unknown[] = []) => (await pg.db.query<T>(sql, params)).rows;
 
 /**
- * Who may call each SQL function (service_role keeps what Supabase's default privileges grant it; it
- * bypasses RLS anyway): a decision per function, so a new function without one fails below. Which
- * functions the Supabase store calls, and with which argument names, is read from its source
- * (rpc-calls.ts), not listed here.
+ * Who may call each SQL function, with which arguments, is described once, in server/store/functions.ts;
+ * the tests below check that description against the database. Which functions the Supabase store calls,
+ * and with which argument names, is read from its source (rpc-calls.ts).
  */
-const CALLERS: Record<string, string[]> = {
-  kb_stats: ['anon', 'authenticated', 'service_role'],
-  kb_has_documents: ['anon', 'authenticated', 'service_role'],
-  // Signed-in visitors only (migration 20261125000000): anon key holders no longer search the KB directly.
-  match_chunks: ['authenticated', 'service_role'],
-  search_chunks: ['authenticated', 'service_role'],
-  // The unbounded search behind search_chunks, and the lookup behind chat_begin_turn: not exposed.
-  kb_search_chunks: ['service_role'],
-  chat_begin_turn: ['authenticated', 'service_role'],
-  // A follow-up reads the last few turns as the visitor (security invoker: RLS hides other sessions).
-  get_recent_chat_messages: ['authenticated', 'service_role'],
-  chat_existing_turn: ['service_role'],
-  // Reached with the visitor's JWT (so RLS applies), refused without the server's answer write key (20261126020000).
-  chat_finish_turn: ['authenticated', 'service_role'],
-  // Generative mode: the server stores the written version of a visitor's own answer (checked inside, with the key).
-  chat_save_generated: ['authenticated', 'service_role'],
-  // The answer write key: its hash set by the service role (`npm run console -- answer-key`), checked by the
-  // write functions only.
-  kb_set_answer_write_key: ['service_role'],
-  kb_assert_answer_writer: ['service_role'],
-  // The console's defensive reading of a stored citation: called by admin_list_conversations only.
-  kb_shown_citation: ['service_role'],
-  list_chat_sessions: ['authenticated', 'service_role'],
-  get_chat_session: ['authenticated', 'service_role'],
-  get_chat_messages: ['authenticated', 'service_role'],
-  rate_limit_hit: ['authenticated', 'service_role'],
-  record_content_gap: ['authenticated', 'service_role'],
-  list_content_gaps: ['authenticated', 'service_role'],
-  // Visitor feedback: a visitor rates their own answers and reads their own ratings (checked inside).
-  chat_set_feedback: ['authenticated', 'service_role'],
-  get_chat_feedback: ['authenticated', 'service_role'],
-  // The answer mode is public (/api/config); only an admin may change it (checked inside).
-  kb_get_settings: ['anon', 'authenticated', 'service_role'],
-  kb_set_settings: ['authenticated', 'service_role'],
-  // The CHECK behind kb_settings.refusal_suggestions (20261125010000): nothing for callers.
-  kb_refusal_suggestions_ok: ['service_role'],
-  // … and behind kb_settings.support_url and .starters (20261126040000).
-  kb_support_url_ok: ['service_role'],
-  kb_starters_ok: ['service_role'],
-  get_chunk: ['authenticated', 'service_role'],
-  ingest_document: ['service_role'],
-  document_state: ['service_role'],
-  kb_list_documents: ['service_role'],
-  kb_document_chunks: ['service_role'],
-  kb_set_document_enabled: ['service_role'],
-  kb_delete_document: ['service_role'],
-  kb_prune_documents: ['service_role'],
-  kb_stale_documents: ['service_role'],
-  kb_set_embeddings: ['service_role'],
-  kb_defer_embedding_index: ['service_role'],
-  kb_restore_indexes: ['service_role'],
-  kb_optimize: ['service_role'],
-  kb_recount_statistics: ['service_role'],
-  // Called by the triggers that keep BM25's statistics, not by the stores.
-  kb_count_chunks: ['service_role'],
-  kb_chunks_count_trigger: ['service_role'],
-  kb_documents_count_trigger: ['service_role'],
-  kb_statistics_deferred: ['service_role'],
-  // The console (20261125030000): signed-in users may call them; each refuses all but admins itself.
-  admin_whoami: ['authenticated', 'service_role'],
-  admin_list_gaps: ['authenticated', 'service_role'],
-  admin_set_gap_done: ['authenticated', 'service_role'],
-  admin_list_conversations: ['authenticated', 'service_role'],
-  // The console's thread view (20261126040100): checks the admin claim itself.
-  admin_get_thread: ['authenticated', 'service_role'],
-  admin_list_documents: ['authenticated', 'service_role'],
-  admin_set_document_enabled: ['authenticated', 'service_role'],
-  admin_delete_document: ['authenticated', 'service_role'],
-  admin_overview: ['authenticated', 'service_role'],
-  // Data out (20261126060000): exports and the console's view of the webhook (each refuses all but admins);
-  admin_export_conversations: ['authenticated', 'service_role'],
-  admin_export_gaps: ['authenticated', 'service_role'],
-  admin_export_feedback: ['authenticated', 'service_role'],
-  admin_get_webhook: ['authenticated', 'service_role'],
-  // their helpers; and the webhook with its secret, for the server's own connection only.
-  kb_export_bounds: ['service_role'],
-  kb_export_cursor: ['service_role'],
-  kb_export_after: ['service_role'],
-  kb_webhook_url_ok: ['service_role'],
-  kb_webhook_target: ['service_role'],
-  // Their helpers (the admin check, the opaque visitor id, page bounds): called by them only.
-  kb_assert_admin: ['service_role'],
-  kb_visitor_id: ['service_role'],
-  kb_page_bounds: ['service_role'],
-  // Re-crawling and sync runs (20261126050000): the ingester's; the console reads through admin_sync_status.
-  kb_http_cache: ['service_role'],
-  kb_set_http_cache: ['service_role'],
-  kb_sync_run_start: ['service_role'],
-  kb_sync_run_finish: ['service_role'],
-  admin_sync_status: ['authenticated', 'service_role'],
-};
+const DESCRIBED = Object.entries(SQL_FUNCTIONS) as [SqlFunctionName, SqlFunction][];
 
 describe('supabase/migrations on a new database', () => {
   it('applies every migration in file order, once, recorded as the Supabase CLI records them', async () => {
@@ -155,9 +65,17 @@ describe('supabase/migrations on a new database', () => {
     );
   });
 
-  it('has a grant decision for exactly the SQL functions there are', async () => {
+  it('describes exactly the SQL functions there are in server/store/functions.ts, one function per name', async () => {
     const found = await rows<{ name: string }>(`select proname as name from pg_proc where pronamespace = 'public'::regnamespace order by proname`);
-    expect(found.map((f) => f.name)).toEqual(Object.keys(CALLERS).sort());
+    expect(found.map((f) => f.name)).toEqual(Object.keys(SQL_FUNCTIONS).sort());
+  });
+
+  it.each(DESCRIBED)('describes %s with its argument names in declaration order', async (name, described) => {
+    const [found] = await rows<{ names: string[] }>(
+      `select coalesce(proargnames[1:pronargs], '{}') as names from pg_proc where pronamespace = 'public'::regnamespace and proname = $1`,
+      [name],
+    );
+    expect(found!.names).toEqual(described.args.map(argName));
   });
 
   it.each(rpcCalls().map((c) => [c.fn, c] as const))('has %s with exactly the argument names the Supabase store sends', async (_, call) => {
@@ -172,10 +90,10 @@ describe('supabase/migrations on a new database', () => {
     const { names, required } = found[0]!;
     expect(call.args.filter((a) => !names.includes(a))).toEqual([]);
     expect(names.slice(0, required).filter((n) => !call.args.includes(n))).toEqual([]);
-    expect(CALLERS[call.fn]).toBeDefined();
+    expect(SQL_FUNCTIONS[call.fn as SqlFunctionName]?.via).not.toBe('sql');
   });
 
-  it.each(Object.entries(CALLERS))('grants %s to exactly the roles that call it', async (name, callers) => {
+  it.each(DESCRIBED)('grants %s to exactly the roles functions.ts says', async (name, { grants: callers }) => {
     const [grants] = await rows<Record<string, boolean>>(
       `select has_function_privilege('anon', p.oid, 'execute') as anon,
               has_function_privilege('authenticated', p.oid, 'execute') as authenticated,
