@@ -19,6 +19,8 @@ export interface FollowUp {
   terms: string[];
   /** The question with the borrowed words after it: what extraction scores and the widget embeds. */
   text: string;
+  /** The answer given to the turn before: extraction does not quote its units again (follow-up-units.ts). */
+  earlierAnswer?: string;
   /** What `search_chunks` reads under `filters.context`. */
   sql: { terms: string; documents: string[]; sections: string[] };
   context: AnswerContext;
@@ -60,6 +62,7 @@ export function followUpFrom(question: string, recent: MessageRow[]): FollowUp |
   return {
     terms,
     text: contextualText(question, terms),
+    ...(reply && reply.content ? { earlierAnswer: reply.content } : {}),
     sql: {
       terms: about,
       documents: [...new Set(cited.map((c) => c.document_id))],
