@@ -48,6 +48,11 @@ export function topicWords(text: string): string[] {
   return [...new Set(words.filter((w) => w.length > 1 && !FUNCTION_WORDS.has(w)))];
 }
 
+/** Whether `question` points back with a pronoun (it, its, they, them, one…): it names the earlier thing itself. */
+export function pointsBack(question: string): boolean {
+  return (question.toLowerCase().match(WORD) ?? []).some((w) => POINTING.has(w.replace(/’/g, "'")));
+}
+
 /** Whether `question` needs the conversation to be understood (see the file's comment for the rules). */
 export function dependsOnContext(question: string): boolean {
   if (CONNECTIVE.test(question)) return true;

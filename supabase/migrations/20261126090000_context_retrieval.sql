@@ -14,11 +14,14 @@
 --    carries the topic instead, and counting the topic on the whole cited page there put the earlier page
 --    ahead of the one that answers ("How do I change it?" after the evidence threshold).
 --
--- 2. A follow-up none of whose own words the knowledge base has ever seen ("And lunch?" after a question
---    about refunds) is not read in context: the earlier topic's words and the contextual embedding would find
+-- 2. A follow-up none of whose own words the knowledge base has ever seen and that does not point back with
+--    a pronoun ("And lunch?" after a question about refunds; `context.points_back` false or absent) is not
+--    read in context: the earlier topic's words and the contextual embedding would find
 --    the earlier page and answer the new question with it. It is searched as a new question in full text (the
 --    embedding the browser sent is of the contextual text), which finds nothing for a word no chunk has, as
---    asking it alone would.
+--    asking it alone would. Full text cannot tell "And lunch?" from "What about PDFs?" after a question
+--    about file types (a word the docs lack, asked about their topic): both are read as new questions. One
+--    that points back ("How big is it?") names the earlier topic itself and keeps its context.
 
 create or replace function search_chunks(
   query_embedding extensions.vector(384) default null,
@@ -85,7 +88,7 @@ begin
     limit 10);
 
   -- A follow-up none of whose own words the knowledge base knows is not about the earlier topic (2. above).
-  if exists (select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, ''))))) and not exists (
+  if not coalesce(v_context -> 'points_back' = 'true'::jsonb, false) and exists (select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, ''))))) and not exists (
     select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, '')))) q
     join kb_lexemes l on l.lexeme = q where l.df > 0
   ) then
@@ -145,4 +148,4 @@ end;
 $$;
 
 comment on function search_chunks(extensions.vector, text, integer, text, jsonb, integer) is
-  'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, sections} (a follow-up question): the candidates are searched with the question plus the borrowed terms; coverage counts each borrowed lexeme at half its IDF (all together at most the question''s own), in keyword mode present in every chunk of a cited document; cited documents and sections gain a small prior. A follow-up none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000 and 20261126090000.';
+  'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, sections, points_back} (a follow-up question): the candidates are searched with the question plus the borrowed terms; coverage counts each borrowed lexeme at half its IDF (all together at most the question''s own), in keyword mode present in every chunk of a cited document; cited documents and sections gain a small prior. A follow-up that does not point back (context.points_back) and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000 and 20261126090000.';
