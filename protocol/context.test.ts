@@ -13,6 +13,7 @@ describe('dependsOnContext', () => {
     'Pro plan?',
     'Can I use replicas with them?',
     'Why was mine denied?',
+    'How many can I add on Hobby?',
   ])('reads %j as a follow-up', (q) => expect(dependsOnContext(q)).toBe(true));
 
   it.each([
@@ -21,6 +22,8 @@ describe('dependsOnContext', () => {
     'How do I point my own domain at my Railway service?',
     'Can I set a hard spending limit from the command line instead of the dashboard?',
     'Where is chat history stored?',
+    'How many custom domains can I add to a service on the Hobby plan?',
+    'How much did the gross agricultural product increase since 2004?',
   ])('reads %j as a complete question', (q) => expect(dependsOnContext(q)).toBe(false));
 });
 

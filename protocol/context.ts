@@ -8,7 +8,9 @@
  * - it points back (it, its, they, them, one, …) and has at most four content words of its own ("How do I
  *   change it?", "What is its default?"), or with that / this / there, at most three;
  * - it is very short: at most one content word ("What is the limit?", "How long?"), or two in at most three
- *   words ("Pro plan?").
+ *   words ("Pro plan?");
+ * - it counts something it does not name: "how many" straight before a verb ("How many can I add on
+ *   Hobby?"), with at most three content words ("how much" is left out: "How much did it cost?" is whole).
  * `npm run eval -- --qa` reports how often this fires on complete questions (docs/conversation.md).
  */
 import * as v from 'valibot';
@@ -23,6 +25,8 @@ export type AnswerContext = v.InferOutput<typeof AnswerContextSchema>;
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
 const CONNECTIVE = /^\s*(?:and|also|plus|what about|how about|same for|same with|what of|then)\b/i;
+/** "How many" with no noun after it: the thing counted was named before. */
+const UNNAMED_COUNT = /^\s*how many\s+(?:can|could|do|does|did|are|is|was|were|will|should|would|may|might|must|have|has)\b/i;
 /** Words that point back at something said before; "that", "this" and "there" are often only relative or
  * demonstrative in a complete question, so they count only in a question with fewer words of its own. */
 const POINTING = new Set(['it', 'its', "it's", 'itself', 'they', 'them', 'their', 'one', 'ones', 'mine']);
@@ -44,6 +48,11 @@ export function topicWords(text: string): string[] {
   return [...new Set(words.filter((w) => w.length > 1 && !FUNCTION_WORDS.has(w)))];
 }
 
+/** Whether `question` points back with a pronoun (it, its, they, them, one…): it names the earlier thing itself. */
+export function pointsBack(question: string): boolean {
+  return (question.toLowerCase().match(WORD) ?? []).some((w) => POINTING.has(w.replace(/’/g, "'")));
+}
+
 /** Whether `question` needs the conversation to be understood (see the file's comment for the rules). */
 export function dependsOnContext(question: string): boolean {
   if (CONNECTIVE.test(question)) return true;
@@ -51,6 +60,7 @@ export function dependsOnContext(question: string): boolean {
   const own = topicWords(question).length;
   if (words.some((w) => POINTING.has(w)) && own <= 4) return true;
   if (words.some((w) => DEICTIC.has(w)) && own <= 3) return true;
+  if (UNNAMED_COUNT.test(question) && own <= 3) return true;
   return own <= 1 || (own <= 2 && words.length <= 3);
 }
 

@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 28 migrations, the last 20261126100000_function_comments.sql. What each function is for, and who may call it: docs/database.md.
+-- 29 migrations, the last 20261126100000_function_comments.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -2075,6 +2075,8 @@ declare
   v_terms text;
   v_docs uuid[];
   v_sections text[];
+  -- Full text only (keyword mode, or no embedding): no embedding of the contextual text carries the topic.
+  v_lexical boolean := search_mode = 'lexical' or query_embedding is null;
 begin
   if char_length(coalesce(query_text, '')) > 2000
      or (filters is not null and (jsonb_typeof(filters) <> 'object' or pg_column_size(filters) > 16384))
@@ -2088,7 +2090,7 @@ begin
     return;
   end if;
 
-  -- ── Conversation context (20261126070000) ──
+  -- ── Conversation context (20261126070000, changed in 20261126090000) ──
   v_terms := nullif(btrim(left(coalesce(v_context ->> 'terms', ''), 300)), '');
   v_docs := array(
     select x::uuid from jsonb_array_elements_text(
@@ -2099,6 +2101,15 @@ begin
     select left(x, 300) from jsonb_array_elements_text(
       case when jsonb_typeof(v_context -> 'sections') = 'array' then v_context -> 'sections' else '[]'::jsonb end) x
     limit 10);
+
+  -- A follow-up none of whose own words the knowledge base knows is not about the earlier topic (2. above).
+  if not coalesce(v_context -> 'points_back' = 'true'::jsonb, false) and exists (select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, ''))))) and not exists (
+    select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, '')))) q
+    join kb_lexemes l on l.lexeme = q where l.df > 0
+  ) then
+    return query select * from kb_search_chunks(null, query_text, v_count, 'lexical', filters - 'context', v_candidates);
+    return;
+  end if;
 
   return query
   with pool as (
@@ -2125,7 +2136,7 @@ begin
   ),
   weighted as (
     -- A question without words of its own ("what about it?") is searched with the borrowed ones alone.
-    select i.lexeme, i.idf * case when i.own or t.own = 0 then 1
+    select i.lexeme, i.own, i.idf * case when i.own or t.own = 0 then 1
       else least(c_context_weight, t.own / nullif(t.borrowed, 0)) end as idf
     from idf i cross join totals t
   )
@@ -2133,7 +2144,9 @@ begin
     case when p.cosine is not null then p.cosine + pr.prior end,
     p.bm25,
     case when p.coverage is not null then least(1, coalesce((
-      select sum(w.idf) filter (where c.fts @@ quote_literal(w.lexeme)::tsquery) / nullif(sum(w.idf), 0)
+      select sum(w.idf) filter (where c.fts @@ quote_literal(w.lexeme)::tsquery
+        -- A borrowed term is present in every chunk of a cited page (1. above).
+        or (v_lexical and not w.own and p.document_id = any (v_docs))) / nullif(sum(w.idf), 0)
       from weighted w), 0) + pr.prior) end,
     p.vector_rank, p.lexical_rank, p.score
   from pool p

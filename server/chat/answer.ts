@@ -95,8 +95,13 @@ export async function answerTurn(
     return refuse(store, claims, turn, request, hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(found)) : emptyKbRefusal());
   }
 
-  // A follow-up's sentences are scored against the question and, at a lower weight, the words it borrows.
-  const { text, citations, related } = extractAnswer(request.query, found.chunks, followUp?.terms);
+  // A follow-up's sentences are scored against the question and, at a lower weight, the words it borrows;
+  // what the earlier answer already quoted is not quoted again unless nothing else answers.
+  const { text, citations, related } = extractAnswer(
+    request.query,
+    found.chunks,
+    followUp ? { borrowed: followUp.terms, ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}) } : {},
+  );
   const passages = answerMode === 'generative' ? passagesOf(citations, found.chunks) : undefined;
   return {
     kind: 'answer',

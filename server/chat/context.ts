@@ -5,7 +5,7 @@
  * 20261126070000_conversation_context.sql). A question that does not depend on the conversation reads
  * nothing here, so it is answered exactly as in a new session.
  */
-import { borrowedTerms, contextualText, dependsOnContext, earlierTopic, type AnswerContext, type Citation } from '../../protocol/index.ts';
+import { borrowedTerms, contextualText, dependsOnContext, earlierTopic, pointsBack, type AnswerContext, type Citation } from '../../protocol/index.ts';
 import type { ChatStore, JwtClaims, MessageRow } from '../store/types.ts';
 
 /**
@@ -19,8 +19,11 @@ export interface FollowUp {
   terms: string[];
   /** The question with the borrowed words after it: what extraction scores and the widget embeds. */
   text: string;
+  /** The answer given to the turn before: extraction does not quote its units again (follow-up-units.ts). */
+  earlierAnswer?: string;
   /** What `search_chunks` reads under `filters.context`. */
-  sql: { terms: string; documents: string[]; sections: string[] };
+  /** `points_back`: the question says it, its, they… (protocol/context.ts `pointsBack`). */
+  sql: { terms: string; documents: string[]; sections: string[]; points_back: boolean };
   context: AnswerContext;
 }
 
@@ -60,10 +63,12 @@ export function followUpFrom(question: string, recent: MessageRow[]): FollowUp |
   return {
     terms,
     text: contextualText(question, terms),
+    ...(reply && reply.content ? { earlierAnswer: reply.content } : {}),
     sql: {
       terms: about,
       documents: [...new Set(cited.map((c) => c.document_id))],
       sections: [...new Set(cited.flatMap((c) => (c.section ? [c.section] : [])))],
+      points_back: pointsBack(question),
     },
     context: { used: true, ...(about ? { about } : {}) },
   };

@@ -19,6 +19,7 @@ import type { ChunkMatch } from '../store/types.ts';
 import { expectedType, holdsType, type AnswerType } from './answer-type.ts';
 import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
+import { REPEAT_WEIGHT, saidBefore } from './follow-up-units.ts';
 import { unitsOf, type Unit } from './units.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
@@ -85,11 +86,24 @@ interface Candidate {
 /** A follow-up's borrowed words (server/chat/context.ts) weigh this much of a word of the question's own. */
 const BORROWED_WEIGHT = 0.25;
 
+/** What a follow-up brings from the turn before it (server/chat/context.ts); none for a question alone. */
+export interface FollowUpInput {
+  /** The earlier question's topic words, scored at BORROWED_WEIGHT. */
+  borrowed?: string[];
+  /** The earlier answer's text: its units already told the visitor that (follow-up-units.ts). */
+  earlierAnswer?: string;
+}
+
 /**
  * `chunks` best first, all above the evidence threshold (one per document section, see retrieval).
- * `borrowed`: a follow-up's words from the turn before it, scored at BORROWED_WEIGHT.
+ * `followUp`: a follow-up's context; without it the answer is exactly the single question's.
  */
-export function extractAnswer(question: string, chunks: ChunkMatch[], borrowed: string[] = []): ExtractiveAnswer {
+export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: FollowUpInput = {}): ExtractiveAnswer {
+  const borrowed = followUp.borrowed ?? [];
+  const repeated = saidBefore(followUp.earlierAnswer);
+  // In the passage retrieval ranked first a repeat is the answer: the earlier answer already said what is
+  // asked again ("How do I change it?" after an answer that says how to raise or lower the threshold).
+  const said = (unit: Unit, chunk?: number) => chunk !== 0 && repeated(unit);
   const own = new Set(contentWords(question));
   const asked = new Set([...own, ...contentWords(borrowed.join(' '))]);
   const perChunk = chunks.map((chunk) => unitsOf(chunk.content, asked));
@@ -108,17 +122,19 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], borrowed: 
         chunk: c,
         words,
         // Retrieval's order of the chunks counts: the 2nd chunk's units weigh 0.65, the 3rd's 0.3, the rest 0.2.
-        weight: Math.max(0.2, 1 - c * CHUNK_RANK_PENALTY) * (unit.pointer ? POINTER_WEIGHT : 1),
+        weight: Math.max(0.2, 1 - c * CHUNK_RANK_PENALTY) * (unit.pointer ? POINTER_WEIGHT : 1) * (said(unit, c) ? REPEAT_WEIGHT : 1),
         bonus: 0.05 * chunks[c]!.similarity - unit.index * 1e-3,
         score: 0,
-        answersTitle: headingMatches(title, asked),
+        // A follow-up's heading must also share a word it asks now: the earlier topic's heading answered the
+        // earlier question.
+        answersTitle: headingMatches(title, asked) && (borrowed.length === 0 || title.words.some((w) => own.has(w))) && !said(unit, c),
         documentId: chunks[c]!.document_id,
       };
     });
   });
   score(candidates, asked, type, own);
 
-  return compose(choose(candidates, question), chunks);
+  return compose(choose(candidates, question, said), chunks);
 }
 
 /**
@@ -215,7 +231,7 @@ export function refersBack(sentence: string, before: Set<string>): boolean {
 }
 
 /** The quoted units: best first within the bounds, a lead-in and its block always together. */
-function choose(candidates: Candidate[], question: string): Candidate[] {
+function choose(candidates: Candidate[], question: string, said: (unit: Unit, chunk: number) => boolean = () => false): Candidate[] {
   // A title is the heading of what follows it, not an answer.
   const ranked = candidates.filter((c) => c.score > 0 && !c.unit.title).sort((a, b) => b.score - a.score);
   // Under a heading that asks the question, the section's first unit is the answer: quoted first, with the
@@ -277,7 +293,7 @@ function choose(candidates: Candidate[], question: string): Candidate[] {
   if (top.unit.kind === 'sentence') {
     for (let i = 1; i <= CONTINUATION && sentences < sentenceLimit; i++) {
       const next = byUnit.get(`${top.chunk}:${top.unit.index + i}`);
-      if (next?.unit.kind !== 'sentence' || next.unit.paragraph !== top.unit.paragraph) break;
+      if (next?.unit.kind !== 'sentence' || next.unit.paragraph !== top.unit.paragraph || said(next.unit, next.chunk)) break;
       take(next, sentenceLimit);
     }
   }
@@ -285,7 +301,7 @@ function choose(candidates: Candidate[], question: string): Candidate[] {
   for (const c of [...chosen.values()]) {
     if (c.unit.kind !== 'sentence' || sentences >= MAX_ANSWER_SENTENCES) continue;
     const before = byUnit.get(`${c.chunk}:${c.unit.index - 1}`);
-    if (before?.unit.kind !== 'sentence' || before.unit.title || before.unit.introduces !== undefined) continue;
+    if (before?.unit.kind !== 'sentence' || before.unit.title || before.unit.introduces !== undefined || said(before.unit, before.chunk)) continue;
     if (refersBack(c.unit.markdown, before.unit.words)) take(before, MAX_ANSWER_SENTENCES);
   }
   // Chunks in the order of their best quoted unit; units in reading order within a chunk.

@@ -97,6 +97,21 @@ describe.each(['hybrid', 'vector', 'lexical'] as const)('follow-ups in %s mode',
     expect(inSession.citations).toEqual(alone.citations);
   });
 
+  // "And lunch?" reads as a follow-up, but the knowledge base has no word of its own: answered as when asked
+  // alone (refused), never with the evidence threshold's page.
+  it('answers a short topic switch whose words the knowledge base lacks as when asked alone', async () => {
+    const { token } = await api.signIn();
+    const first = await ask(mode, token, THRESHOLD);
+    const app = api.instance({ retrieval: { mode } });
+    const lunch = 'And lunch?';
+    const embedding = mode === 'lexical' ? undefined : (await embedder.embed([followUpText(lunch, { question: THRESHOLD })]))[0];
+    const inSession = await api.chat(token, { message: lunch, message_id: crypto.randomUUID(), session_id: first.session_id, ...(embedding ? { embedding } : {}) }, { headers: { Accept: 'application/json' } }, app);
+    const aloneEmbedding = mode === 'lexical' ? undefined : (await embedder.embed([lunch]))[0];
+    const alone = await api.chat((await api.signIn()).token, { message: lunch, message_id: crypto.randomUUID(), ...(aloneEmbedding ? { embedding: aloneEmbedding } : {}) }, { headers: { Accept: 'application/json' } }, app);
+    expect(((await alone.json()) as { type: string }).type).toBe('refusal');
+    expect(((await inSession.json()) as { type: string }).type).toBe('refusal');
+  });
+
   it('asks as a new question with context: false', async () => {
     const { token } = await api.signIn();
     const first = await ask(mode, token, THRESHOLD);
