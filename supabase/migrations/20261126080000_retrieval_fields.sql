@@ -1,39 +1,28 @@
--- Retrieval fields: the page title and the section path weigh more than body text in full-text ranking,
--- words as typed tell stemming collisions apart, and one page's many chunks cannot fill the candidates.
+-- Retrieval fields: the page title is part of what a chunk is found by, as its section path already was.
 --
--- Before, a chunk's full text was its section path and its content in one tsvector, both counted as body
--- text by BM25, and the page title (kb_documents.name) was not searched at all. A question about logging
--- in ("log in", lexeme "log") scored the "Logging" page's chunks as high as the login section, and a
--- page that mentions a feature in passing scored like the feature's own page.
+-- A chunk's full text is its section path and its content; the page title (kb_documents.name) was not in
+-- it, so a question naming the page's subject ("How long are logs kept?" on the page "Logs", whose retention
+-- section never repeats the word) covered less of the question on the page about it than on a page that
+-- mentions the subject in passing. Coverage, the full-text half of the evidence the gate and the order of
+-- citations read, now counts a question lexeme found in the page title.
 --
--- The fields are stored beside the text as lexeme arrays, generated from the columns they come from (so
--- every row that already exists is filled by this migration, and a re-ingestion or rename keeps them):
---   kb_documents.title_terms / title_words   the title, English lexemes / words as typed ('simple')
---   kb_chunks.section_terms / section_words  the section path, the same two ways
--- Arrays rather than tsvectors: they are only ever intersected with the question's few words, per
--- candidate, after the GIN index found the candidates.
+-- Measured, each part alone against the release before (Railway tuning set, demo-kb, SQuAD, SciFact; the
+-- commands and numbers are in the README's "Retrieval fields"), and only this one kept: BM25 with the
+-- title and section path weighted above body text, a bonus for question words found there as typed (no
+-- stemming), and at most four chunks per document among the candidates changed no docs-QA answer (the
+-- evidence, not BM25, orders the candidates the answer is built from) and moved SQuAD and SciFact by a
+-- few tenths either way, at a cost per full-text candidate.
+--
+-- The title's lexemes are stored with the document as an array, generated from the name: every row that
+-- already exists is filled by this migration, and a re-ingestion or rename keeps them current.
 
 alter table kb_documents
   add column title_terms text[] generated always as (
-    tsvector_to_array(to_tsvector('english'::regconfig, coalesce(name, '')))) stored,
-  add column title_words text[] generated always as (
-    tsvector_to_array(to_tsvector('simple'::regconfig, coalesce(name, '')))) stored;
-
-alter table kb_chunks
-  add column section_terms text[] generated always as (
-    tsvector_to_array(to_tsvector('english'::regconfig, coalesce(meta ->> 'section', '')))) stored,
-  add column section_words text[] generated always as (
-    tsvector_to_array(to_tsvector('simple'::regconfig, coalesce(meta ->> 'section', '')))) stored;
+    tsvector_to_array(to_tsvector('english'::regconfig, coalesce(name, '')))) stored;
 
 -- kb_search_chunks (the search behind the exposed search_chunks; same arguments, same result columns, see
--- 20261123000000_search_at_scale.sql for the probe, the BM25 and the vector scan). What changed:
---   BM25 over fields: each full-text candidate's BM25 gains c_field_weight × IDF for every question lexeme
---     in its page title or section path, and c_exact_weight × IDF for every question word found there as
---     typed; the result's bm25 column is that score.
---   Diversity: at most c_per_document chunks of one document among the full-text candidates and in the
---     fused pool.
---   Coverage (the evidence of the gate) counts a question lexeme found in the page title, as it already
---     counted one in the section path.
+-- 20261123000000_search_at_scale.sql for the probe, the BM25 and the vector scan, unchanged here): only
+-- the coverage column changed, it now counts a question lexeme found in the page title.
 create or replace function kb_search_chunks(
   query_embedding extensions.vector(384) default null,
   query_text text default null,
@@ -68,18 +57,6 @@ declare
   c_probe_budget constant integer := 300;
   -- Candidates scored with BM25 at most (the probe's rarest lexeme alone may be in more chunks).
   c_lexical_cap constant integer := 1000;
-  -- A question lexeme in the page title or the section path adds this many times its IDF to BM25: a
-  -- page about the thing asked names it in its title or headings, a page that mentions it in passing
-  -- does not (one full-weight occurrence in the body adds at most 2.2 × IDF, a short chunk's BM25 ceiling).
-  c_field_weight constant double precision := 1.0;
-  -- A question word found as typed (no stemming) in the title or section path adds this many times its
-  -- IDF again: stemming makes "log in" and "Logging" the same lexeme, the exact word tells them apart.
-  c_exact_weight constant double precision := 0.5;
-  -- Chunks of one document at most, in the full-text candidates and in the fused pool: a long page whose
-  -- every chunk shares the question's words must not push the answering page out of the candidates.
-  c_per_document constant integer := 4;
-  -- The page title counts towards coverage (the evidence signal) as the section path already does.
-  c_title_coverage constant boolean := true;
   v_text text := nullif(btrim(query_text), '');
   v_mode text;
   v_k integer := least(greatest(match_count, 1), 200);
@@ -91,8 +68,6 @@ declare
   v_probe tsquery;
   v_lexemes text[] := '{}';
   v_idf double precision[] := '{}';
-  v_words text[] := '{}';
-  v_word_idf double precision[] := '{}';
   v_avgdl double precision;
   v_lex_ids uuid[] := '{}';
   v_lex_bm25 double precision[] := '{}';
@@ -179,58 +154,28 @@ begin
     if v_query::text like '%!%' then
       v_probe := v_query;
     end if;
-    -- The question's words as typed (lowercased, 'simple' configuration), each with the IDF of its
-    -- English lexeme; stopwords have none and are left out.
-    select coalesce(array_agg(w.word order by w.word), '{}'), coalesce(array_agg(i.idf order by w.word), '{}')
-      into v_words, v_word_idf
-    from (select distinct word from unnest(tsvector_to_array(to_tsvector('simple'::regconfig, v_text))) word) w
-    cross join lateral (
-      select v_idf[array_position(v_lexemes, x)] as idf
-      from unnest(tsvector_to_array(to_tsvector('english'::regconfig, w.word))) x
-      limit 1
-    ) i
-    where i.idf is not null;
   end if;
 
   if v_mode in ('hybrid', 'lexical') and v_probe is not null then
     select coalesce(array_agg(x.id order by x.bm25 desc, x.id), '{}'), coalesce(array_agg(x.bm25 order by x.bm25 desc, x.id), '{}')
       into v_lex_ids, v_lex_bm25
     from (
-      select s.id, s.bm25
+      select c.id, s.bm25
       from (
-        select c.id, b.bm25 + c_field_weight * f.field + c_exact_weight * f.exact as bm25,
-          row_number() over (partition by c.document_id
-            order by b.bm25 + c_field_weight * f.field + c_exact_weight * f.exact desc, c.id) as in_document
-        from (
-          select c.id, c.document_id, c.fts, c.fts_length, c.section_terms, c.section_words from kb_chunks c
-          where c.fts @@ v_probe and (v_query::text not like '%!%' or c.fts @@ v_query)
-          limit c_lexical_cap
-        ) c
-        -- A primary-key lookup per candidate, kept from being flattened into a join (offset 0): as a join,
-        -- the planner hashed every document (a sequential scan of kb_documents, 5–7 ms at 10k documents)
-        -- to filter ≤ 1,000 chunks.
-        cross join lateral (
-          select d.status = 'ready' and d.enabled as searchable, d.title_terms, d.title_words
-          from kb_documents d where d.id = c.document_id offset 0
-        ) d
-        cross join lateral (
-          select sum(v_idf[array_position(v_lexemes, u.lexeme)] * (tf.n * 2.2) / (tf.n + 1.2 * (0.25 + 0.75 * c.fts_length / v_avgdl))) as bm25
-          from unnest(ts_filter(setweight(setweight(c.fts, 'D'), 'A', v_lexemes), '{a}')) u,
-            lateral (select coalesce(array_length(u.positions, 1), 1)::double precision as n) tf
-        ) b
-        -- The title and section fields: lexemes (stemmed) and words as typed, each counted once.
-        cross join lateral (
-          select
-            coalesce((select sum(t.idf) from unnest(v_lexemes, v_idf) t(lexeme, idf)
-              where t.lexeme = any (c.section_terms) or t.lexeme = any (d.title_terms)), 0) as field,
-            coalesce((select sum(t.idf) from unnest(v_words, v_word_idf) t(word, idf)
-              where t.word = any (c.section_words) or t.word = any (d.title_words)), 0) as exact
-        ) f
-        where d.searchable
-          and (v_docs is null or c.document_id = any (v_docs))
+        select c.id, c.document_id, c.fts, c.fts_length from kb_chunks c
+        where c.fts @@ v_probe and (v_query::text not like '%!%' or c.fts @@ v_query)
+        limit c_lexical_cap
+      ) c
+      cross join lateral (
+        select sum(v_idf[array_position(v_lexemes, u.lexeme)] * (tf.n * 2.2) / (tf.n + 1.2 * (0.25 + 0.75 * c.fts_length / v_avgdl))) as bm25
+        from unnest(ts_filter(setweight(setweight(c.fts, 'D'), 'A', v_lexemes), '{a}')) u,
+          lateral (select coalesce(array_length(u.positions, 1), 1)::double precision as n) tf
       ) s
-      where s.in_document <= c_per_document
-      order by s.bm25 desc, s.id
+      -- A scalar subquery per candidate (a primary-key lookup): as a join, the planner hashed every
+      -- document (a sequential scan of kb_documents, 5–7 ms at 10k documents) to filter ≤ 1,000 chunks.
+      where (select d.status = 'ready' and d.enabled from kb_documents d where d.id = c.document_id)
+        and (v_docs is null or c.document_id = any (v_docs))
+      order by s.bm25 desc, c.id
       limit v_candidates
     ) x;
   end if;
@@ -247,20 +192,10 @@ begin
       coalesce(1.0 / (60 + v.rank), 0) + coalesce(1.0 / (60 + l.rank), 0) as rrf
     from vec v full join lex l on l.id = v.id
   ),
-  -- At most c_per_document chunks of one document, the best by the mode's order (the full-text list is
-  -- capped already; the vector list is not, it is ordered by the index).
-  diverse as (
-    select fu.* from (
-      select fu.*, row_number() over (partition by c.document_id
-        order by case v_mode when 'vector' then -fu.vector_rank when 'lexical' then fu.bm25 else fu.rrf end desc, fu.id) as in_document
-      from fused fu join kb_chunks c on c.id = fu.id
-    ) fu
-    where fu.in_document <= c_per_document
-  ),
   -- The best k by the mode's order first (the vector list is already in distance order), then the
   -- embedding of those k only, for their cosine: not of every fused candidate.
   top as (
-    select fu.id, fu.vector_rank, fu.lexical_rank, fu.bm25, fu.rrf from diverse fu
+    select fu.* from fused fu
     order by case v_mode
         when 'vector' then -fu.vector_rank
         when 'lexical' then fu.bm25
@@ -283,8 +218,8 @@ begin
     c.id, c.content, c.meta, d.id, d.name, d.meta ->> 'url', d.meta,
     r.cosine, r.bm25,
     case when v_mode in ('hybrid', 'lexical') then (
-      select sum(t.idf) filter (where c.fts @@ quote_literal(t.lexeme)::tsquery
-          or (c_title_coverage and t.lexeme = any (d.title_terms))) / nullif(sum(t.idf), 0)
+      select sum(t.idf) filter (where c.fts @@ quote_literal(t.lexeme)::tsquery or t.lexeme = any (d.title_terms))
+        / nullif(sum(t.idf), 0)
       from unnest(v_lexemes, v_idf) t(lexeme, idf)) end,
     r.vector_rank, r.lexical_rank, r.score::double precision
   from scored r
@@ -295,4 +230,4 @@ end;
 $$;
 
 comment on function kb_search_chunks(extensions.vector, text, integer, text, jsonb, integer) is
-  'The search behind search_chunks: vector and full-text candidates (BM25 with the page title and section path weighted above body text, at most 4 chunks per document) fused by reciprocal rank, with the evidence signals the gate reads.';
+  'The search behind search_chunks: vector and BM25 full-text candidates fused by reciprocal rank, with the evidence signals (cosine; coverage of the question by the chunk, its section path and its page title) that the gate reads.';
