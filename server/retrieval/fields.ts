@@ -13,7 +13,9 @@ import type { SearchChunkRow } from '../store/types.ts';
 /**
  * Evidence added, at most, to a candidate whose title and section path hold every content word of the
  * question, for ordering only (the gate and the citation floor read the evidence as it was). Measured on
- * the docs-QA sets and SQuAD (README, "Retrieval fields").
+ * the Railway tuning set with the page title in coverage (right page first / citation precision / fact
+ * when the page is cited): 0 → 76.9 / 79.8 / 76.5 %, 0.05 → 77.9 / 80.0 / 76.5 %, 0.1 → 77.9 / 79.8 /
+ * 75.6 %; demo-kb and SQuAD (300 + 300 questions) unchanged.
  */
 export const FIELD_WEIGHT = 0.05;
 
