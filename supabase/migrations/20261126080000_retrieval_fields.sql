@@ -48,7 +48,7 @@ returns table (
   score double precision
 )
 language plpgsql stable security definer
-set search_path = public, extensions
+set search_path = public, extensions, pg_temp
 set hnsw.iterative_scan = relaxed_order
 set hnsw.ef_search = 200
 as $$
