@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 29 migrations, the last 20261126100000_function_comments.sql. What each function is for, and who may call it: docs/database.md.
+-- 30 migrations, the last 20261126100000_function_comments.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -150,7 +150,8 @@ create table public.kb_documents (
   checksum text,
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
-  http_cache jsonb
+  http_cache jsonb,
+  title_terms text[] generated always as (tsvector_to_array(to_tsvector('english'::regconfig, COALESCE(name, ''::text)))) stored
 );
 alter table public.kb_documents add constraint kb_documents_http_cache_check CHECK (((http_cache IS NULL) OR ((jsonb_typeof(http_cache) = 'object'::text) AND (pg_column_size(http_cache) <= 262144))));
 alter table public.kb_documents add constraint kb_documents_pkey PRIMARY KEY (id);
@@ -1574,7 +1575,8 @@ begin
     c.id, c.content, c.meta, d.id, d.name, d.meta ->> 'url', d.meta,
     r.cosine, r.bm25,
     case when v_mode in ('hybrid', 'lexical') then (
-      select sum(t.idf) filter (where c.fts @@ quote_literal(t.lexeme)::tsquery) / nullif(sum(t.idf), 0)
+      select sum(t.idf) filter (where c.fts @@ quote_literal(t.lexeme)::tsquery or t.lexeme = any (d.title_terms))
+        / nullif(sum(t.idf), 0)
       from unnest(v_lexemes, v_idf) t(lexeme, idf)) end,
     r.vector_rank, r.lexical_rank, r.score::double precision
   from scored r

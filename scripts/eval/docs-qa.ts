@@ -120,7 +120,7 @@ export async function evaluateQa(
     const candidates: string[][] = [];
     for (const [i, item] of qa.items.entries()) {
       const { rows } = await gatherEvidence(kb.store, { claims: CLAIMS, question: item.q, embedding: embeddings?.[i] }, { mode });
-      const open = decide(rows, mode, { evidenceThreshold: 0, lexicalThreshold: 0, hybridThreshold: 0, citationFloor: 0, matchCount: CANDIDATES });
+      const open = decide(rows, mode, { evidenceThreshold: 0, lexicalThreshold: 0, hybridThreshold: 0, citationFloor: 0, matchCount: CANDIDATES }, item.q);
       candidates.push(open.kind === 'answer' ? open.chunks.map((c) => sourceOf.get(c.document_id) ?? '?') : []);
     }
 

@@ -211,6 +211,15 @@ describe('extractAnswer: the fact asked', () => {
     expect(answer.text.startsWith('Not yet. [1]')).toBe(true);
   });
 
+  it('a "how do I" question gets the numbered steps from another section of the answering page', () => {
+    const intro = make('i', 'Webhooks tell your app about deployment status changes. They are configured per project.', { section: 'Webhooks' }, 'd1', 0.7);
+    const steps = make('s', 'Complete the following steps:\n\n1. Open the project.\n2. Navigate to the Webhooks tab.', { section: 'Webhooks › Setup' }, 'd1', 0.6);
+    const other = make('o', '1. Open the billing page.\n2. Add a card.', { section: 'Billing' }, 'd2', 0.5);
+    const answer = extractAnswer('How do I get told about deployment status changes with a webhook?', [intro, steps, other]);
+    expect(answer.text).toContain('2. Navigate to the Webhooks tab.');
+    expect(answer.text).not.toContain('Add a card');
+  });
+
   it('a sentence that points back with "that <noun>" brings the sentence naming it', () => {
     const hc = make(
       'h',

@@ -134,7 +134,7 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
   });
   score(candidates, asked, type, own);
 
-  return compose(choose(candidates, question, said), chunks);
+  return compose(choose(candidates, question, type, said), chunks);
 }
 
 /**
@@ -231,7 +231,12 @@ export function refersBack(sentence: string, before: Set<string>): boolean {
 }
 
 /** The quoted units: best first within the bounds, a lead-in and its block always together. */
-function choose(candidates: Candidate[], question: string, said: (unit: Unit, chunk: number) => boolean = () => false): Candidate[] {
+function choose(
+  candidates: Candidate[],
+  question: string,
+  type: AnswerType | null,
+  said: (unit: Unit, chunk: number) => boolean = () => false,
+): Candidate[] {
   // A title is the heading of what follows it, not an answer.
   const ranked = candidates.filter((c) => c.score > 0 && !c.unit.title).sort((a, b) => b.score - a.score);
   // Under a heading that asks the question, the section's first unit is the answer: quoted first, with the
@@ -287,6 +292,12 @@ function choose(candidates: Candidate[], question: string, said: (unit: Unit, ch
   if (blocks === 0 && pointed.size > 0) {
     const block = ranked.find((c) => c.chunk === top.chunk && pointed.has(c.unit.kind));
     if (block) take(block, MAX_ANSWER_SENTENCES);
+  }
+  // "How do I…" wants the steps: when the answer has no block yet, the answering page's steps (numbered, or
+  // the commands), from another of its sections when the best unit's section has none.
+  if (blocks === 0 && type === 'procedure') {
+    const steps = ranked.find((c) => c.documentId === top.documentId && holdsType(c.unit, 'procedure'));
+    if (steps) take(steps, MAX_ANSWER_SENTENCES);
   }
   // The best sentence's paragraph goes on: the next sentence usually finishes the thought (the fix after the
   // symptom, the value after the setting), which beats a sentence from another page.

@@ -70,21 +70,19 @@ describe.each(['hybrid', 'vector', 'lexical'] as const)('follow-ups in %s mode',
     expect(follow.text).toMatch(/default(?: is|s to) 0\.35/);
   });
 
-  // Full text alone cannot tell that "change" means "raise" or "lower": keyword mode refuses rather than quote
-  // the one page that says "change" (what it did before follow-ups were read in context).
-  it(`${mode === 'lexical' ? 'refuses' : 'answers'} "How do I change it?" after the evidence threshold${mode === 'lexical' ? '' : ' from the Configuration page'}`, async () => {
+  // In keyword mode no embedding carries the topic: the candidates are kept to the earlier answer's pages and
+  // those holding a borrowed word (retrieval/on-topic.ts), so the one page that says "change" ("Who can change
+  // the knowledge base") is not quoted; the answer says how the threshold is set.
+  it(`answers "How do I change it?" after the evidence threshold${mode === 'lexical' ? ' with how it is set' : ' from the Configuration page'}`, async () => {
     const { token } = await api.signIn();
     const first = await ask(mode, token, THRESHOLD);
-    if (mode === 'lexical') {
-      const res = await api.chat(token, { message: CHANGE, message_id: crypto.randomUUID(), session_id: first.session_id }, {}, api.instance({ retrieval: { mode } }));
-      expect(((await res.json()) as { type: string }).type).toBe('refusal');
-      return;
-    }
     const follow = await ask(mode, token, CHANGE, { earlier: THRESHOLD, session_id: first.session_id });
     expect(follow.context).toEqual({ used: true, about: 'evidence threshold' });
-    expect(follow.citations[0]!.title).toBe('Configuration');
+    if (mode === 'lexical') expect(['Configuration', 'How kb-chat works']).toContain(follow.citations[0]!.title);
+    else expect(follow.citations[0]!.title).toBe('Configuration');
     expect(follow.text).toContain('CHAT_EVIDENCE_THRESHOLD');
     expect(follow.text).not.toContain('Only the ingest command can change');
+    expect(follow.citations.map((c) => c.title)).not.toContain('Privacy and security');
   });
 
   it('answers a complete question in the same session exactly as in a new one (topic switch)', async () => {

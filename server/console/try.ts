@@ -33,7 +33,7 @@ export async function tryQuestion(
   const { mode, rows } = await gatherEvidence(store, { claims, question: query, embedding }, options).catch((error) => {
     throw fromStoreError(error);
   });
-  const verdict = decide(rows, mode, options);
+  const verdict = decide(rows, mode, options, query);
   const base = {
     mode,
     embedded: embedding !== undefined,

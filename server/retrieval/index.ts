@@ -18,6 +18,8 @@ import {
   passes,
   type GateThresholds,
 } from './gate.ts';
+import { fieldBonuses } from './fields.ts';
+import { onTopic } from './on-topic.ts';
 import { effectiveMode, sqlFilters } from './search.ts';
 
 export { search, type SearchHit, type SearchInput, type SearchOutput } from './search.ts';
@@ -76,24 +78,27 @@ const FETCH_FACTOR = 6;
 
 export async function retrieve(store: ChatStore, input: RetrieveInput, options: RetrievalOptions): Promise<Retrieval> {
   const { mode, rows } = await gatherEvidence(store, input, options);
-  return decide(rows, mode, options);
+  const candidates = input.context && mode === 'lexical' ? onTopic(rows, input.context) : rows;
+  return decide(candidates, mode, options, input.question);
 }
 
 /**
  * The gate and the citable chunks for candidates already fetched: what `retrieve` does after the search.
  * Pure, so the console's "try a question" shows exactly the decision a visitor's question gets.
  */
-export function decide(rows: SearchChunkRow[], mode: RetrievalMode, options: RetrievalOptions): Retrieval {
+export function decide(rows: SearchChunkRow[], mode: RetrievalMode, options: RetrievalOptions, question?: string): Retrieval {
   const threshold = thresholdsOf(options)[mode];
-  const scored = rows.map((row) => ({ row, evidence: evidenceOf(row, mode) }));
+  const bonus = fieldBonuses(question, rows);
+  const scored = rows.map((row, i) => ({ row, evidence: evidenceOf(row, mode), order: evidenceOf(row, mode) + bonus[i]! }));
   const best = Math.max(0, ...scored.map((s) => s.evidence));
   if (!passes(best, threshold)) return { kind: 'refuse', mode, evidence: best, threshold, nearest: nearestPages(scored) };
 
   const floor = threshold * (options.citationFloor ?? DEFAULT_CITATION_FLOOR);
   const seen = new Set<string>();
   const chunks: ChunkMatch[] = [];
-  for (const { row, evidence } of scored.sort((a, b) => b.evidence - a.evidence)) {
-    if (!passes(evidence, floor)) break;
+  // In order of evidence with the title and section bonus (fields.ts); each cited on its own evidence.
+  for (const { row, evidence } of scored.sort((a, b) => b.order - a.order)) {
+    if (!passes(evidence, floor)) continue;
     // Two chunks of one section cite the same place: keep the better one.
     const section = `${row.document_id}\u0000${row.meta.section ?? row.meta.anchor ?? ''}`;
     if (seen.has(section)) continue;

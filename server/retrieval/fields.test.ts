@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import type { SearchChunkRow } from '../store/types.ts';
+import { FIELD_WEIGHT, fieldBonuses, fieldMatch } from './fields.ts';
+import { decide } from './index.ts';
+
+const row = (id: string, title: string, section: string | null, cosine: number, coverage: number): SearchChunkRow => ({
+  chunk_id: id,
+  content: id,
+  meta: { section },
+  document_id: id,
+  document_title: title,
+  document_url: null,
+  document_meta: {},
+  cosine,
+  bm25: null,
+  coverage,
+  vector_rank: null,
+  lexical_rank: null,
+  score: 0,
+});
+
+describe('fieldMatch', () => {
+  it('is the share of the question’s content words in the page title or section path, plurals folded', () => {
+    const words = new Set(['long', 'log', 'kept']);
+    expect(fieldMatch(words, row('a', 'Logs', 'Logs › Retention', 0, 0))).toBeCloseTo(1 / 3, 12);
+    expect(fieldMatch(words, row('b', 'Pricing', 'Plans', 0, 0))).toBe(0);
+  });
+
+  it('does not meet "log" in "Logging": a word as typed, not an English stem', () => {
+    expect(fieldMatch(new Set(['log']), row('a', 'Logging', null, 0, 0))).toBe(0);
+    expect(fieldBonuses('How do I log in?', [row('a', 'CLI', 'CLI › Log in', 0, 0)])).toEqual([FIELD_WEIGHT]);
+  });
+});
+
+describe('decide: the title and section fields in the order', () => {
+  const options = { evidenceThreshold: 0.3, hybridThreshold: 0.39 };
+  const pricing = row('pricing', 'Pricing', 'Plans', 0.5, 0.62);
+  const logs = row('logs', 'Logs', 'Retention', 0.5, 0.6);
+
+  it('puts the page named for the question first when the evidence is close, citing each on its own evidence', () => {
+    const verdict = decide([pricing, logs], 'hybrid', options, 'How long are logs kept?');
+    expect(verdict.kind === 'answer' && verdict.chunks.map((c) => [c.chunk_id, c.similarity])).toEqual([
+      ['logs', expect.closeTo(0.55, 12)],
+      ['pricing', expect.closeTo(0.56, 12)],
+    ]);
+    expect(verdict.evidence).toBeCloseTo(0.56, 12);
+  });
+
+  it('does not lift a weaker page over clearly better evidence, nor past the gate', () => {
+    const far = row('logs', 'Logs', 'Retention', 0.3, 0.3);
+    const verdict = decide([pricing, far], 'hybrid', options, 'How long are logs kept?');
+    expect(verdict.kind === 'answer' && verdict.chunks[0]!.chunk_id).toBe('pricing');
+    const refused = decide([row('logs', 'Logs', 'Logs', 0.36, 0.4)], 'hybrid', options, 'logs');
+    expect(refused.kind).toBe('refuse');
+  });
+
+  it('is the evidence order without a question', () => {
+    const verdict = decide([logs, pricing], 'hybrid', options);
+    expect(verdict.kind === 'answer' && verdict.chunks[0]!.chunk_id).toBe('pricing');
+  });
+});
