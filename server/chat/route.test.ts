@@ -107,12 +107,20 @@ describe('streaming robustness', () => {
   });
 
   it('answers 503 when the instance has no free stream slot, and serves again once one is free', async () => {
-    const capped = api().instance({ streaming: { maxConcurrent: 1, deltaDelayMs: 30 } });
+    // The first answer holds its slot until its answer is stored, and storing waits for the test: the
+    // second question arrives while the slot is taken however slow the machine is.
+    let store!: () => void;
+    const stored = new Promise<void>((resolve) => (store = resolve));
+    const held = Object.assign(Object.create(api().store), {
+      finishTurn: async (...args: Parameters<ChatStore['finishTurn']>) => (await stored, api().store.finishTurn(...args)),
+    }) as ChatStore;
+    const capped = api().instance({ store: held, streaming: { maxConcurrent: 1, deltaDelayMs: 0 } });
     const { token } = await api().signIn(capped);
     const first = await api().chat(token, question(basis(0)), {}, capped);
     const second = await api().chat(token, question(basis(0)), {}, capped);
     expect(second.status).toBe(503);
     expect(((await second.json()) as ErrorBody).error.code).toBe('unavailable');
+    store();
     await readChatEvents(first);
     const third = await api().chat(token, question(basis(0)), {}, capped);
     expect(third.status).toBe(200);
