@@ -94,6 +94,9 @@ module.exports = {
           // The fuzz benchmark (npm run bench -- fuzz) drives the same in-process API and request generator as
           // the fuzz test (server/fuzz.test.ts): measuring the test's own inputs is the point.
           '^scripts/bench/fuzz\\.ts$',
+          // The upgrade fixture's filler runs inside a checkout of an older release and fills its database with
+          // that release's test API (createTestApi, seedKb): it builds a test fixture, it does not ship.
+          '^scripts/upgrade-fixture/',
         ],
       },
       to: { path: TEST_CODE },

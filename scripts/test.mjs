@@ -2,51 +2,55 @@
 /**
  * `npm test`: every suite, one summary. Runs the type check, the Node tests (vitest), builds the bundles,
  * the widget tests in Chromium (@web/test-runner) and the end-to-end test, then prints
- * `N passed, N failed, N skipped` counted from the runners' JSON reports (CI reads `N passed, N failed` at the
- * start of that line) and exits non-zero on any failure. A runner that crashes without a report counts as one
- * failure. Skipped tests are those whose inputs are absent (../shared, see scripts/lib/shared-data.mjs): counted, so
- * a run that skipped half the suite says so.
+ * `N passed, N failed, N skipped; steps: N ok, N failed` counted from the runners' JSON reports by
+ * scripts/test-counts.mjs (CI reads `N passed, N failed` at the start of that line) and exits non-zero on any
+ * failure. The type check, the builds and the dry run are steps, not tests: a failed one adds to the failed
+ * count. A runner that crashes without a report counts as one failure; a file whose hooks failed counts its
+ * tests as failed. Skipped tests are those whose inputs are absent (../shared, see scripts/lib/shared-data.mjs):
+ * counted, so a run that skipped half the suite says so.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { summaryLine, vitestCounts } from './test-counts.mjs';
 
 const RESULTS = 'test-results';
 rmSync(RESULTS, { recursive: true, force: true });
 mkdirSync(RESULTS, { recursive: true });
 
 const steps = [
-  { name: 'typecheck', cmd: ['npx', 'tsc', '-p', 'tsconfig.json'], count: exitCodeAsOne },
+  { name: 'typecheck', cmd: ['npx', 'tsc', '-p', 'tsconfig.json'], step: true },
   // Formatting and lint (biome.jsonc; read-only here) and the import rules (.dependency-cruiser.cjs).
-  { name: 'lint + format check (biome ci)', cmd: ['npx', 'biome', 'ci'], count: exitCodeAsOne },
-  { name: 'dependency rules (dependency-cruiser)', cmd: ['npm', 'run', '--silent', 'lint:deps'], count: exitCodeAsOne },
+  { name: 'lint + format check (biome ci)', cmd: ['npx', 'biome', 'ci'], step: true },
+  { name: 'dependency rules (dependency-cruiser)', cmd: ['npm', 'run', '--silent', 'lint:deps'], step: true },
   {
     name: 'node tests (vitest)',
     cmd: ['npx', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${RESULTS}/vitest.json`],
-    count: () => vitestCounts(`${RESULTS}/vitest.json`),
+    count: () => vitestCounts(readJson(`${RESULTS}/vitest.json`)),
   },
-  { name: 'build', cmd: ['node', 'esbuild.config.mjs'], count: exitCodeAsOne },
+  { name: 'build', cmd: ['node', 'esbuild.config.mjs'], step: true },
   {
     // The deploy bundle as `wrangler deploy` would upload it, with every asset checked against Workers'
     // 25 MiB limit; the test model stands in for the real one.
     name: 'Workers deploy bundle (wrangler dry run, assets ≤ 25 MiB)',
     cmd: ['node', 'scripts/build-worker.mjs'],
     env: { KB_EMBED_MODEL: 'test-double/bert-384', KB_MODEL_DIR: 'test/fixtures/models' },
-    count: exitCodeAsOne,
+    step: true,
   },
   {
     name: 'Workers path (workerd + supabase-js + PostgREST over PGlite)',
     cmd: ['npx', 'vitest', 'run', '--config', 'vitest.workerd.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${RESULTS}/workerd.json`],
-    count: () => vitestCounts(`${RESULTS}/workerd.json`),
+    count: () => vitestCounts(readJson(`${RESULTS}/workerd.json`)),
   },
-  { name: 'widget tests (web-test-runner, Chromium)', cmd: ['npx', 'web-test-runner'], count: () => wtrCounts(`${RESULTS}/wtr.json`) },
+  { name: 'widget tests (web-test-runner, Chromium)', cmd: ['npx', 'web-test-runner'], count: () => readJson(`${RESULTS}/wtr.json`) },
   {
     name: 'end-to-end (server + Chromium)',
     cmd: ['npx', 'vitest', 'run', '--config', 'vitest.e2e.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${RESULTS}/e2e.json`],
-    count: () => vitestCounts(`${RESULTS}/e2e.json`),
+    count: () => vitestCounts(readJson(`${RESULTS}/e2e.json`)),
   },
 ];
 
 const total = { passed: 0, failed: 0, skipped: 0 };
+const stepTotal = { ok: 0, failed: 0 };
 const lines = [];
 for (const step of steps) {
   console.log(`\n━━ ${step.name}: ${step.cmd.join(' ')}`);
@@ -55,9 +59,15 @@ for (const step of steps) {
     stdio: 'inherit',
     env: { ...process.env, FORCE_COLOR: '0', ...step.env },
   });
+  const seconds = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  if (step.step) {
+    stepTotal[status === 0 ? 'ok' : 'failed']++;
+    lines.push(`${step.name}: ${status === 0 ? 'ok' : `failed (exit ${status})`} (${seconds})`);
+    continue;
+  }
   let counts;
   try {
-    counts = step.count(status);
+    counts = step.count();
   } catch {
     counts = { passed: 0, failed: 1, skipped: 0 }; // no report: the runner itself failed
   }
@@ -66,31 +76,15 @@ for (const step of steps) {
   total.passed += counts.passed;
   total.failed += counts.failed;
   total.skipped += counts.skipped ?? 0;
-  lines.push(`${step.name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped ?? 0} skipped (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  lines.push(`${step.name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped ?? 0} skipped (${seconds})`);
 }
 
 console.log(`\n${lines.join('\n')}`);
-const summary = `${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`;
+const summary = summaryLine(total, stepTotal);
 writeFileSync(`${RESULTS}/summary.txt`, `${summary}\n`);
 console.log(summary);
-process.exit(total.failed > 0 ? 1 : 0);
+process.exit(total.failed + stepTotal.failed > 0 ? 1 : 0);
 
-function exitCodeAsOne(status) {
-  return status === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 };
-}
-
-function vitestCounts(file) {
-  const report = JSON.parse(readFileSync(file, 'utf8'));
-  // A file that fails to load has no failed *tests* but a failed suite; count it.
-  const brokenFiles = (report.testResults ?? []).filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length;
-  return {
-    passed: report.numPassedTests,
-    failed: report.numFailedTests + brokenFiles,
-    skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
-  };
-}
-
-function wtrCounts(file) {
-  const { passed, failed, skipped = 0 } = JSON.parse(readFileSync(file, 'utf8'));
-  return { passed, failed, skipped };
+function readJson(file) {
+  return JSON.parse(readFileSync(file, 'utf8'));
 }

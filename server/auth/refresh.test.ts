@@ -79,6 +79,23 @@ describe('refresh-token families', () => {
     expect((await refresh(third.refresh_token)).status).toBe(401);
   });
 
+  it('refuses an unused token past its own expiry, though its family is still live, and spends nothing', async () => {
+    const idle = await signIn();
+    const token = idle.refresh_token!;
+    const start = await row(token);
+    // The tab stayed idle past the token's day; the family's 7 days are far from over.
+    await api.store.db.query("update auth.refresh_tokens set expires_at = now() - interval '1 second' where token_hash = $1", [hash(token)]);
+    const late = await refresh(token);
+    expect(late.status).toBe(401);
+    expect(((await late.json()) as ErrorBody).error.code).toBe('unauthorized');
+    const after = await row(token);
+    expect(after!.used_at).toBeNull();
+    expect(await family(start!.family_id)).toHaveLength(1); // no successor was issued
+    // The same token a second before its expiry still renews: the refusal is the expiry, not the token.
+    await api.store.db.query("update auth.refresh_tokens set expires_at = now() + interval '1 minute' where token_hash = $1", [hash(token)]);
+    expect((await refresh(token)).status).toBe(200);
+  });
+
   it('limits POST /api/auth/refresh per client network: 429 with Retry-After, before the token is used', async () => {
     const app = api.instance({ refreshLimiter: new MemoryClientLimiter(3, 60), clientIp: (c) => c.req.header('X-Test-Client') ?? null });
     const from = (ip: string) => ({ 'X-Test-Client': ip });

@@ -107,12 +107,20 @@ describe('streaming robustness', () => {
   });
 
   it('answers 503 when the instance has no free stream slot, and serves again once one is free', async () => {
-    const capped = api().instance({ streaming: { maxConcurrent: 1, deltaDelayMs: 30 } });
+    // The first answer holds its slot until its answer is stored, and storing waits for the test: the
+    // second question arrives while the slot is taken however slow the machine is.
+    let store!: () => void;
+    const stored = new Promise<void>((resolve) => (store = resolve));
+    const held = Object.assign(Object.create(api().store), {
+      finishTurn: async (...args: Parameters<ChatStore['finishTurn']>) => (await stored, api().store.finishTurn(...args)),
+    }) as ChatStore;
+    const capped = api().instance({ store: held, streaming: { maxConcurrent: 1, deltaDelayMs: 0 } });
     const { token } = await api().signIn(capped);
     const first = await api().chat(token, question(basis(0)), {}, capped);
     const second = await api().chat(token, question(basis(0)), {}, capped);
     expect(second.status).toBe(503);
     expect(((await second.json()) as ErrorBody).error.code).toBe('unavailable');
+    store();
     await readChatEvents(first);
     const third = await api().chat(token, question(basis(0)), {}, capped);
     expect(third.status).toBe(200);
@@ -123,13 +131,12 @@ describe('streaming robustness', () => {
     const impatient = api().instance({ streaming: { idleTimeoutMs: 50, deltaDelayMs: 0 } });
     const { token } = await api().signIn(impatient);
     const res = await api().chat(token, question(withLongAnswer(), 'refunds invoices staff discount code'), {}, impatient);
-    // Read nothing for a while: the server's writes cannot complete, so it gives up on this client.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Read nothing: the server's writes cannot complete, so it gives up on this client and stores the answer
+    // (kept for a retry with the same message id). Waited for as that event, not as a time.
+    await expect.poll(() => count("select 1 from chat_messages where role = 'assistant'"), { timeout: 60_000 }).toBe(1);
     const text = await res.text();
     expect(text).toContain('event: answer_start');
     expect(text).not.toContain('event: answer_end');
-    // Dropped, but the answer is kept for a retry with the same message id.
-    await expect.poll(() => count("select 1 from chat_messages where role = 'assistant'"), { timeout: 3000 }).toBe(1);
   });
 
   it('stops sending when the client disconnects, but keeps the answer for a retry', async () => {

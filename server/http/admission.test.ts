@@ -115,47 +115,58 @@ describe('AdmissionQueue', () => {
 });
 
 describe('POST /api/chat behind admission control', () => {
-  // The real app and database, with search made slow (each takes 100 ms) the way a busy embedded database
-  // is: a wrapper around the real store, because a reproducibly slow query is what this test needs.
-  const api = useTestApi({ seed: true, overrides: { admission: { concurrency: 1, maxWaitMs: 150 } } });
+  // The real app and database, with the first question's search held until the test lets it go (a wrapper
+  // around the real store): everyone after it waits past the bound whatever the speed of this machine.
+  const api = useTestApi({ seed: true, overrides: { admission: { concurrency: 1, maxWaitMs: 50 } } });
 
   it('serves what fits in the wait bound, answers the rest 503 + Retry-After, and writes nothing for them', async () => {
-    const slow = slowSearch(api().store, 100);
-    const app = api().instance({ store: slow, admission: { concurrency: 1, maxWaitMs: 150 } });
+    const held = heldSearch(api().store);
+    const app = api().instance({ store: held.store, admission: { concurrency: 1, maxWaitMs: 50 } });
     const tokens = await Promise.all(Array.from({ length: 12 }, () => api().signIn(app)));
-    const responses = await Promise.all(
-      tokens.map(({ token }) => api().chat(token, question(basis(0)), { headers: { Accept: 'application/json' } }, app)),
-    );
-    const served = responses.filter((r) => r.status === 200);
-    const busy = responses.filter((r) => r.status === 503);
-    expect(served.length + busy.length).toBe(12);
-    // Each question holds the only place for ≥ 100 ms and nobody may wait more than 150 ms: the first is
-    // served at once, and at most a few more fit (fewer on a slower machine, never more).
-    expect(served.length).toBeGreaterThanOrEqual(1);
-    expect(busy.length).toBeGreaterThanOrEqual(8);
+    const ask = (token: string) => api().chat(token, question(basis(0)), { headers: { Accept: 'application/json' } }, app);
+    const first = ask(tokens[0]!.token);
+    await held.entered; // the only place is taken, and stays taken
+    const busy = await Promise.all(tokens.slice(1).map(({ token }) => ask(token)));
+    held.release();
+    const served = await first;
+    expect(served.status).toBe(200);
+    expect(busy.map((r) => r.status)).toEqual(Array(11).fill(503));
     for (const r of busy) {
       expect(Number(r.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
       expect(await r.json()).toEqual({ error: { code: 'unavailable', message: expect.stringMatching(/try again/) } });
     }
-    // Rejected before the turn began: only the served questions (and their answers) are stored.
+    // Rejected before the turn began: only the served question (and its answer) is stored.
     const { rows } = await api().store.db.query<{ n: number }>("select count(*)::int as n from chat_messages where role = 'user'");
-    expect(rows[0]!.n).toBe(served.length);
+    expect(rows[0]!.n).toBe(1);
     // Served answers say how long the server took and how long they waited for their turn.
-    expect(served[0]!.headers.get('Server-Timing')).toMatch(/app;dur=[\d.]+.*queue;dur=[\d.]+|queue;dur=[\d.]+.*app;dur=[\d.]+/);
+    expect(served.headers.get('Server-Timing')).toMatch(/app;dur=[\d.]+.*queue;dur=[\d.]+|queue;dur=[\d.]+.*app;dur=[\d.]+/);
+    // The place is free again: the next question is served.
+    expect((await ask(tokens[1]!.token)).status).toBe(200);
   });
 });
 
-function slowSearch(store: ChatStore, ms: number): ChatStore {
-  return new Proxy(store, {
+/** The store, with the first searchChunks call held at its start until `release()`; `entered` once it is. */
+function heldSearch(store: ChatStore): { store: ChatStore; entered: Promise<void>; release: () => void } {
+  let enter!: () => void;
+  let release!: () => void;
+  const entered = new Promise<void>((resolve) => (enter = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let first = true;
+  const held = new Proxy(store, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver);
       if (key === 'searchChunks') {
         return async (...args: unknown[]) => {
-          await new Promise((r) => setTimeout(r, ms));
+          if (first) {
+            first = false;
+            enter();
+            await released;
+          }
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       }
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+  return { store: held, entered, release };
 }

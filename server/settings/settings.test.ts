@@ -103,6 +103,45 @@ describe('GET/PUT /api/admin/settings: thresholds, greeting, refusal suggestions
     expect(((await ask()) as Refusal).suggestions).toEqual([]);
   });
 
+  // Each fused mode reads its own threshold: the admin's, when set, decides the chat's answer and the
+  // console's "Try a question", in both directions. The question's evidence against the refunds chunk
+  // (shown by /api/admin/try): coverage 0.59 (three of its four words are in the chunk), and with cosine
+  // 0.3 a hybrid mean of 0.44. The thresholds are set on either side of it.
+  it.each([
+    { mode: 'lexical', field: 'lexical_threshold', server: 0.65, atServer: 'refusal', steps: [[0.55, 'answer'], [0.62, 'refusal']] },
+    { mode: 'hybrid', field: 'hybrid_threshold', server: 0.39, atServer: 'answer', steps: [[0.46, 'refusal'], [0.42, 'answer']] },
+  ] as const)("the admin's $field changes answers in $mode mode, and no other setting does", async ({ mode, field, server, atServer, steps }) => {
+    const target = api.instance({ retrieval: { mode } });
+    const message = 'annual refunds charge quokka';
+    const embedding = withSimilarity(0, 0.3);
+    const askIn = async () => {
+      const visitor = await api.signIn(target);
+      const res = await api.chat(visitor.token, question(embedding, message), { headers: { Accept: 'application/json' } }, target);
+      return ((await res.json()) as { type: string }).type;
+    };
+    const tryIn = async () => {
+      const res = await api.app.request('/api/admin/try', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${admin}` },
+        body: JSON.stringify({ message, embedding, mode }),
+      });
+      return (await res.json()) as { decision: string; threshold: number };
+    };
+    const decision = (type: string) => (type === 'answer' ? 'answer' : 'refuse');
+    expect(await askIn()).toBe(atServer);
+    expect(await tryIn()).toEqual(expect.objectContaining({ decision: decision(atServer), threshold: expect.closeTo(server, 5) }));
+
+    // The other modes' thresholds, at their strictest, leave this mode alone.
+    expect((await settings('PUT', { evidence_threshold: 1, lexical_threshold: 1, hybrid_threshold: 1, [field]: null })).status).toBe(200);
+    expect(await askIn()).toBe(atServer);
+
+    for (const [threshold, expected] of steps) {
+      expect((await settings('PUT', { [field]: threshold })).status).toBe(200);
+      expect(await askIn(), `${field} ${threshold}`).toBe(expected);
+      expect(await tryIn()).toEqual(expect.objectContaining({ decision: decision(expected), threshold: expect.closeTo(threshold, 5) }));
+    }
+  });
+
   it('a settings read that fails never fails the question: the server defaults apply', async () => {
     await settings('PUT', { evidence_threshold: 0.9 });
     const broken = api.instance({ store: Object.assign(Object.create(api.store), { getSettings: () => Promise.reject(new Error('down')) }) });

@@ -3,6 +3,7 @@
  * in `supabase_migrations.schema_migrations` as the Supabase CLI records them. The local shim
  * (supabase/local) runs first on every open; it is idempotent.
  */
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -50,6 +51,16 @@ export async function migrate(db: PGlite, supabaseDir = SUPABASE_DIR): Promise<M
     result.applied.push(file);
   }
   return result;
+}
+
+/**
+ * What a migration does, as a SHA-256 of its SQL without `--` comments and with runs of white space made one:
+ * a released migration must never change what it does (test/fixtures/upgrade records these), while its
+ * comments may still be reworded.
+ */
+export function migrationDigest(sql: string): string {
+  const statements = sql.replace(/--[^\n]*/g, '').replace(/\s+/g, ' ').trim();
+  return createHash('sha256').update(statements).digest('hex');
 }
 
 async function sqlFiles(dir: string): Promise<string[]> {

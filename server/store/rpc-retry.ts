@@ -46,10 +46,24 @@ export async function withRetry<R extends { status: number }>(
   const started = Date.now();
   for (let n = 1; ; n++) {
     const left = policy.deadlineMs - (Date.now() - started);
-    const result = await attempt(AbortSignal.timeout(Math.max(1, Math.min(policy.attemptTimeoutMs, left))));
+    const result = await attemptWithin(attempt, Math.max(1, Math.min(policy.attemptTimeoutMs, left)));
     if (!retry || !isTransient(result.status) || n >= policy.maxAttempts) return result;
     const wait = policy.backoffMs * 2 ** (n - 1) * (0.5 + Math.random());
     if (Date.now() - started + wait >= policy.deadlineMs) return result;
     await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+/**
+ * One attempt, aborted after `ms` with a TimeoutError (as `AbortSignal.timeout` would) — on the global
+ * setTimeout, so a test can run the clock.
+ */
+async function attemptWithin<R>(attempt: (signal: AbortSignal) => PromiseLike<R>, ms: number): Promise<R> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
+  try {
+    return await attempt(controller.signal);
+  } finally {
+    clearTimeout(timer);
   }
 }

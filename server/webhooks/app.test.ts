@@ -97,16 +97,15 @@ describe('events from the app', () => {
 
   it('a hanging receiver does not hold up the answer: it is sent while the delivery still waits', async () => {
     receiver = await startReceiver(() => 'hang');
-    const webhooks = nodeWebhooks(api.store, env(receiver.url), { timeoutMs: 30_000, attempts: 1 });
+    // A delivery limit no test reaches: the delivery can only end when the receiver answers, which it never does.
+    const webhooks = nodeWebhooks(api.store, env(receiver.url), { timeoutMs: 600_000, attempts: 1 });
     const app = api.instance({ webhooks });
     const visitor = await api.signIn(app);
-    const started = performance.now();
     const res = await api.chat(visitor.token, refusedQuestion(), asJson, app);
     expect(((await res.json()) as Refusal).type).toBe('refusal');
     await receiver.received(1);
     // The receiver has the request and has not answered; the visitor has the refusal all the same.
     expect(webhooks.pending).toBe(1);
-    expect(performance.now() - started).toBeLessThan(30_000);
   });
 
   it('a failing receiver does not break the answer or the rating', async () => {

@@ -44,6 +44,19 @@ function connect(url: string): Promise<string> {
   });
 }
 
+/**
+ * Sends `signals` to the server while it is stopped (SIGSTOP … SIGCONT): they are all taken before the server
+ * can move on by even one event-loop turn — before an open answer finishes, however loaded the machine is.
+ */
+function whileFrozen(server: ServerChild, ...signals: NodeJS.Signals[]): void {
+  server.process.kill('SIGSTOP');
+  for (const signal of signals) server.process.kill(signal);
+  server.process.kill('SIGCONT');
+}
+
+/** A grace period no test lasts: the drain ends because the answers finished, never because time ran out. */
+const UNBOUNDED_GRACE_MS = '600000';
+
 /** Starts `count` questions at once; `signal` is sent when the second answer starts streaming. */
 async function askThenSignal(server: ServerChild, count: number, signal: () => void): Promise<{ asked: Asked[]; ids: string[] }> {
   const token = await signIn(server.url);
@@ -78,11 +91,11 @@ async function storedAnswers(dataDir: string, ids: string[]): Promise<Map<string
 describe('graceful shutdown', () => {
   it('SIGTERM: refuses new requests, lets open answers finish and stores them, closes the database cleanly, exits 0', async () => {
     const dataDir = await seededDataDir(join(dir, 'term'));
-    const server = await startServer(dataDir, { KB_MAX_WAIT_MS: '60000', KB_SHUTDOWN_GRACE_MS: '20000' });
+    const server = await startServer(dataDir, { KB_MAX_WAIT_MS: '60000', KB_SHUTDOWN_GRACE_MS: UNBOUNDED_GRACE_MS });
     running.push(server);
     let refused: Promise<string> | null = null;
     const { asked, ids } = await askThenSignal(server, 20, () => {
-      server.process.kill('SIGTERM');
+      whileFrozen(server, 'SIGTERM');
       // A visitor arriving once the server has taken the signal, on a new connection: the listener is closed.
       refused = server.waitFor(/SIGTERM: stopping/).then(() => connect(server.url));
     });
@@ -114,7 +127,8 @@ describe('graceful shutdown', () => {
     const dataDir = await seededDataDir(join(dir, 'bound'));
     const server = await startServer(dataDir, { KB_MAX_WAIT_MS: '60000', KB_SHUTDOWN_GRACE_MS: '1' });
     running.push(server);
-    const { asked, ids } = await askThenSignal(server, 20, () => server.process.kill('SIGINT'));
+    // Taken while the second answer is still open, so at least it is cut.
+    const { asked, ids } = await askThenSignal(server, 20, () => whileFrozen(server, 'SIGINT'));
     expect(await server.exited).toEqual({ code: 0, signal: null });
     expect(server.output()).toMatch(/cut at 0.001 s \(their answers are stored\)/);
 
@@ -133,23 +147,18 @@ describe('graceful shutdown', () => {
 
   it('a second signal exits at once, and the next start recovers', async () => {
     const dataDir = await seededDataDir(join(dir, 'twice'));
-    const server = await startServer(dataDir, { KB_MAX_WAIT_MS: '60000', KB_SHUTDOWN_GRACE_MS: '60000' });
+    // The grace never runs out in this test, so exit code 143 (not 0) is the proof that the second signal,
+    // not the end of the drain or of the grace, ended the process.
+    const server = await startServer(dataDir, { KB_MAX_WAIT_MS: '60000', KB_SHUTDOWN_GRACE_MS: UNBOUNDED_GRACE_MS });
     running.push(server);
-    let signalled = 0;
     const { ids } = await askThenSignal(server, 60, () => {
-      server.process.kill('SIGTERM');
-      signalled = performance.now();
+      whileFrozen(server, 'SIGTERM');
       // The second one once the first was taken (two sent back to back may arrive as one), delivered while the
       // server is frozen mid-drain, so it is handled before the drain can finish even on a loaded machine.
-      void server.waitFor(/SIGTERM: stopping/).then(() => {
-        server.process.kill('SIGSTOP');
-        server.process.kill('SIGTERM');
-        server.process.kill('SIGCONT');
-      });
+      void server.waitFor(/SIGTERM: stopping/).then(() => whileFrozen(server, 'SIGTERM'));
     });
     const exit = await server.exited;
     expect(exit).toEqual({ code: 143, signal: null });
-    expect(performance.now() - signalled).toBeLessThan(30_000); // not the 60 s grace
     expect(server.output()).toMatch(/SIGTERM again: exiting now/);
     expect(await clusterState(dataDir)).toBe('in production'); // not closed: the next start recovers
 

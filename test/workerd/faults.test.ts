@@ -2,7 +2,10 @@
  * The Worker when Supabase misbehaves. The PostgREST-compatible server injects faults
  * into one call at a time — every call a question makes: the anonymous sign-up, rate_limit_hit,
  * chat_begin_turn, search_chunks, kb_has_documents and record_content_gap (refusals), chat_finish_turn —
- * as a 503, a timeout, a dropped connection or a slow answer, before the SQL runs or after it committed.
+ * as a 503, a dropped connection or a slow answer, before the SQL runs or after it committed. A call that
+ * never answers is the same failure to the store (no response: status 0) after a timer has run; that timer,
+ * its retries and the deadline are tested on a fake clock in server/store/rpc-retry.test.ts, so nothing here
+ * depends on how fast this machine answers.
  *
  * What must hold, checked in the database afterwards:
  * - the visitor gets an answer, a clean 503 `{error:{code:'unavailable'}}` with Retry-After, or — once the
@@ -23,8 +26,11 @@ import { withSimilarity } from '../../server/testing/vectors.ts';
 import { startWorker, type WorkerHarness } from './harness.ts';
 import type { RpcFault } from './rpc-server.ts';
 
-/** One attempt's limit in these tests (KB_DB_TIMEOUT_MS): long enough for a loaded machine, short for a test. */
-const TIMEOUT_MS = 1_500;
+/**
+ * One attempt's limit in these tests (KB_DB_TIMEOUT_MS, its maximum): no fault here waits for it, so it only
+ * has to be more than any healthy call takes, and a slow one.
+ */
+const TIMEOUT_MS = 30_000;
 let h: WorkerHarness;
 
 beforeAll(async () => {
@@ -49,7 +55,7 @@ const CALLS: { target: string; kind: Kind }[] = [
   { target: 'chat_finish_turn', kind: 'refusal' },
   { target: 'record_content_gap', kind: 'refusal' },
 ];
-const FAULTS: RpcFault[] = [{ kind: 'status', status: 503 }, { kind: 'timeout' }, { kind: 'drop' }];
+const FAULTS: RpcFault[] = [{ kind: 'status', status: 503 }, { kind: 'drop' }];
 const INTERNAL = /PGRST|rpc|supabase|postgres|fetch|abort|timed? ?out|connect|socket|chat_|kb_|rate_limit|record_content|SQL|Error\b/i;
 
 async function signIn(): Promise<Response> {

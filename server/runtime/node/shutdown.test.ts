@@ -47,12 +47,21 @@ describe('Drain', () => {
     const streams = new StreamSlots(10);
     const drain = new Drain(streams);
     streams.tryAcquire();
-    const { server, calls } = fakeServer();
-    const stopping = drain.shutdown(server, 20);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(calls).toEqual(['close', 'closeIdle', 'closeAll']);
-    streams.release();
-    expect(await stopping).toMatchObject({ inFlight: 1, cut: true });
+    // The drain's clock is faked (its timers and performance.now): "before" and "past" the bound are exact.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const { server, calls } = fakeServer();
+      const stopping = drain.shutdown(server, 20);
+      await vi.advanceTimersByTimeAsync(19);
+      expect(calls).toEqual(['close', 'closeIdle']);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(calls).toEqual(['close', 'closeIdle', 'closeAll']);
+      streams.release();
+      await vi.advanceTimersByTimeAsync(25);
+      expect(await stopping).toMatchObject({ inFlight: 1, cut: true });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a first signal starts the graceful stop, a second one exits at once (128 + the signal)', async () => {
