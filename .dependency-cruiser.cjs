@@ -55,14 +55,16 @@ module.exports = {
     {
       name: 'widget-not-to-server',
       severity: 'error',
-      comment: 'The widget talks to the server only over HTTP, through protocol/: never import server/, console/ or scripts/.',
+      comment:
+        'The widget talks to the server only over HTTP, through protocol/: never import server/, console/ or scripts/.',
       from: { path: '^widget/', pathNot: TEST_CODE },
       to: { path: '^(server|console|scripts|test)/' },
     },
     {
       name: 'console-not-to-server',
       severity: 'error',
-      comment: 'The console (a browser app) talks to the server only over HTTP, through protocol/: never import server/, widget/ or scripts/.',
+      comment:
+        'The console (a browser app) talks to the server only over HTTP, through protocol/: never import server/, widget/ or scripts/.',
       from: { path: '^console/' },
       to: { path: '^(server|widget|scripts|test)/' },
     },
@@ -138,7 +140,8 @@ module.exports = {
     {
       name: 'auth-not-to-chat',
       severity: 'error',
-      comment: 'chat/ depends on auth/ (tokens); auth/ must not depend on chat/. Request bodies are read with server/http/body.ts.',
+      comment:
+        'chat/ depends on auth/ (tokens); auth/ must not depend on chat/. Request bodies are read with server/http/body.ts.',
       from: { path: '^server/auth/' },
       to: { path: '^server/chat/' },
     },

@@ -41,7 +41,10 @@ const minifyStyles = {
       const match = /export default `([^`]*)`/.exec(source);
       if (!match || match[1].includes('${')) return undefined;
       const { code } = await transform(match[1], { loader: 'css', minify: true });
-      return { contents: source.replace(match[0], () => `export default ${JSON.stringify(code.trim())}`), loader: 'ts' };
+      return {
+        contents: source.replace(match[0], () => `export default ${JSON.stringify(code.trim())}`),
+        loader: 'ts',
+      };
     });
   },
 };
@@ -76,7 +79,6 @@ const ENTRIES = [
   { entry: 'widget/api/captcha.ts', file: 'kb-chat-captcha.js' },
 ];
 
-
 /** gzip budgets in bytes: the loader paints the bubble; the chat UI is everything but the workers. */
 export const BUDGETS = { 'kb-chat.js': 4 * 1024, 'kb-chat-ui.js': 40 * 1024 };
 
@@ -106,7 +108,9 @@ export async function precompress(file) {
   const data = await readFile(file);
   const quality = data.length > 2 * 1024 * 1024 ? 9 : 11;
   const [br, gz] = await Promise.all([
-    brotli(data, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } }),
+    brotli(data, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+    }),
     gzip(data, { level: 9 }),
   ]);
   await Promise.all([writeFile(`${file}.br`, br), writeFile(`${file}.gz`, gz)]);
@@ -119,7 +123,10 @@ const contentHash = (data) => createHash('sha256').update(data).digest('hex').sl
 async function hashed(dir, file) {
   const code = await readFile(join(dir, file), 'utf8');
   const name = file.replace(/\.js$/, `.${contentHash(code)}.js`);
-  await writeFile(join(dir, name), code.replace(`//# sourceMappingURL=${file}.map`, `//# sourceMappingURL=${name}.map`));
+  await writeFile(
+    join(dir, name),
+    code.replace(`//# sourceMappingURL=${file}.map`, `//# sourceMappingURL=${name}.map`),
+  );
   await copyFile(join(dir, `${file}.map`), join(dir, `${name}.map`));
   return name;
 }
@@ -138,16 +145,22 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
     });
   // Earlier builds' hashed files would pile up (and be served forever): only this build's stay.
   for (const name of await readdir(outdir).catch(() => [])) {
-    if (/^kb-chat-(ui|embedder|generator|generative|captcha)\.[0-9a-f]{10}\.js/.test(name)) await rm(join(outdir, name));
+    if (/^kb-chat-(ui|embedder|generator|generative|captcha)\.[0-9a-f]{10}\.js/.test(name))
+      await rm(join(outdir, name));
   }
   // The workers and the UI's lazy chunks first: the UI is compiled with its chunks' hashed names, the loader
   // with the UI's and the workers'.
   const [embedder, generator, generative, captcha] = await Promise.all(
-    ['kb-chat-embedder.js', 'kb-chat-generator.js', 'kb-chat-generative.js', 'kb-chat-captcha.js'].map((file) => entry(file)),
+    ['kb-chat-embedder.js', 'kb-chat-generator.js', 'kb-chat-generative.js', 'kb-chat-captcha.js'].map((file) =>
+      entry(file),
+    ),
   );
   const generativeFile = await hashed(outdir, 'kb-chat-generative.js');
   const captchaFile = await hashed(outdir, 'kb-chat-captcha.js');
-  const ui = await entry('kb-chat-ui.js', { __KB_GENERATIVE_FILE__: JSON.stringify(generativeFile), __KB_CAPTCHA_FILE__: JSON.stringify(captchaFile) });
+  const ui = await entry('kb-chat-ui.js', {
+    __KB_GENERATIVE_FILE__: JSON.stringify(generativeFile),
+    __KB_CAPTCHA_FILE__: JSON.stringify(captchaFile),
+  });
   // Other ORT versions' wasm goes; this version's stays (same version, same file: compressed once, ≈ 3 s saved).
   for (const version of await readdir(out('ort')).catch(() => [])) {
     if (version !== ort.version) await rm(out(join('ort', version)), { recursive: true, force: true });
@@ -180,7 +193,10 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   const leaks = (i, pattern) => Object.keys(results[i].metafile.inputs).filter((path) => pattern.test(path));
   const leaked = [
     ...leaks(0, /node_modules|widget\/(ui|render|controllers|api)\//),
-    ...leaks(1, /@huggingface\/transformers|onnxruntime|generator-controller|generator\/output|ui\/generative|api\/captcha/),
+    ...leaks(
+      1,
+      /@huggingface\/transformers|onnxruntime|generator-controller|generator\/output|ui\/generative|api\/captcha/,
+    ),
     ...leaks(4, /node_modules|widget\/render\/|chat-ui/),
     ...leaks(5, /node_modules|widget\/render\/|chat-ui/),
   ];
@@ -189,14 +205,38 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   const sizes = await Promise.all(
     ENTRIES.map(async ({ file }) => {
       const code = await readFile(out(file));
-      return { file: out(file), min: code.length, gzip: gzipSync(code, { level: 9 }).length, budget: BUDGETS[file] ?? null };
+      return {
+        file: out(file),
+        min: code.length,
+        gzip: gzipSync(code, { level: 9 }).length,
+        budget: BUDGETS[file] ?? null,
+      };
     }),
   );
   await writeFile(out('sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
   await writeFile(out('manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   if (compress) {
-    const files = [manifest.loader, manifest.ui, manifest.embedder, manifest.generator, manifest.generative, manifest.captcha, 'kb-chat-ui.js', 'kb-chat-embedder.js', 'kb-chat-generator.js', 'kb-chat-generative.js', 'kb-chat-captcha.js'];
-    const wasmDone = await Promise.all(['', '.br', '.gz'].map((ext) => stat(out(manifest.ort_wasm + ext)).then(() => true, () => false)));
+    const files = [
+      manifest.loader,
+      manifest.ui,
+      manifest.embedder,
+      manifest.generator,
+      manifest.generative,
+      manifest.captcha,
+      'kb-chat-ui.js',
+      'kb-chat-embedder.js',
+      'kb-chat-generator.js',
+      'kb-chat-generative.js',
+      'kb-chat-captcha.js',
+    ];
+    const wasmDone = await Promise.all(
+      ['', '.br', '.gz'].map((ext) =>
+        stat(out(manifest.ort_wasm + ext)).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
     if (!wasmDone.every(Boolean)) {
       await mkdir(dirname(out(manifest.ort_wasm)), { recursive: true });
       await copyFile(join(ort.dir, ORT_WASM_FILE), out(manifest.ort_wasm));
@@ -216,7 +256,9 @@ export async function buildConsole({ outdir = 'dist', compress = true } = {}) {
   const dir = join(outdir, 'admin');
   await mkdir(dir, { recursive: true });
   const result = await build({ ...common, entryPoints: ['console/kb-admin.ts'], outfile: join(dir, 'kb-admin.js') });
-  const leaked = Object.keys(result.metafile.inputs).filter((path) => /widget\/|@huggingface\/transformers|onnxruntime|marked|dompurify/.test(path));
+  const leaked = Object.keys(result.metafile.inputs).filter((path) =>
+    /widget\/|@huggingface\/transformers|onnxruntime|marked|dompurify/.test(path),
+  );
   if (leaked.length) throw new Error(`the console bundles what it must not:\n  ${leaked.join('\n  ')}`);
   for (const file of ['index.html', 'admin.css']) await copyFile(join('console', file), join(dir, file));
   if (compress) for (const file of ['kb-admin.js', 'index.html', 'admin.css']) await precompress(join(dir, file));

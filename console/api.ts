@@ -44,7 +44,8 @@ export class AdminApi {
 
   get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
     const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value));
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined && value !== '') params.set(name, String(value));
     const search = params.toString();
     return this.request<T>('GET', search ? `${path}?${search}` : path);
   }
@@ -86,7 +87,10 @@ export class AdminApi {
    * Uploads one file, asks for a URL to be crawled, or ("Sync now") for the server's sources to be synced,
    * and reports the pipeline's progress events.
    */
-  async upload(what: { file: File } | { url: string } | { sync: true }, onEvent: (event: UploadEvent) => void): Promise<void> {
+  async upload(
+    what: { file: File } | { url: string } | { sync: true },
+    onEvent: (event: UploadEvent) => void,
+  ): Promise<void> {
     const isFile = 'file' in what;
     let body: BodyInit | undefined;
     if (isFile) {
@@ -99,7 +103,10 @@ export class AdminApi {
     const path = isFile ? ADMIN_PATHS.uploads : 'url' in what ? `${ADMIN_PATHS.documents}/url` : ADMIN_PATHS.sync;
     const res = await fetch(path, {
       method: 'POST',
-      headers: { ...(isFile ? {} : { 'Content-Type': 'application/json' }), Authorization: `Bearer ${this.token ?? ''}` },
+      headers: {
+        ...(isFile ? {} : { 'Content-Type': 'application/json' }),
+        Authorization: `Bearer ${this.token ?? ''}`,
+      },
       ...(body === undefined ? {} : { body }),
     });
     if (!res.ok || !res.body) throw await this.failure(res, true);
@@ -124,7 +131,11 @@ export class AdminApi {
 
   private async failure(res: Response, authed: boolean): Promise<ApiError> {
     const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
-    const error = new ApiError(res.status, body?.error?.code ?? 'error', body?.error?.message ?? `The server answered ${res.status}.`);
+    const error = new ApiError(
+      res.status,
+      body?.error?.code ?? 'error',
+      body?.error?.message ?? `The server answered ${res.status}.`,
+    );
     if (authed && res.status === 401) {
       this.signOut();
       this.onSignedOut(error.message);

@@ -128,14 +128,16 @@ export class KbAdmin extends LitElement {
   override render() {
     return html`<header>
         <h1>kb-chat console</h1>
-        ${this.me
-          ? html`<nav aria-label="Console">
+        ${
+          this.me
+            ? html`<nav aria-label="Console">
                 <ul>
                   ${VIEWS.map(([name, label]) => html`<li><a href="#/${name}" aria-current=${this.view === name ? 'page' : 'false'}>${label}</a></li>`)}
                 </ul>
               </nav>
               <div class="who"><button @click=${this.signOut}>Sign out</button></div>`
-          : nothing}
+            : nothing
+        }
       </header>
       <main>${this.me ? this.renderView() : this.renderSignIn()}</main>`;
   }

@@ -1,9 +1,20 @@
 // The demo page's controls: each one sets an attribute, property or custom property of <kb-chat>.
 const chat = document.querySelector('kb-chat');
 const ARABIC = {
-  heading: 'اسأل وثائق kb-chat', greeting: 'مرحبا! اسألني عن kb-chat.', placeholder: 'اكتب سؤالك…', send: 'أرسل',
-  openChat: 'افتح الدردشة', closeChat: 'أغلق الدردشة', history: 'السجل', newChat: 'محادثة جديدة', sources: 'المصادر',
-  copy: 'نسخ', retry: 'أعد المحاولة', inputLabel: 'سؤالك', helpful: 'مفيد', notHelpful: 'غير مفيد',
+  heading: 'اسأل وثائق kb-chat',
+  greeting: 'مرحبا! اسألني عن kb-chat.',
+  placeholder: 'اكتب سؤالك…',
+  send: 'أرسل',
+  openChat: 'افتح الدردشة',
+  closeChat: 'أغلق الدردشة',
+  history: 'السجل',
+  newChat: 'محادثة جديدة',
+  sources: 'المصادر',
+  copy: 'نسخ',
+  retry: 'أعد المحاولة',
+  inputLabel: 'سؤالك',
+  helpful: 'مفيد',
+  notHelpful: 'غير مفيد',
 };
 const english = { heading: chat.getAttribute('heading'), greeting: chat.getAttribute('greeting') };
 
@@ -27,7 +38,9 @@ const log = document.getElementById('events');
 for (const type of ['kb-open', 'kb-close', 'kb-question', 'kb-answer', 'kb-refusal', 'kb-feedback', 'kb-error']) {
   chat.addEventListener(type, (event) => {
     const item = document.createElement('li');
-    const detail = event.detail ? JSON.stringify(event.detail, (key, value) => (key === 'citations' ? `${value.length} citations` : value)) : '';
+    const detail = event.detail
+      ? JSON.stringify(event.detail, (key, value) => (key === 'citations' ? `${value.length} citations` : value))
+      : '';
     item.textContent = `${type} ${detail.length > 160 ? `${detail.slice(0, 160)}…` : detail}`;
     log.prepend(item);
   });

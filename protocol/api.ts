@@ -45,11 +45,17 @@ export type AnonymousAuth = v.InferOutput<typeof AnonymousAuthSchema>;
  * `/api/config`).
  */
 export const AnonymousAuthRequestSchema = v.object({
-  captcha_token: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096, 'must be at most 4096 characters'))),
+  captcha_token: v.optional(
+    v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096, 'must be at most 4096 characters')),
+  ),
 });
 
 export const RefreshAuthRequestSchema = v.object({
-  refresh_token: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(512, 'must be at most 512 characters')),
+  refresh_token: v.pipe(
+    v.string(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(512, 'must be at most 512 characters'),
+  ),
 });
 export type RefreshAuthRequest = v.InferOutput<typeof RefreshAuthRequestSchema>;
 
@@ -107,13 +113,23 @@ export const WEBHOOK_URL_MAX_CHARS = 2000;
 export const WEBHOOK_SECRET_MIN_CHARS = 16;
 export const WEBHOOK_SECRET_MAX_CHARS = 256;
 
-const Threshold = v.pipe(v.number('must be a number'), v.finite('must be a number'), v.minValue(0, 'must be from 0 to 1'), v.maxValue(1, 'must be from 0 to 1'));
+const Threshold = v.pipe(
+  v.number('must be a number'),
+  v.finite('must be a number'),
+  v.minValue(0, 'must be from 0 to 1'),
+  v.maxValue(1, 'must be from 0 to 1'),
+);
 
 /** A list of at most `items` trimmed, non-empty strings of at most `chars` characters (suggestions, starters). */
 const shortTexts = (items: number, chars: number) =>
   v.pipe(
     v.array(
-      v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(chars, `must be at most ${chars} characters`)),
+      v.pipe(
+        v.string('must be a string'),
+        v.trim(),
+        v.minLength(1, 'must not be empty'),
+        v.maxLength(chars, `must be at most ${chars} characters`),
+      ),
       'must be a list of strings',
     ),
     v.maxLength(items, `must have at most ${items} items`),
@@ -139,7 +155,7 @@ export const SettingsUpdateSchema = v.pipe(
           v.pipe(
             v.string('must be a string'),
             v.trim(),
-            v.minLength(1, 'must not be empty (null: the widget\'s own greeting)'),
+            v.minLength(1, "must not be empty (null: the widget's own greeting)"),
             v.maxLength(GREETING_MAX_CHARS, `must be at most ${GREETING_MAX_CHARS} characters`),
           ),
         ),
@@ -176,7 +192,10 @@ export const SettingsUpdateSchema = v.pipe(
           v.pipe(
             v.string('must be a string'),
             v.trim(),
-            v.check((url: string) => isSupportUrl(url), `must be an https: or mailto: address of at most ${SUPPORT_URL_MAX_CHARS} characters, without spaces`),
+            v.check(
+              (url: string) => isSupportUrl(url),
+              `must be an https: or mailto: address of at most ${SUPPORT_URL_MAX_CHARS} characters, without spaces`,
+            ),
           ),
         ),
       ),
@@ -188,11 +207,27 @@ export const SettingsUpdateSchema = v.pipe(
   // An unknown key is the body's fault, named in the message (a key need not be a valid field name).
   v.check(
     (update) => Object.keys(update).every((key) => SETTING_NAMES.includes(key)),
-    (issue) => `unknown setting ${JSON.stringify(Object.keys(issue.input as object).find((key) => !SETTING_NAMES.includes(key))?.slice(0, 40))}`,
+    (issue) =>
+      `unknown setting ${JSON.stringify(
+        Object.keys(issue.input as object)
+          .find((key) => !SETTING_NAMES.includes(key))
+          ?.slice(0, 40),
+      )}`,
   ),
   v.check((update) => Object.keys(update).length > 0, 'must name at least one setting'),
 );
-const SETTING_NAMES: readonly string[] = ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions', 'support_url', 'starters', 'webhook_url', 'webhook_secret'];
+const SETTING_NAMES: readonly string[] = [
+  'answer_mode',
+  'evidence_threshold',
+  'lexical_threshold',
+  'hybrid_threshold',
+  'greeting',
+  'refusal_suggestions',
+  'support_url',
+  'starters',
+  'webhook_url',
+  'webhook_secret',
+];
 export type SettingsUpdate = v.InferOutput<typeof SettingsUpdateSchema>;
 
 /** Where a setting in effect comes from: `admin` (stored by kb_set_settings) or `server` (its default). */

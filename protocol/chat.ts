@@ -108,7 +108,11 @@ export const GeneratedRequestSchema = v.object({
     v.minLength(1, 'must not be empty'),
     v.maxLength(GENERATED_MAX_CHARS, `must be at most ${GENERATED_MAX_CHARS} characters`),
   ),
-  model: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
+  model: v.pipe(
+    v.string('must be a string'),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(200, 'must be at most 200 characters'),
+  ),
 });
 export type GeneratedRequest = v.InferOutput<typeof GeneratedRequestSchema>;
 export const generatedPath = (answerMessageId: string) => `/api/chat/${encodeURIComponent(answerMessageId)}/generated`;

@@ -4,7 +4,16 @@
  * `admin`; the SQL functions check the claim too.
  */
 import * as v from 'valibot';
-import { EmbeddingSchema, MESSAGE_MAX_CHARS, RetrievalModeSchema, type Citation, type Confidence, type Refusal, type Related, type RetrievalMode } from './chat.ts';
+import {
+  EmbeddingSchema,
+  MESSAGE_MAX_CHARS,
+  RetrievalModeSchema,
+  type Citation,
+  type Confidence,
+  type Refusal,
+  type Related,
+  type RetrievalMode,
+} from './chat.ts';
 
 export const ADMIN_PATHS = {
   session: '/api/admin/session',
@@ -40,14 +49,20 @@ const IntText = (min: number, max: number, fallback: number) =>
     String(fallback),
   );
 const PageQuery = { limit: IntText(1, ADMIN_MAX_LIMIT, 50), offset: IntText(0, 100000, 0) };
-const IsoDate = v.optional(v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp, e.g. 2026-11-25T00:00:00Z')));
+const IsoDate = v.optional(
+  v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp, e.g. 2026-11-25T00:00:00Z')),
+);
 
 export const GapsQuerySchema = v.object({
   status: v.optional(v.picklist(['open', 'done', 'all'], 'must be open, done or all'), 'open'),
   ...PageQuery,
 });
 export const GapUpdateSchema = v.object({
-  question_key: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(2000, 'must be at most 2000 characters')),
+  question_key: v.pipe(
+    v.string('must be a string'),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(2000, 'must be at most 2000 characters'),
+  ),
   done: v.boolean('must be true or false'),
 });
 export type GapUpdate = v.InferOutput<typeof GapUpdateSchema>;
@@ -173,8 +188,21 @@ export interface Page<T> {
 }
 
 export const UrlUploadSchema = v.object({
-  url: v.pipe(v.string('must be a string'), v.url('must be an http(s) URL'), v.regex(/^https?:\/\//i, 'must be an http(s) URL'), v.maxLength(2000, 'must be at most 2000 characters')),
-  max_pages: v.optional(v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1, 'must be 1 to 200'), v.maxValue(200, 'must be 1 to 200')), 50),
+  url: v.pipe(
+    v.string('must be a string'),
+    v.url('must be an http(s) URL'),
+    v.regex(/^https?:\/\//i, 'must be an http(s) URL'),
+    v.maxLength(2000, 'must be at most 2000 characters'),
+  ),
+  max_pages: v.optional(
+    v.pipe(
+      v.number('must be a number'),
+      v.integer('must be a whole number'),
+      v.minValue(1, 'must be 1 to 200'),
+      v.maxValue(200, 'must be 1 to 200'),
+    ),
+    50,
+  ),
 });
 
 /** `GET /api/admin/documents/sync`: per source, its latest sync run; this server's schedule. */
@@ -196,7 +224,15 @@ export interface SyncRun {
   started_at: string;
   /** null while it runs, or when it was killed. */
   finished_at: string | null;
-  counts: { added?: number; updated?: number; unchanged?: number; removed?: number; failed?: number; chunks?: number; bytes?: number };
+  counts: {
+    added?: number;
+    updated?: number;
+    unchanged?: number;
+    removed?: number;
+    failed?: number;
+    chunks?: number;
+    bytes?: number;
+  };
   errors: { source: string; error: string }[];
   /** The last run with no failed page, or null. */
   last_success_at: string | null;
@@ -206,7 +242,15 @@ export interface SyncRun {
 export type UploadEvent =
   | { type: 'start'; total: number }
   | { type: 'loading-model' }
-  | { type: 'document'; source: string; outcome: 'added' | 'updated' | 'unchanged' | 'failed'; chunks: number; done: number; total: number; error?: string }
+  | {
+      type: 'document';
+      source: string;
+      outcome: 'added' | 'updated' | 'unchanged' | 'failed';
+      chunks: number;
+      done: number;
+      total: number;
+      error?: string;
+    }
   | {
       type: 'done';
       added: number;
@@ -283,11 +327,23 @@ export interface TryResult {
 }
 
 export const LinkSessionSchema = v.object({
-  link_token: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(2000, 'must be at most 2000 characters')),
+  link_token: v.pipe(
+    v.string('must be a string'),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(2000, 'must be at most 2000 characters'),
+  ),
 });
 export const PasswordSessionSchema = v.object({
-  email: v.pipe(v.string('must be a string'), v.email('must be an email address'), v.maxLength(320, 'must be at most 320 characters')),
-  password: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
+  email: v.pipe(
+    v.string('must be a string'),
+    v.email('must be an email address'),
+    v.maxLength(320, 'must be at most 320 characters'),
+  ),
+  password: v.pipe(
+    v.string('must be a string'),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(200, 'must be at most 200 characters'),
+  ),
 });
 
 /** A console session: an access token whose claims say admin. */

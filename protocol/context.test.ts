@@ -29,12 +29,20 @@ describe('dependsOnContext', () => {
 
 describe('followUpText', () => {
   it('adds the earlier topic words to a follow-up, and carries a follow-up’s own borrowed words on', () => {
-    expect(followUpText('How do I change it?', { question: 'What is the evidence threshold?' })).toBe('How do I change it? (evidence threshold)');
-    expect(borrowedTerms('What is its default?', 'How do I change it?', ['evidence', 'threshold'])).toEqual(['change', 'evidence', 'threshold']);
+    expect(followUpText('How do I change it?', { question: 'What is the evidence threshold?' })).toBe(
+      'How do I change it? (evidence threshold)',
+    );
+    expect(borrowedTerms('What is its default?', 'How do I change it?', ['evidence', 'threshold'])).toEqual([
+      'change',
+      'evidence',
+      'threshold',
+    ]);
   });
 
   it('leaves a complete question, and a first question, as they are', () => {
-    expect(followUpText('Which browsers are supported?', { question: 'What is the evidence threshold?' })).toBe('Which browsers are supported?');
+    expect(followUpText('Which browsers are supported?', { question: 'What is the evidence threshold?' })).toBe(
+      'Which browsers are supported?',
+    );
     expect(followUpText('How do I change it?', null)).toBe('How do I change it?');
   });
 });
@@ -43,7 +51,10 @@ describe('earlierTopic', () => {
   it('passes a refused follow-up’s borrowed words on to the next one', () => {
     const turns = [{ question: 'How do I change it?' }, { question: 'What is the evidence threshold?' }];
     expect(earlierTopic(turns)).toEqual({ question: 'How do I change it?', about: 'evidence threshold' });
-    expect(earlierTopic([{ question: 'Which port?', about: 'server port' }])).toEqual({ question: 'Which port?', about: 'server port' });
+    expect(earlierTopic([{ question: 'Which port?', about: 'server port' }])).toEqual({
+      question: 'Which port?',
+      about: 'server port',
+    });
     expect(earlierTopic([])).toBe(null);
   });
 });

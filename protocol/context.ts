@@ -26,7 +26,8 @@ export type AnswerContext = v.InferOutput<typeof AnswerContextSchema>;
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
 const CONNECTIVE = /^\s*(?:and|also|plus|what about|how about|same for|same with|what of|then)\b/i;
 /** "How many" with no noun after it: the thing counted was named before. */
-const UNNAMED_COUNT = /^\s*how many\s+(?:can|could|do|does|did|are|is|was|were|will|should|would|may|might|must|have|has)\b/i;
+const UNNAMED_COUNT =
+  /^\s*how many\s+(?:can|could|do|does|did|are|is|was|were|will|should|would|may|might|must|have|has)\b/i;
 /** Words that point back at something said before; "that", "this" and "there" are often only relative or
  * demonstrative in a complete question, so they count only in a question with fewer words of its own. */
 const POINTING = new Set(['it', 'its', "it's", 'itself', 'they', 'them', 'their', 'one', 'ones', 'mine']);
@@ -93,7 +94,10 @@ export function borrowedTerms(question: string, earlierQuestion: string, earlier
  */
 export function followUpText(question: string, earlier: { question: string; about?: string } | null): string {
   if (!earlier || !dependsOnContext(question)) return question;
-  return contextualText(question, borrowedTerms(question, earlier.question, earlier.about ? earlier.about.split(' ') : []));
+  return contextualText(
+    question,
+    borrowedTerms(question, earlier.question, earlier.about ? earlier.about.split(' ') : []),
+  );
 }
 
 /**
@@ -102,7 +106,9 @@ export function followUpText(question: string, earlier: { question: string; abou
  * refused) still passes on what it borrowed, so "What is its default?" after a refused "How do I change
  * it?" is still about the evidence threshold.
  */
-export function earlierTopic(turns: { question: string; about?: string }[]): { question: string; about?: string } | null {
+export function earlierTopic(
+  turns: { question: string; about?: string }[],
+): { question: string; about?: string } | null {
   const [latest, ...older] = turns;
   if (!latest) return null;
   if (latest.about || !dependsOnContext(latest.question)) return latest;

@@ -13,7 +13,9 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /** `/api/admin/export/<kind>`. */
 export const exportPath = (kind: ExportKind) => `/api/admin/export/${kind}`;
 
-const IsoDate = v.optional(v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp, e.g. 2026-11-25T00:00:00Z')));
+const IsoDate = v.optional(
+  v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp, e.g. 2026-11-25T00:00:00Z')),
+);
 
 /**
  * `from` (inclusive) and `to` (exclusive) bound what is exported: a conversation by when its question was

@@ -38,7 +38,11 @@ export async function readChatEvents(response: Response): Promise<ReceivedEvent[
         else if (name === 'id') fields.id = value;
       }
       if (fields.data.length === 0) continue;
-      events.push({ id: fields.id, event: parseChatEvent(fields.event, fields.data.join('\n')), at: performance.now() - started });
+      events.push({
+        id: fields.id,
+        event: parseChatEvent(fields.event, fields.data.join('\n')),
+        at: performance.now() - started,
+      });
     }
   }
   return events;

@@ -67,7 +67,11 @@ const wholeNumbers = (raw: string, flag: string) =>
     }
     return n;
   });
-const scales = values.scales ? wholeNumbers(values.scales, '--scales').filter((n) => n > 0) : values.quick ? [1000, 10_000] : [1000, 10_000, 100_000];
+const scales = values.scales
+  ? wholeNumbers(values.scales, '--scales').filter((n) => n > 0)
+  : values.quick
+    ? [1000, 10_000]
+    : [1000, 10_000, 100_000];
 const concurrencyAt = wholeNumbers(values['concurrency-at'], '--concurrency-at')[0] || null;
 const VISITORS = [1, 10, 50, 200];
 const ROUNDS = 3;
@@ -119,24 +123,43 @@ async function benchScale(scale: number): Promise<ScaleResult> {
   const phase = (what: string) => log(`[${name}] ${what} (${Math.round((Date.now() - started.getTime()) / 1000)} s)`);
   phase(`writing and ingesting ${scale} documents`);
   const { dataDir, sample_document_ids, ...kb } = await buildKb(path.join(workRoot, name), scale, log);
-  log(`    ${kb.chunks} chunks in ${kb.ingest_seconds} s: ${kb.ingest_chunks_per_second} chunks/s; ${(kb.db_bytes / 2 ** 20).toFixed(0)} MB on disk`);
+  log(
+    `    ${kb.chunks} chunks in ${kb.ingest_seconds} s: ${kb.ingest_chunks_per_second} chunks/s; ${(kb.db_bytes / 2 ** 20).toFixed(0)} MB on disk`,
+  );
 
   phase('HNSW recall@10 against an exact scan');
-  const recall = await measureRecall(dataDir, questions.slice(0, RECALL_QUESTIONS).map((q) => q.embedding), EF_SEARCH);
-  for (const r of recall) log(`    ef_search ${r.ef_search}: recall@10 ${r.recall_at_10} (${r.hnsw_ms} ms vs exact ${r.exact_ms} ms)`);
+  const recall = await measureRecall(
+    dataDir,
+    questions.slice(0, RECALL_QUESTIONS).map((q) => q.embedding),
+    EF_SEARCH,
+  );
+  for (const r of recall)
+    log(`    ef_search ${r.ef_search}: recall@10 ${r.recall_at_10} (${r.hnsw_ms} ms vs exact ${r.exact_ms} ms)`);
 
   phase('EXPLAIN ANALYZE of search_chunks');
   const q = questions[0]!;
   const searches = [
     { label: 'hybrid', embedding: q.embedding, text: q.text, matchCount: 8, mode: 'hybrid' as const },
     { label: 'lexical', embedding: null, text: q.text, matchCount: 8, mode: 'lexical' as const },
-    { label: 'hybrid, filtered by document_ids', embedding: q.embedding, text: q.text, matchCount: 8, mode: 'hybrid' as const, filters: { document_ids: sample_document_ids } },
+    {
+      label: 'hybrid, filtered by document_ids',
+      embedding: q.embedding,
+      text: q.text,
+      matchCount: 8,
+      mode: 'hybrid' as const,
+      filters: { document_ids: sample_document_ids },
+    },
   ];
   const plans = await explainSearches(dataDir, searches);
   const explainFile = path.join(outDir, `${date}-explain-${name}.txt`);
   await writeFile(
     explainFile,
-    searches.map((s, i) => `=== ${s.label}: ${JSON.stringify({ text: s.text, filters: s.filters ?? {} })}\n\n${shortenVectors(plans[i]!)}\n`).join('\n'),
+    searches
+      .map(
+        (s, i) =>
+          `=== ${s.label}: ${JSON.stringify({ text: s.text, filters: s.filters ?? {} })}\n\n${shortenVectors(plans[i]!)}\n`,
+      )
+      .join('\n'),
   );
 
   phase('starting the server');
@@ -145,7 +168,9 @@ async function benchScale(scale: number): Promise<ScaleResult> {
     log(`    ${server.url} (pid ${server.pid}) ready in ${server.startup_seconds} s`);
     phase(`${questions.length} chat questions, one at a time`);
     const chat = await chatLatency(server.url, questions, warmUp);
-    log(`    answered ${chat.answered}, refused ${chat.refused}, errors ${chat.errors}; TTFB p50 ${chat.ttfb_ms.p50} ms`);
+    log(
+      `    answered ${chat.answered}, refused ${chat.refused}, errors ${chat.errors}; TTFB p50 ${chat.ttfb_ms.p50} ms`,
+    );
     const search = [];
     for (const mode of ['vector', 'lexical', 'hybrid'] as const) {
       phase(`${questions.length} ${mode} searches, one at a time`);
@@ -179,5 +204,8 @@ async function benchScale(scale: number): Promise<ScaleResult> {
 
 /** The plans quote the question's vector in full (384 numbers, several times per plan): one short mention is enough. */
 function shortenVectors(plan: string): string {
-  return plan.replace(/'\[(-?[\d.e+-]+,){8}[^\]']*\]'/g, (v) => `'[${v.slice(2, 30)}… ${v.split(',').length} numbers]'`);
+  return plan.replace(
+    /'\[(-?[\d.e+-]+,){8}[^\]']*\]'/g,
+    (v) => `'[${v.slice(2, 30)}… ${v.split(',').length} numbers]'`,
+  );
 }

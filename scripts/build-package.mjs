@@ -54,7 +54,9 @@ export async function buildPackage({ outdir = join(ROOT, 'dist/package'), types 
     logLevel: 'warning',
     tsconfig: join(ROOT, 'tsconfig.json'),
   });
-  const leaked = Object.keys(result.metafile.inputs).filter((path) => /@huggingface\/transformers|onnxruntime|server\/|scripts\//.test(path));
+  const leaked = Object.keys(result.metafile.inputs).filter((path) =>
+    /@huggingface\/transformers|onnxruntime|server\/|scripts\//.test(path),
+  );
   if (leaked.length) throw new Error(`the package bundles what it must not:\n  ${leaked.join('\n  ')}`);
 
   if (types) await writeTypes(outdir);
@@ -97,7 +99,16 @@ async function writeTypes(outdir) {
       join(ROOT, 'node_modules/typescript/bin/tsc'),
       ...Object.values(ENTRIES),
       ...['--declaration', '--emitDeclarationOnly', '--stripInternal', '--outDir', tmp, '--rootDir', '.'],
-      ...['--target', 'ES2022', '--module', 'ESNext', '--moduleResolution', 'Bundler', '--lib', 'ES2022,DOM,DOM.Iterable'],
+      ...[
+        '--target',
+        'ES2022',
+        '--module',
+        'ESNext',
+        '--moduleResolution',
+        'Bundler',
+        '--lib',
+        'ES2022,DOM,DOM.Iterable',
+      ],
       ...['--strict', '--skipLibCheck', '--allowImportingTsExtensions', '--experimentalDecorators', '--types', 'node'],
     ],
     { cwd: ROOT },
@@ -126,7 +137,10 @@ async function writeTypes(outdir) {
 /** Every file under `dir`, relative to it (for the size report and the tests). */
 export async function listFiles(dir) {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name))).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

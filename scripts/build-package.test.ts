@@ -37,7 +37,9 @@ beforeAll(async () => {
 describe('npm pack', () => {
   it('packs the entries, their chunks, the types and the manifest, and nothing else', () => {
     const paths = packed.files.map((f) => f.path).sort();
-    console.log(`${packed.filename}: ${packed.size} B packed, ${packed.unpackedSize} B unpacked\n  ${paths.join('\n  ')}`);
+    console.log(
+      `${packed.filename}: ${packed.size} B packed, ${packed.unpackedSize} B unpacked\n  ${paths.join('\n  ')}`,
+    );
     const expected = [
       /^README\.md$/,
       /^package\.json$/,
@@ -48,8 +50,18 @@ describe('npm pack', () => {
       /^chunks\/chunk-[A-Z0-9]+\.js$/,
       /^types\/(widget|protocol)\/[\w/.-]+\.d\.ts$/,
     ];
-    for (const path of paths) expect(expected.some((pattern) => pattern.test(path)), path).toBe(true);
-    for (const needed of ['kb-chat.js', 'react.js', 'custom-elements.json', 'types/widget/package/index.d.ts', 'types/widget/package/react.d.ts']) {
+    for (const path of paths)
+      expect(
+        expected.some((pattern) => pattern.test(path)),
+        path,
+      ).toBe(true);
+    for (const needed of [
+      'kb-chat.js',
+      'react.js',
+      'custom-elements.json',
+      'types/widget/package/index.d.ts',
+      'types/widget/package/react.d.ts',
+    ]) {
       expect(paths).toContain(needed);
     }
     expect(paths.some((path) => /test|fixture|server|\.map$/.test(path))).toBe(false);
@@ -60,7 +72,8 @@ describe('npm pack', () => {
   it('has an exports map whose targets are all packed, and types that import only what it depends on', async () => {
     const manifest = JSON.parse(await readFile(join(DIR, 'package/package.json'), 'utf8'));
     const paths = new Set(packed.files.map((f) => f.path));
-    const leaves = (value: unknown): string[] => (typeof value === 'string' ? [value] : Object.values(value as object).flatMap(leaves));
+    const leaves = (value: unknown): string[] =>
+      typeof value === 'string' ? [value] : Object.values(value as object).flatMap(leaves);
     const targets = leaves(manifest.exports).map((target) => target.replace(/^\.\//, ''));
     expect(targets.length).toBeGreaterThan(5);
     for (const target of targets) expect(paths.has(target), target).toBe(true);

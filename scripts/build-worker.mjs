@@ -58,10 +58,20 @@ async function assembleAssets() {
   // by esbuild.config.mjs), each with its source map. The unhashed copies stay out: only the loader's
   // references are ever requested here. Cloudflare compresses at its edge, so no .br/.gz either.
   const manifestFile = join(DIST, 'manifest.json');
-  if (!(await exists(manifestFile))) fail('dist/manifest.json is missing: run the widget build first (node esbuild.config.mjs).');
+  if (!(await exists(manifestFile)))
+    fail('dist/manifest.json is missing: run the widget build first (node esbuild.config.mjs).');
   const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
   // Generative mode's worker, and the chat UI's lazy chunks (generative mode, the CAPTCHA), when the build has them.
-  for (const file of [manifest.loader, manifest.ui, manifest.embedder, manifest.generator, manifest.generative, manifest.captcha].filter(Boolean).flatMap((name) => [name, `${name}.map`])) {
+  for (const file of [
+    manifest.loader,
+    manifest.ui,
+    manifest.embedder,
+    manifest.generator,
+    manifest.generative,
+    manifest.captcha,
+  ]
+    .filter(Boolean)
+    .flatMap((name) => [name, `${name}.map`])) {
     const from = join(DIST, file);
     if (!(await exists(from))) {
       if (file.endsWith('.map')) continue;
@@ -73,7 +83,8 @@ async function assembleAssets() {
   // The site-owner console (/admin/), built by esbuild.config.mjs into dist/admin.
   for (const file of ['index.html', 'admin.css', 'kb-admin.js', 'kb-admin.js.map']) {
     const from = join(DIST, 'admin', file);
-    if (!(await exists(from))) fail(`${relative(ROOT, from)} is missing: run the widget build first (node esbuild.config.mjs).`);
+    if (!(await exists(from)))
+      fail(`${relative(ROOT, from)} is missing: run the widget build first (node esbuild.config.mjs).`);
     await copy(from, join(PUBLIC, 'admin', file));
   }
 
@@ -88,15 +99,23 @@ async function assembleAssets() {
   const assetManifest = {};
   if (modelDir) {
     const from = join(modelDir, model);
-    const files = (await readdir(from)).filter((file) => /\.(json|txt)$/.test(file)).map((file) => [join(from, file), file]);
+    const files = (await readdir(from))
+      .filter((file) => /\.(json|txt)$/.test(file))
+      .map((file) => [join(from, file), file]);
     files.push([join(from, 'onnx', 'model_quantized.onnx'), 'onnx/model_quantized.onnx']);
     const hash = createHash('sha256');
-    for (const [path, name] of files) hash.update(name).update('\0').update(await readFile(path));
+    for (const [path, name] of files)
+      hash
+        .update(name)
+        .update('\0')
+        .update(await readFile(path));
     const version = `v-${hash.digest('hex').slice(0, 10)}`;
     for (const [path, name] of files) await copy(path, join(PUBLIC, 'models', version, model, name));
     assetManifest.models_url = `/models/${version}/`;
   } else {
-    console.warn('KB_MODEL_DIR is not set: no model copied to dist/public/models (set MODELS_URL to where it is hosted).');
+    console.warn(
+      'KB_MODEL_DIR is not set: no model copied to dist/public/models (set MODELS_URL to where it is hosted).',
+    );
   }
   await writeFile(join(PUBLIC, ASSET_MANIFEST), `${JSON.stringify(assetManifest)}\n`);
 
@@ -121,11 +140,15 @@ async function bundleWorker(dir, extraArgs = []) {
     CLOUDFLARE_CF_FETCH_ENABLED: 'false',
   };
   const wrangler = join(ROOT, 'node_modules', '.bin', 'wrangler');
-  await promisify(execFile)(wrangler, ['deploy', '--dry-run', '--outdir', dir, ...extraArgs], { cwd: ROOT, env }).catch((error) => {
-    fail(`wrangler deploy --dry-run failed:\n${error.stdout ?? ''}${error.stderr ?? error.message}`);
-  });
+  await promisify(execFile)(wrangler, ['deploy', '--dry-run', '--outdir', dir, ...extraArgs], { cwd: ROOT, env }).catch(
+    (error) => {
+      fail(`wrangler deploy --dry-run failed:\n${error.stdout ?? ''}${error.stderr ?? error.message}`);
+    },
+  );
   const code = await readFile(join(dir, 'worker.js'));
-  console.log(`${relative(ROOT, join(dir, 'worker.js')).padEnd(30)} ${kib(code.length).padStart(10)} min ${kib(gzipSync(code).length).padStart(10)} gzip`);
+  console.log(
+    `${relative(ROOT, join(dir, 'worker.js')).padEnd(30)} ${kib(code.length).padStart(10)} min ${kib(gzipSync(code).length).padStart(10)} gzip`,
+  );
 }
 
 async function exists(path) {

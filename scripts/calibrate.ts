@@ -29,7 +29,9 @@ const { values } = parseArgs({
   },
 });
 if (!values.squad || (!values['out-of-kb'] && !values.split)) {
-  console.error('usage: npm run calibrate -- --squad <file> (--out-of-kb <file> | --split N) [--mode hybrid|vector|lexical] [--limit N] [--target 0.95] [--json]');
+  console.error(
+    'usage: npm run calibrate -- --squad <file> (--out-of-kb <file> | --split N) [--mode hybrid|vector|lexical] [--limit N] [--target 0.95] [--json]',
+  );
   process.exit(2);
 }
 
@@ -51,24 +53,41 @@ if (values.split) {
 const embedder = await createEmbedder({ model, modelDir });
 const kb = await buildSquadKb(kbArticles, embedder);
 const questions = [
-  ...spread(questionsOf(kbArticles).filter((q) => q.answerable), limit).map((question) => ({ question, inKb: true })),
+  ...spread(
+    questionsOf(kbArticles).filter((q) => q.answerable),
+    limit,
+  ).map((question) => ({ question, inKb: true })),
   ...spread(questionsOf(outArticles), limit).map((question) => ({ question, inKb: false })),
 ];
 const signals = await collectSignals(kb.store, embedder, mode, questions);
 await kb.close();
 await embedder.dispose();
 
-const rows = sweep(signals, mode, Array.from({ length: 19 }, (_, i) => Math.round((0.05 + i * 0.05) * 100) / 100));
+const rows = sweep(
+  signals,
+  mode,
+  Array.from({ length: 19 }, (_, i) => Math.round((0.05 + i * 0.05) * 100) / 100),
+);
 const best = suggest(rows, target);
-const variable = { vector: 'CHAT_EVIDENCE_THRESHOLD', lexical: 'CHAT_LEXICAL_THRESHOLD', hybrid: 'CHAT_HYBRID_THRESHOLD' }[mode];
+const variable = {
+  vector: 'CHAT_EVIDENCE_THRESHOLD',
+  lexical: 'CHAT_LEXICAL_THRESHOLD',
+  hybrid: 'CHAT_HYBRID_THRESHOLD',
+}[mode];
 if (values.json) {
   console.log(JSON.stringify({ mode, model, variable, rows, suggested: best?.threshold ?? null }));
 } else {
-  console.log(`mode ${mode}, model ${model}: ${signals.filter((s) => s.inKb).length} in-KB, ${signals.filter((s) => !s.inKb).length} out-of-KB questions`);
+  console.log(
+    `mode ${mode}, model ${model}: ${signals.filter((s) => s.inKb).length} in-KB, ${signals.filter((s) => !s.inKb).length} out-of-KB questions`,
+  );
   console.log('threshold  answered in-KB  refused out-of-KB');
   for (const r of rows) {
     const mark = r === best ? '  ← lowest reaching the target' : '';
-    console.log(`${r.threshold.toFixed(2).padStart(9)}  ${(r.answered_in_kb * 100).toFixed(1).padStart(13)} %  ${(r.refused_out_of_kb * 100).toFixed(1).padStart(15)} %${mark}`);
+    console.log(
+      `${r.threshold.toFixed(2).padStart(9)}  ${(r.answered_in_kb * 100).toFixed(1).padStart(13)} %  ${(r.refused_out_of_kb * 100).toFixed(1).padStart(15)} %${mark}`,
+    );
   }
-  console.log(best ? `\n${variable}=${best.threshold}` : `\nno threshold refuses ${target * 100} % of the out-of-KB questions`);
+  console.log(
+    best ? `\n${variable}=${best.threshold}` : `\nno threshold refuses ${target * 100} % of the out-of-KB questions`,
+  );
 }

@@ -40,10 +40,32 @@ function citationsIn(path: string, text: string): string[] {
 describe('comments cite nothing outside the repository', () => {
   it('finds each kind of citation, and not the words used in code', () => {
     // Built from parts so that this file does not cite anything itself.
-    const cited = ['iss' + 'ue 13', 'Iss' + 'ues 13 and 14', 'iss' + 'ue-11', 'iss' + 'ue #5', 'iss' + 'ue "Speed at scale"', "the iss" + "ue's report",
-      'the se' + "ed's gate", 'se' + 'ed 000', '(se' + 'ed: top-K = 5)', 'se' + 'ed U' + 'S1-2', 'F' + 'R-008', 'NF' + 'R-003', 'U' + 'S4'];
+    const cited = [
+      'iss' + 'ue 13',
+      'Iss' + 'ues 13 and 14',
+      'iss' + 'ue-11',
+      'iss' + 'ue #5',
+      'iss' + 'ue "Speed at scale"',
+      'the iss' + "ue's report",
+      'the se' + "ed's gate",
+      'se' + 'ed 000',
+      '(se' + 'ed: top-K = 5)',
+      'se' + 'ed U' + 'S1-2',
+      'F' + 'R-008',
+      'NF' + 'R-003',
+      'U' + 'S4',
+    ];
     for (const line of cited) expect(citationsIn('x', line), line).not.toEqual([]);
-    const code = ['parsed.issues[0]', 'useTestApi({ seed: true })', '--seed 556628949', 'mulberry32(seed: number)', 'fuzz(seed)', 'supabase/seed.sql', 'en-US', 'FRAME'];
+    const code = [
+      'parsed.issues[0]',
+      'useTestApi({ seed: true })',
+      '--seed 556628949',
+      'mulberry32(seed: number)',
+      'fuzz(seed)',
+      'supabase/seed.sql',
+      'en-US',
+      'FRAME',
+    ];
     for (const line of code) expect(citationsIn('x', line), line).toEqual([]);
   });
 
@@ -51,6 +73,9 @@ describe('comments cite nothing outside the repository', () => {
     const files = sourceFiles(EXTENSIONS).filter((path) => !NOT_READ.some((dir) => path.startsWith(dir)));
     expect(files.length).toBeGreaterThan(100); // the walk found the tree
     const hits = files.flatMap((path) => citationsIn(path, readFileSync(join(ROOT, path), 'utf8')));
-    expect(hits, 'say what the code does (or link docs/) instead of citing an issue, the seed or a requirement number').toEqual([]);
+    expect(
+      hits,
+      'say what the code does (or link docs/) instead of citing an issue, the seed or a requirement number',
+    ).toEqual([]);
   });
 });

@@ -55,7 +55,9 @@ describe(`source files over ${MAX_LINES} lines say why at the top`, () => {
   });
 
   it('a reason says something (a sentence, not just the marker)', () => {
-    const empty = files.filter((file) => file.reason !== null && file.reason.split(/\s+/).length < 5).map((file) => `${file.path}: "${file.reason}"`);
+    const empty = files
+      .filter((file) => file.reason !== null && file.reason.split(/\s+/).length < 5)
+      .map((file) => `${file.path}: "${file.reason}"`);
     expect(empty).toEqual([]);
   });
 });

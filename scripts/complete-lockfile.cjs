@@ -2,9 +2,18 @@
 // Run after `npm install <package>`: node scripts/complete-lockfile.cjs (then commit package-lock.json).
 // Adds lock entries for rollup's native packages of other platforms, which the npm registry reachable here
 // does not serve (so npm leaves them out of the lock, and `npm ci` then refuses the lock).
-const fs = require('fs');
+const fs = require('node:fs');
 const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8'));
-const cpuOf = { arm: 'arm', arm64: 'arm64', x64: 'x64', ia32: 'ia32', loong64: 'loong64', ppc64: 'ppc64', riscv64: 'riscv64', s390x: 's390x' };
+const cpuOf = {
+  arm: 'arm',
+  arm64: 'arm64',
+  x64: 'x64',
+  ia32: 'ia32',
+  loong64: 'loong64',
+  ppc64: 'ppc64',
+  riscv64: 'riscv64',
+  s390x: 's390x',
+};
 let added = 0;
 for (const [key, pkg] of Object.entries(lock.packages)) {
   if (!/node_modules\/rollup$/.test(key)) continue;
@@ -21,7 +30,8 @@ for (const [key, pkg] of Object.entries(lock.packages)) {
   }
 }
 const sorted = {};
-for (const k of Object.keys(lock.packages).sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0))) sorted[k] = lock.packages[k];
+for (const k of Object.keys(lock.packages).sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)))
+  sorted[k] = lock.packages[k];
 lock.packages = sorted;
 fs.writeFileSync('package-lock.json', `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`added ${added} lock entries`);

@@ -26,7 +26,10 @@ const USAGE = `Usage: npm run console -- link [--url <server URL>]
               with, store its hash in the project, print it for \`wrangler secret put KB_ANSWER_WRITE_KEY\`
               (the embedded server, npm start, makes and stores its own)`;
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { url: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { url: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+});
 const command = positionals[0];
 if (values.help || (command !== 'link' && command !== 'answer-key')) {
   console.log(USAGE);

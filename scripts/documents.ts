@@ -19,7 +19,10 @@ const USAGE = `Usage: npm run documents -- <command> [--json]
 
 let args;
 try {
-  args = parseArgs({ allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  args = parseArgs({
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
 } catch (error) {
   console.error(`${error instanceof Error ? error.message : error}\n\n${USAGE}`);
   process.exit(1);
@@ -53,8 +56,12 @@ try {
       exitCode = 1;
     } else {
       const ok =
-        command === 'delete' ? await cli.store.deleteDocument(doc.id) : await cli.store.setDocumentEnabled(doc.id, command === 'enable');
-      const verb = { enable: 'Enabled', disable: 'Disabled', delete: 'Deleted' }[command as 'enable' | 'disable' | 'delete'];
+        command === 'delete'
+          ? await cli.store.deleteDocument(doc.id)
+          : await cli.store.setDocumentEnabled(doc.id, command === 'enable');
+      const verb = { enable: 'Enabled', disable: 'Disabled', delete: 'Deleted' }[
+        command as 'enable' | 'disable' | 'delete'
+      ];
       if (args.values.json) console.log(JSON.stringify({ id: doc.id, source: doc.source, [command!]: ok }));
       else console.log(`${verb} ${doc.source} (${doc.id})`);
       if (!ok) exitCode = 1;

@@ -68,7 +68,12 @@ if (values.squad) {
     kb = kb.slice(0, n);
   }
   log(`SQuAD: ${kb.length} articles in the KB, ${outOfKb.length} out of it; mode ${mode}; model ${model}`);
-  const { report, chunks, inKb, outOfKb: outCount } = await evaluateSquad({
+  const {
+    report,
+    chunks,
+    inKb,
+    outOfKb: outCount,
+  } = await evaluateSquad({
     kb,
     outOfKb,
     embedder,
@@ -108,7 +113,9 @@ const conversations = values.qa ? isConversationFile(JSON.parse(await readFile(v
 if (values.qa && conversations) {
   const mode = parseMode(values.mode ?? 'hybrid');
   const file = await readConversationFile(values.qa);
-  log(`Conversations: ${file.name}, ${file.conversations.length} conversations, ${file.topic_switch.length} topic switches; mode ${mode}; model ${model}${values['no-context'] ? '; no context' : ''}`);
+  log(
+    `Conversations: ${file.name}, ${file.conversations.length} conversations, ${file.topic_switch.length} topic switches; mode ${mode}; model ${model}${values['no-context'] ? '; no context' : ''}`,
+  );
   const { report, followUps, switches, chunks } = await evaluateConversations({
     file,
     embedder,
@@ -119,9 +126,19 @@ if (values.qa && conversations) {
   });
   log(`  ${chunks} chunks`);
   if (values.show) {
-    const show = (label: string, r: { turn: { q: string; source: string; expect: string[]; standalone?: string }; reply: { kind: string; text?: string; context?: { about?: string } }; cited: string[]; fact: boolean }) => {
+    const show = (
+      label: string,
+      r: {
+        turn: { q: string; source: string; expect: string[]; standalone?: string };
+        reply: { kind: string; text?: string; context?: { about?: string } };
+        cited: string[];
+        fact: boolean;
+      },
+    ) => {
       const reply = r.reply as { kind: string; text?: string; context?: { about?: string } };
-      console.error(`  ${label} ${r.fact ? 'FACT' : '----'} ${r.cited[0] === r.turn.source ? 'FIRST' : '-----'} ${r.turn.q}${reply.context?.about ? `  [about: ${reply.context.about}]` : ''}  (want ${r.turn.source}, got ${r.cited[0] ?? reply.kind})`);
+      console.error(
+        `  ${label} ${r.fact ? 'FACT' : '----'} ${r.cited[0] === r.turn.source ? 'FIRST' : '-----'} ${r.turn.q}${reply.context?.about ? `  [about: ${reply.context.about}]` : ''}  (want ${r.turn.source}, got ${r.cited[0] ?? reply.kind})`,
+      );
     };
     for (const f of followUps) {
       console.error('\n###');
@@ -134,14 +151,21 @@ if (values.qa && conversations) {
       show('ALONE', s.alone);
     }
   }
-  const flat = { ...report, follow_ups: undefined, standalone: undefined, topic_switch: undefined, topic_switch_alone: undefined };
+  const flat = {
+    ...report,
+    follow_ups: undefined,
+    standalone: undefined,
+    topic_switch: undefined,
+    topic_switch_alone: undefined,
+  };
   Object.assign(result, Object.fromEntries(Object.entries(flat).filter(([, v]) => v !== undefined)));
   for (const key of ['follow_ups', 'standalone', 'topic_switch', 'topic_switch_alone'] as const) {
     result[`${key}_n`] = report[key].n;
     result[`${key}_fact`] = report[key].fact_in_answer;
     result[`${key}_first`] = report[key].right_page_first;
   }
-  const pair = (s: { fact_in_answer: number; right_page_first: number; n: number }) => `${pct(s.fact_in_answer)} / ${pct(s.right_page_first)} (n ${s.n})`;
+  const pair = (s: { fact_in_answer: number; right_page_first: number; n: number }) =>
+    `${pct(s.fact_in_answer)} / ${pct(s.right_page_first)} (n ${s.n})`;
   table.push(
     ['later turns in context: fact / right page first', pair(report.follow_ups)],
     ['standalone rewrites (ceiling): fact / right page first', pair(report.standalone)],
@@ -156,7 +180,9 @@ if (values.qa && conversations) {
 if (values.qa && !conversations) {
   const mode = parseMode(values.mode ?? 'hybrid');
   const qa = await readQaFile(values.qa);
-  log(`Docs QA: ${qa.name}, ${qa.items.length} questions, ${qa.out_of_kb.length} off-topic; mode ${mode}; model ${model}`);
+  log(
+    `Docs QA: ${qa.name}, ${qa.items.length} questions, ${qa.out_of_kb.length} off-topic; mode ${mode}; model ${model}`,
+  );
   const { report, results, offTopic, chunks } = await evaluateQa({
     qa,
     embedder,
@@ -169,18 +195,25 @@ if (values.qa && !conversations) {
   if (values.show) {
     for (const r of results) {
       const mark = `${r.fact ? 'FACT' : '----'} ${r.cited[0] === r.item.source ? 'FIRST' : r.cited.includes(r.item.source) ? 'cited' : '-----'} cand${r.candidateRank < 0 ? '-' : r.candidateRank + 1}`;
-      console.error(`\n### ${mark} [${r.item.kind ?? ''}] ${r.item.q}\n    want ${JSON.stringify(r.item.expect)} from ${r.item.source}`);
+      console.error(
+        `\n### ${mark} [${r.item.kind ?? ''}] ${r.item.q}\n    want ${JSON.stringify(r.item.expect)} from ${r.item.source}`,
+      );
       if (r.reply.kind === 'refusal') console.error(`    REFUSED (${r.reply.reason})`);
       else {
         console.error(r.reply.text.replace(/^/gm, '    | '));
         r.cited.forEach((source, i) => console.error(`    [${i + 1}] ${source}`));
       }
     }
-    for (const o of offTopic) console.error(`\n### off-topic ${o.reply.kind === 'refusal' ? 'refused' : 'ANSWERED'}: ${o.q}`);
+    for (const o of offTopic)
+      console.error(`\n### off-topic ${o.reply.kind === 'refusal' ? 'refused' : 'ANSWERED'}: ${o.q}`);
   }
-  log('\n  by kind: n, fact in answer, right page first | retrieval alone: top 1, top 5 | extraction alone: fact when cited (of n)');
+  log(
+    '\n  by kind: n, fact in answer, right page first | retrieval alone: top 1, top 5 | extraction alone: fact when cited (of n)',
+  );
   for (const k of byKind(results)) {
-    log(`  ${k.kind.padEnd(11)} ${String(k.n).padStart(3)}  ${pct(k.fact_in_answer).padStart(7)} ${pct(k.right_page_first).padStart(7)} | ${pct(k.retrieval_top1).padStart(7)} ${pct(k.retrieval_top5).padStart(7)} | ${pct(k.fact_when_cited).padStart(7)} (${k.cited})`);
+    log(
+      `  ${k.kind.padEnd(11)} ${String(k.n).padStart(3)}  ${pct(k.fact_in_answer).padStart(7)} ${pct(k.right_page_first).padStart(7)} | ${pct(k.retrieval_top1).padStart(7)} ${pct(k.retrieval_top5).padStart(7)} | ${pct(k.fact_when_cited).padStart(7)} (${k.cited})`,
+    );
   }
   Object.assign(result, report);
   table.push(
@@ -203,7 +236,13 @@ if (values.qa && !conversations) {
 
 await embedder.dispose();
 if (values.json) {
-  console.log(JSON.stringify(Object.fromEntries(Object.entries(result).map(([k, v]) => [k, v === null ? null : Math.round(v * 10_000) / 10_000]))));
+  console.log(
+    JSON.stringify(
+      Object.fromEntries(
+        Object.entries(result).map(([k, v]) => [k, v === null ? null : Math.round(v * 10_000) / 10_000]),
+      ),
+    ),
+  );
 } else {
   const width = Math.max(...table.map(([k]) => k.length));
   for (const [k, v] of table) console.log(`${k.padEnd(width)}  ${v.padStart(9)}`);

@@ -11,7 +11,7 @@ import { readConfig } from '../server/config/index.ts';
 import { createEmbedder } from '../server/ingest/embedder.ts';
 import { SUPPORTED_EXTENSIONS } from '../server/ingest/files.ts';
 import { openCliStore } from '../server/ingest/open-store.ts';
-import { type IngestProgress, type IngestSummary } from '../server/ingest/pipeline.ts';
+import type { IngestProgress, IngestSummary } from '../server/ingest/pipeline.ts';
 import { sync, totalOf, type SourceReport } from '../server/ingest/sync.ts';
 import { createWorkerPool, inProcessPreparer, type Preparer } from '../server/ingest/pool.ts';
 import { nodeWebhooks } from '../server/runtime/node/webhooks.ts';
@@ -131,7 +131,11 @@ try {
     onProgress: progress.update,
     dryRun,
     prune: args.values.prune === true,
-    crawl: { ...(maxPages ? { maxPages } : {}), ...(concurrency ? { concurrency } : {}), allowPrivate: args.values['allow-private'] === true },
+    crawl: {
+      ...(maxPages ? { maxPages } : {}),
+      ...(concurrency ? { concurrency } : {}),
+      allowPrivate: args.values['allow-private'] === true,
+    },
   });
   progress.stop();
   const summary = totalOf(reports, dryRun);
@@ -155,15 +159,19 @@ function report(summary: IngestSummary & { model_load_seconds: number }, reports
   const would = dryRun ? 'Would ingest' : 'Ingested';
   // Throughput without the model load (workers start only when something needs embedding).
   const working = summary.seconds - summary.model_load_seconds;
-  const rate = summary.chunks > 0 && working > 0 ? ` (${Math.round(summary.chunks / working)} chunks/s after a ${summary.model_load_seconds.toFixed(1)} s model load)` : '';
+  const rate =
+    summary.chunks > 0 && working > 0
+      ? ` (${Math.round(summary.chunks / working)} chunks/s after a ${summary.model_load_seconds.toFixed(1)} s model load)`
+      : '';
   let line =
     `${would} ${documents} document${documents === 1 ? '' : 's'} (${summary.added} added, ${summary.updated} updated, ` +
     `${summary.unchanged} unchanged, ${summary.failed.length} failed), ${summary.chunks} chunk${summary.chunks === 1 ? '' : 's'} in ` +
     `${summary.seconds.toFixed(1)} s${rate}`;
   if (summary.pruned.length > 0) line += `; ${dryRun ? 'would prune' : 'pruned'} ${summary.pruned.length}`;
-  const perSource = reports.map(({ source, counts: c, summary: s }) =>
-    `${source}: ${c.added} added, ${c.updated} updated, ${c.unchanged} unchanged, ${s.pruned.length} ${dryRun ? 'would be ' : ''}removed, ` +
-    `${c.failed} failed${c.bytes > 0 ? `, ${formatBytes(c.bytes)} downloaded` : ''}`,
+  const perSource = reports.map(
+    ({ source, counts: c, summary: s }) =>
+      `${source}: ${c.added} added, ${c.updated} updated, ${c.unchanged} unchanged, ${s.pruned.length} ${dryRun ? 'would be ' : ''}removed, ` +
+      `${c.failed} failed${c.bytes > 0 ? `, ${formatBytes(c.bytes)} downloaded` : ''}`,
   );
   const sources = reports.map(({ source, counts }) => ({ source, ...counts }));
   if (json) {
@@ -183,7 +191,11 @@ function formatBytes(bytes: number): string {
 }
 
 /** A progress bar on a terminal, one plain line per document otherwise (CI logs, pipes). */
-function createProgress(stream: NodeJS.WriteStream): { update: (event: IngestProgress) => void; stop: () => void; nextSource: () => void } {
+function createProgress(stream: NodeJS.WriteStream): {
+  update: (event: IngestProgress) => void;
+  stop: () => void;
+  nextSource: () => void;
+} {
   // Documents are numbered across sources: [n/total] counts every document this command has seen.
   let before = 0;
   let last = 0;

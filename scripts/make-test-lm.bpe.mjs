@@ -28,7 +28,9 @@ export function preTokenize(text) {
 export function learnMerges(texts, count) {
   const freq = new Map();
   for (const text of texts) for (const word of preTokenize(text)) freq.set(word, (freq.get(word) ?? 0) + 1);
-  const words = [...freq].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([word, n]) => ({ symbols: [...word], n }));
+  const words = [...freq]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([word, n]) => ({ symbols: [...word], n }));
   const merges = [];
   while (merges.length < count) {
     const pairs = new Map();
@@ -40,7 +42,8 @@ export function learnMerges(texts, count) {
     }
     let best = null;
     let bestN = 1; // a pair seen once is not worth a token
-    for (const [key, n] of pairs) if (n > bestN || (n === bestN && best !== null && key < best)) [best, bestN] = [key, n];
+    for (const [key, n] of pairs)
+      if (n > bestN || (n === bestN && best !== null && key < best)) [best, bestN] = [key, n];
     if (best === null) break;
     merges.push(best);
     const [a, b] = best.split(' ');

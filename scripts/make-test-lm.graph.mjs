@@ -6,7 +6,8 @@ import onnxProto from 'onnx-proto';
 
 const { onnx } = onnxProto;
 const T = onnx.TensorProto.DataType;
-const i64 = (name, values, dims = [values.length]) => onnx.TensorProto.create({ name, dims, dataType: T.INT64, int64Data: values });
+const i64 = (name, values, dims = [values.length]) =>
+  onnx.TensorProto.create({ name, dims, dataType: T.INT64, int64Data: values });
 const f32 = (name, values, dims = [values.length]) =>
   onnx.TensorProto.create({ name, dims, dataType: T.FLOAT, rawData: new Uint8Array(Float32Array.from(values).buffer) });
 const attr = (name, value) =>
@@ -19,7 +20,12 @@ const dim = (d) => onnx.TensorShapeProto.Dimension.create(typeof d === 'string' 
 const valueInfo = (name, elemType, dims) =>
   onnx.ValueInfoProto.create({
     name,
-    type: onnx.TypeProto.create({ tensorType: onnx.TypeProto.Tensor.create({ elemType, shape: onnx.TensorShapeProto.create({ dim: dims.map(dim) }) }) }),
+    type: onnx.TypeProto.create({
+      tensorType: onnx.TypeProto.Tensor.create({
+        elemType,
+        shape: onnx.TensorShapeProto.create({ dim: dims.map(dim) }),
+      }),
+    }),
   });
 
 /** A tiny graph builder: `op('Add', [a, b])` returns the new output's name. */
@@ -28,7 +34,15 @@ function graphBuilder() {
   const initializers = [];
   let counter = 0;
   const op = (opType, inputs, attributes = {}, name = `${opType.toLowerCase()}_${counter++}`) => {
-    nodes.push(onnx.NodeProto.create({ opType, input: inputs, output: [name], name: `n_${name}`, attribute: Object.entries(attributes).map(([k, v]) => attr(k, v)) }));
+    nodes.push(
+      onnx.NodeProto.create({
+        opType,
+        input: inputs,
+        output: [name],
+        name: `n_${name}`,
+        attribute: Object.entries(attributes).map(([k, v]) => attr(k, v)),
+      }),
+    );
     return name;
   };
   const constI = (values, dims) => {
@@ -75,18 +89,25 @@ function buildGraph({ vocabSize, ids, eos, minCopy, maxCopy }) {
   /** Where the token sequence `pattern` starts at each position (bool [L]). */
   const matches = (pattern) => {
     const padded = op('Concat', [x, constI(pattern.map(() => -1))], { axis: 0 });
-    const eqs = pattern.map((id, i) => op('Equal', [op('Slice', [padded, constI([i]), op('Add', [len1, constI([i])]), constI([0])]), scalar(id)]));
+    const eqs = pattern.map((id, i) =>
+      op('Equal', [op('Slice', [padded, constI([i]), op('Add', [len1, constI([i])]), constI([0])]), scalar(id)]),
+    );
     return eqs.reduce((a, b) => op('And', [a, b]));
   };
   /** First true position (int64 scalar) and whether there is one (bool scalar). */
   const first = (mask) => {
     const asFloat = op('Cast', [mask], { to: T.FLOAT });
-    return [op('ArgMax', [asFloat], { axis: 0, keepdims: 0 }), op('Greater', [op('ReduceMax', [asFloat], { keepdims: 0 }), constF([0], [])])];
+    return [
+      op('ArgMax', [asFloat], { axis: 0, keepdims: 0 }),
+      op('Greater', [op('ReduceMax', [asFloat], { keepdims: 0 }), constF([0], [])]),
+    ];
   };
 
   // Passage [1]'s text: from the token after the first newline after `<passage id="1"` to `\n</passage`.
   const [openAt, openFound] = first(matches(ids.open));
-  const [newlineAt, newlineFound] = first(op('And', [op('Equal', [x, scalar(ids.newline)]), op('Greater', [positions, openAt])]));
+  const [newlineAt, newlineFound] = first(
+    op('And', [op('Equal', [x, scalar(ids.newline)]), op('Greater', [positions, openAt])]),
+  );
   const start = op('Add', [newlineAt, scalar(1)]);
   const startFound = op('And', [openFound, newlineFound]);
   const [closeAt, closeFound] = first(op('And', [matches(ids.close), op('GreaterOrEqual', [positions, start])]));
@@ -105,32 +126,72 @@ function buildGraph({ vocabSize, ids, eos, minCopy, maxCopy }) {
   const following = op('Gather', [x, op('Min', [op('Add', [prevAt, scalar(1)]), last])]);
   const count = op('Add', [op('Sub', [prev, start]), scalar(1)]);
   const gatherFlag = (table, token) => op('Cast', [op('Gather', [constI(table), token])], { to: T.BOOL });
-  const sentenceEnd = op('And', [op('And', [gatherFlag(ids.endsSentence, copied), gatherFlag(ids.startsWithSpace, following)]), op('GreaterOrEqual', [count, scalar(minCopy)])]);
-  const done = op('Or', [op('Or', [op('GreaterOrEqual', [op('Add', [prev, scalar(1)]), end]), sentenceEnd]), op('GreaterOrEqual', [count, scalar(maxCopy)])]);
+  const sentenceEnd = op('And', [
+    op('And', [gatherFlag(ids.endsSentence, copied), gatherFlag(ids.startsWithSpace, following)]),
+    op('GreaterOrEqual', [count, scalar(minCopy)]),
+  ]);
+  const done = op('Or', [
+    op('Or', [op('GreaterOrEqual', [op('Add', [prev, scalar(1)]), end]), sentenceEnd]),
+    op('GreaterOrEqual', [count, scalar(maxCopy)]),
+  ]);
   const afterCopy = op('Where', [done, scalar(-2), op('Add', [prev, scalar(1)])]);
   // Tail states -2 … -(m+1), then -1 (end of sequence) for good.
   const down = op('Sub', [prev, scalar(1)]);
-  const afterTail = op('Where', [op('Or', [op('Equal', [prev, scalar(-1)]), op('Less', [down, scalar(-(ids.tail.length + 1))])]), scalar(-1), down]);
+  const afterTail = op('Where', [
+    op('Or', [op('Equal', [prev, scalar(-1)]), op('Less', [down, scalar(-(ids.tail.length + 1))])]),
+    scalar(-1),
+    down,
+  ]);
   const stepState = op('Where', [op('GreaterOrEqual', [prev, scalar(0)]), afterCopy, afterTail]);
   const state = op('Where', [isPrefill, op('Where', [startFound, start, scalar(-1)]), stepState]);
 
   // Every new position carries the state (only the last is read).
   const newLen = op('Gather', [op('Shape', ['input_ids']), constI([1])]); // [S]
-  const stateCol = op('Expand', [op('Reshape', [op('Cast', [state], { to: T.FLOAT }), constI([1, 1, 1, 1])]), op('Concat', [constI([1, 1]), newLen, constI([1])], { axis: 0 })]);
+  const stateCol = op('Expand', [
+    op('Reshape', [op('Cast', [state], { to: T.FLOAT }), constI([1, 1, 1, 1])]),
+    op('Concat', [constI([1, 1]), newLen, constI([1])], { axis: 0 }),
+  ]);
   op('Concat', ['past_key_values.0.value', stateCol], { axis: 2 }, 'present.0.value');
 
   // The token to emit, as logits: one-hot ×50 on every new position.
   const copyToken = op('Gather', [x, op('Max', [state, scalar(0)])]);
-  const tailIndex = op('Max', [op('Min', [op('Sub', [op('Neg', [state]), scalar(1)]), scalar(ids.tail.length)]), scalar(0)]);
+  const tailIndex = op('Max', [
+    op('Min', [op('Sub', [op('Neg', [state]), scalar(1)]), scalar(ids.tail.length)]),
+    scalar(0),
+  ]);
   const tailToken = op('Gather', [constI([eos, ...ids.tail]), tailIndex]);
   const token = op('Where', [op('GreaterOrEqual', [state, scalar(0)]), copyToken, tailToken]);
-  const oneHot = op('Mul', [op('Cast', [op('Equal', [op('Range', [scalar(0), scalar(vocabSize), scalar(1)]), token])], { to: T.FLOAT }), constF([50], [])]);
-  const row = op('Expand', [op('Reshape', [oneHot, constI([1, 1, vocabSize])]), op('Concat', [constI([1]), newLen, constI([vocabSize])], { axis: 0 })]);
+  const oneHot = op('Mul', [
+    op('Cast', [op('Equal', [op('Range', [scalar(0), scalar(vocabSize), scalar(1)]), token])], { to: T.FLOAT }),
+    constF([50], []),
+  ]);
+  const row = op('Expand', [
+    op('Reshape', [oneHot, constI([1, 1, vocabSize])]),
+    op('Concat', [constI([1]), newLen, constI([vocabSize])], { axis: 0 }),
+  ]);
   // attention_mask and position_ids are read (times zero) so the graph has the real decoder's inputs.
-  const unused = op('Mul', [op('Cast', [op('Add', [op('ReduceSum', ['attention_mask'], { keepdims: 0 }), op('ReduceSum', ['position_ids'], { keepdims: 0 })])], { to: T.FLOAT }), constF([0], [])]);
+  const unused = op('Mul', [
+    op(
+      'Cast',
+      [
+        op('Add', [
+          op('ReduceSum', ['attention_mask'], { keepdims: 0 }),
+          op('ReduceSum', ['position_ids'], { keepdims: 0 }),
+        ]),
+      ],
+      { to: T.FLOAT },
+    ),
+    constF([0], []),
+  ]);
   op('Add', [row, unused], {}, 'logits');
 
-  const cache = (name) => valueInfo(name, T.FLOAT, ['batch_size', 1, name.startsWith('past') ? 'past_sequence_length' : 'total_sequence_length', 1]);
+  const cache = (name) =>
+    valueInfo(name, T.FLOAT, [
+      'batch_size',
+      1,
+      name.startsWith('past') ? 'past_sequence_length' : 'total_sequence_length',
+      1,
+    ]);
   return onnx.GraphProto.create({
     name: 'kb_chat_copy_passage_1',
     node: g.nodes,
@@ -142,7 +203,10 @@ function buildGraph({ vocabSize, ids, eos, minCopy, maxCopy }) {
       cache('past_key_values.0.key'),
       cache('past_key_values.0.value'),
     ],
-    output: [valueInfo('logits', T.FLOAT, ['batch_size', 'sequence_length', vocabSize]), cache('present.0.key'), cache('present.0.value')],
+    output: [
+      valueInfo('logits', T.FLOAT, ['batch_size', 'sequence_length', vocabSize]),
+      cache('present.0.key'),
+      cache('present.0.value'),
+    ],
   });
 }
-

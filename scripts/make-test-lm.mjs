@@ -90,7 +90,8 @@ const json = (value) => `${JSON.stringify(value, null, 2)}\n`;
 /** Everything the model folder holds: file name → bytes or text. */
 export async function buildTestLm() {
   const docs = [];
-  for (const name of (await readdir(KB_DIR)).filter((n) => n.endsWith('.md')).sort()) docs.push(await readFile(join(KB_DIR, name), 'utf8'));
+  for (const name of (await readdir(KB_DIR)).filter((n) => n.endsWith('.md')).sort())
+    docs.push(await readFile(join(KB_DIR, name), 'utf8'));
   const merges = learnMerges([...docs, ...SCAFFOLD], MERGES);
 
   const tokens = [...SPECIAL, ...BYTE_TO_CHAR, ...merges.map((m) => m.replace(' ', ''))];
@@ -114,7 +115,15 @@ export async function buildTestLm() {
   };
   const modelBytes = buildModel({ vocabSize: vocab.size, ids, eos: EOS_ID, minCopy: MIN_COPY, maxCopy: MAX_COPY });
 
-  const added = SPECIAL.map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }));
+  const added = SPECIAL.map((content, id) => ({
+    id,
+    content,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
+  }));
   const tokenizer = {
     version: '1.0',
     truncation: null,

@@ -16,7 +16,9 @@ Re-embeds chunks not embedded with KB_EMBED_MODEL. --dry-run lists the stale doc
 
 let args;
 try {
-  args = parseArgs({ options: { json: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  args = parseArgs({
+    options: { json: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
 } catch (error) {
   console.error(`${error instanceof Error ? error.message : error}\n\n${USAGE}`);
   process.exit(1);
@@ -38,7 +40,8 @@ try {
     model: config.embedModel,
     embedder: () => createEmbedder({ model: config.embedModel, modelDir: config.modelDir }),
     dryRun: args.values['dry-run'] === true,
-    onDocument: (source, chunks) => log.write(`${args.values['dry-run'] ? 'stale' : 're-embedded'} ${source} (${chunks} chunks)\n`),
+    onDocument: (source, chunks) =>
+      log.write(`${args.values['dry-run'] ? 'stale' : 're-embedded'} ${source} (${chunks} chunks)\n`),
   });
   const line = `${args.values['dry-run'] ? 'Would re-embed' : 'Re-embedded'} ${summary.chunks} chunks of ${summary.documents} documents with ${config.embedModel} in ${summary.seconds.toFixed(1)} s`;
   if (args.values.json) {

@@ -26,7 +26,16 @@ function run(bin: string, args: string[], env: Record<string, string> = {}): voi
 
 function vitestReport(fixture: string) {
   const file = join(out, `${fixture}.json`);
-  run('vitest/vitest.mjs', ['run', '--config', join(FIXTURES, 'vitest.config.mjs'), '--root', FIXTURES, fixture, '--reporter=json', `--outputFile.json=${file}`]);
+  run('vitest/vitest.mjs', [
+    'run',
+    '--config',
+    join(FIXTURES, 'vitest.config.mjs'),
+    '--root',
+    FIXTURES,
+    fixture,
+    '--reporter=json',
+    `--outputFile.json=${file}`,
+  ]);
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 

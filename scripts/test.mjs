@@ -38,13 +38,35 @@ const steps = [
   },
   {
     name: 'Workers path (workerd + supabase-js + PostgREST over PGlite)',
-    cmd: ['npx', 'vitest', 'run', '--config', 'vitest.workerd.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${RESULTS}/workerd.json`],
+    cmd: [
+      'npx',
+      'vitest',
+      'run',
+      '--config',
+      'vitest.workerd.config.ts',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${RESULTS}/workerd.json`,
+    ],
     count: () => vitestCounts(readJson(`${RESULTS}/workerd.json`)),
   },
-  { name: 'widget tests (web-test-runner, Chromium)', cmd: ['npx', 'web-test-runner'], count: () => readJson(`${RESULTS}/wtr.json`) },
+  {
+    name: 'widget tests (web-test-runner, Chromium)',
+    cmd: ['npx', 'web-test-runner'],
+    count: () => readJson(`${RESULTS}/wtr.json`),
+  },
   {
     name: 'end-to-end (server + Chromium)',
-    cmd: ['npx', 'vitest', 'run', '--config', 'vitest.e2e.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${RESULTS}/e2e.json`],
+    cmd: [
+      'npx',
+      'vitest',
+      'run',
+      '--config',
+      'vitest.e2e.config.ts',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${RESULTS}/e2e.json`,
+    ],
     count: () => vitestCounts(readJson(`${RESULTS}/e2e.json`)),
   },
 ];
@@ -76,7 +98,9 @@ for (const step of steps) {
   total.passed += counts.passed;
   total.failed += counts.failed;
   total.skipped += counts.skipped ?? 0;
-  lines.push(`${step.name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped ?? 0} skipped (${seconds})`);
+  lines.push(
+    `${step.name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped ?? 0} skipped (${seconds})`,
+  );
 }
 
 console.log(`\n${lines.join('\n')}`);

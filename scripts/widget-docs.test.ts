@@ -32,7 +32,10 @@ describe('the widget reference (npm run docs:widget)', () => {
     const current = await read(DOC);
     const rendered = renderReference(JSON.parse(await read(MANIFEST)), await detailInterfaces());
     expect(current).toContain(BEGIN);
-    expect(current.slice(current.indexOf(BEGIN), current.indexOf(END) + END.length), `the reference in ${DOC} is stale: run npm run docs:widget`).toBe(rendered);
+    expect(
+      current.slice(current.indexOf(BEGIN), current.indexOf(END) + END.length),
+      `the reference in ${DOC} is stale: run npm run docs:widget`,
+    ).toBe(rendered);
   });
 
   it('names every attribute, event, CSS part and custom property of the manifest, and every event detail field', async () => {
@@ -45,7 +48,10 @@ describe('the widget reference (npm run docs:widget)', () => {
       .flatMap((item) => (item.name ? [item.name] : []));
     expect(names.length).toBeGreaterThan(50);
     for (const name of names) expect(block, name).toContain(`| \`${name}\` |`);
-    expect([...details.keys()]).toEqual(expect.arrayContaining(['KbQuestionDetail', 'KbEscalateDetail', 'KbFeedbackDetail']));
-    for (const [type, { fields }] of details) for (const field of fields) expect(block, `${type}.${field.name}`).toContain(field.name);
+    expect([...details.keys()]).toEqual(
+      expect.arrayContaining(['KbQuestionDetail', 'KbEscalateDetail', 'KbFeedbackDetail']),
+    );
+    for (const [type, { fields }] of details)
+      for (const field of fields) expect(block, `${type}.${field.name}`).toContain(field.name);
   });
 });

@@ -11,7 +11,11 @@ afterAll(() => api?.close());
 const preflight = (origin: string) =>
   api.app.request('/api/chat', {
     method: 'OPTIONS',
-    headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
+    headers: {
+      Origin: origin,
+      'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': 'authorization, content-type',
+    },
   });
 
 describe('CORS', () => {

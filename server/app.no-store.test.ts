@@ -16,7 +16,14 @@ beforeAll(async () => {
   api = await createTestApi();
   const now = Math.floor(Date.now() / 1000);
   admin = await sign(
-    { sub: await api.store.createAnonymousUser(), role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' }, iat: now, exp: now + 600 },
+    {
+      sub: await api.store.createAnonymousUser(),
+      role: 'authenticated',
+      aud: 'authenticated',
+      app_metadata: { role: 'admin' },
+      iat: now,
+      exp: now + 600,
+    },
     TEST_SECRET,
     'HS256',
   );

@@ -26,7 +26,13 @@ const chat = (token: string | null, body: unknown, init: RequestInit = {}) => ap
 const seedKb = () => api.seedKb();
 
 async function messagesOf(sessionId: string) {
-  const { rows } = await store.db.query<{ id: string; role: string; content: string; citations: Citation[] | null; meta: Record<string, unknown> }>(
+  const { rows } = await store.db.query<{
+    id: string;
+    role: string;
+    content: string;
+    citations: Citation[] | null;
+    meta: Record<string, unknown>;
+  }>(
     'select id, role, content, citations, meta from chat_messages where session_id = $1 order by created_at, role desc',
     [sessionId],
   );
@@ -39,7 +45,11 @@ describe('GET /api/health and /api/config', () => {
     const res = await app.request('/api/health');
     expect(res.status).toBe(200);
     const body = (await res.json()) as Health;
-    expect(body).toMatchObject({ status: 'ok', embed_model: 'test-model', kb: { documents: 2, ready_documents: 2, chunks: 3, embeddings: 3 } });
+    expect(body).toMatchObject({
+      status: 'ok',
+      embed_model: 'test-model',
+      kb: { documents: 2, ready_documents: 2, chunks: 3, embeddings: 3 },
+    });
   });
 
   it('tells the browser which model to embed with, the answer mode and the model that writes answers', async () => {
@@ -122,7 +132,14 @@ describe('POST /api/chat: answers', () => {
     const sources = events.at(-2)!.event;
     if (sources.event !== 'sources') throw new Error('unreachable');
     expect(sources.data.citations).toEqual([
-      expect.objectContaining({ n: 1, title: 'Billing', page: 2, section: 'Billing › Refunds', url: '/docs/billing#refunds', similarity: 0.8 }),
+      expect.objectContaining({
+        n: 1,
+        title: 'Billing',
+        page: 2,
+        section: 'Billing › Refunds',
+        url: '/docs/billing#refunds',
+        similarity: 0.8,
+      }),
     ]);
 
     const stored = await messagesOf(start.data.session_id);
@@ -173,7 +190,8 @@ describe('POST /api/chat: answers', () => {
     const bob = await signIn();
     const start = (await readChatEvents(await chat(alice.token, question(basis(0)))))[0]!.event;
     if (start.event !== 'answer_start') throw new Error('unreachable');
-    const mine = async () => (await store.db.query('select 1 from chat_messages where session_id = $1', [start.data.session_id])).rows.length;
+    const mine = async () =>
+      (await store.db.query('select 1 from chat_messages where session_id = $1', [start.data.session_id])).rows.length;
     const before = await mine();
 
     const res = await chat(bob.token, question(basis(0), 'steal', { session_id: start.data.session_id }));

@@ -5,11 +5,25 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { ADMIN_PATHS, API_PATHS, UPLOAD_MAX_BYTES, type AdminSession, type AnonymousAuth, type ClientConfig, type Health } from '../protocol/index.ts';
+import {
+  ADMIN_PATHS,
+  API_PATHS,
+  UPLOAD_MAX_BYTES,
+  type AdminSession,
+  type AnonymousAuth,
+  type ClientConfig,
+  type Health,
+} from '../protocol/index.ts';
 import { adminRoute } from './console/route.ts';
 import type { EmbedQuestion } from './console/try.ts';
 import type { AdminUploader } from './console/upload.ts';
-import { issueAccessToken, REFRESH_TTL_SECONDS, SESSION_LIFETIME_SECONDS, TOKEN_TTL_SECONDS, type TokenVerification } from './auth/jwt.ts';
+import {
+  issueAccessToken,
+  REFRESH_TTL_SECONDS,
+  SESSION_LIFETIME_SECONDS,
+  TOKEN_TTL_SECONDS,
+  type TokenVerification,
+} from './auth/jwt.ts';
 import { authRoute, invalidRefreshToken } from './auth/route.ts';
 import type { CaptchaOptions } from './auth/captcha.ts';
 import type { ClientAddress, ClientLimiter } from './http/client-limit.ts';
@@ -185,7 +199,11 @@ export function createApp(deps: AppDeps) {
     return c.json<Health>({ status: 'ok', embed_model: embedModel, evidence_threshold: evidenceThreshold, kb });
   });
 
-  const chatRetrieval: RetrievalOptions = { ...deps.retrieval, evidenceThreshold, ...(deps.confidence ? { confidence: deps.confidence } : {}) };
+  const chatRetrieval: RetrievalOptions = {
+    ...deps.retrieval,
+    evidenceThreshold,
+    ...(deps.confidence ? { confidence: deps.confidence } : {}),
+  };
   const settingsDefaults: SettingsDefaults = {
     answerMode: deps.answerMode ?? 'extractive',
     retrieval: chatRetrieval,
@@ -264,7 +282,9 @@ export function createApp(deps: AppDeps) {
       // connection); a Worker holds no key that can, so there the webhook is its environment's.
       webhookSetting: typeof store.webhookTarget === 'function',
       signIn: {
-        ...(localAuth && jwtSecret ? { link: { secret: jwtSecret, consume: (jti: string) => localAuth.consumeAdminLink(jti) } } : {}),
+        ...(localAuth && jwtSecret
+          ? { link: { secret: jwtSecret, consume: (jti: string) => localAuth.consumeAdminLink(jti) } }
+          : {}),
         ...(deps.admin?.passwordSignIn ? { password: deps.admin.passwordSignIn } : {}),
         ...(deps.admin?.signInLimiter ? { limiter: deps.admin.signInLimiter, clientIp: deps.clientIp } : {}),
       },
@@ -304,4 +324,3 @@ function localAnonymousAuth(localAuth: LocalAuthStore, jwtSecret: string) {
     },
   };
 }
-

@@ -16,14 +16,22 @@ describe('fuzzing every endpoint (fast-check, seeded)', () => {
     const run = await fuzzApi(await createFuzzTarget(api()), { seed: 15, numRuns: 300 });
     expect(run.runs).toBe(300);
     // The generator reaches the deep paths as well as the rejections (not a run of 400s alone).
-    for (const status of ['200', '400', '401', '404', '413']) expect(run.statuses[status], `status ${status}`).toBeGreaterThan(0);
+    for (const status of ['200', '400', '401', '404', '413'])
+      expect(run.statuses[status], `status ${status}`).toBeGreaterThan(0);
   });
 
   it('stores a question of lone surrogates (found by npm run bench -- fuzz --seed 556628949: Postgres rejected the bytes, a 503)', async () => {
     await api().seedKb();
     const target = await createFuzzTarget(api());
     const body = JSON.stringify({ message: '\udfff\udfff refunds \ud800', message_id: crypto.randomUUID() });
-    const headers = { Authorization: `Bearer ${target.tokens.visitor}`, 'Content-Type': 'application/json', Accept: 'text/event-stream' };
-    expect(await checkRequest(target, { method: 'POST', path: '/api/chat', headers, body })).toEqual({ status: 200, problem: null });
+    const headers = {
+      Authorization: `Bearer ${target.tokens.visitor}`,
+      'Content-Type': 'application/json',
+      Accept: 'text/event-stream',
+    };
+    expect(await checkRequest(target, { method: 'POST', path: '/api/chat', headers, body })).toEqual({
+      status: 200,
+      problem: null,
+    });
   });
 });

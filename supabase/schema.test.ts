@@ -27,7 +27,11 @@ describe('the generated schema files', () => {
   ] as const)('%s is up to date with supabase/migrations', (name, path, key) => {
     const committed = readFileSync(path, 'utf8');
     const stale = committed !== now[key];
-    expect(stale ? `${name} is stale: run \`${REGENERATE}\` and commit it (${firstDifference(committed, now[key])})` : 'up to date').toBe('up to date');
+    expect(
+      stale
+        ? `${name} is stale: run \`${REGENERATE}\` and commit it (${firstDifference(committed, now[key])})`
+        : 'up to date',
+    ).toBe('up to date');
   });
 
   it('describes every function with a comment (comment on function, in a new migration)', () => {

@@ -31,7 +31,10 @@ describe('built kb-chat.js', () => {
 
   it('answers a question using the hashed chat UI and embedder from next to itself', async () => {
     // Written by buildWidget(): the content-hashed names the loader was compiled with.
-    const manifest = (await (await fetch('/test-results/widget-dist/manifest.json')).json()) as Record<'ui' | 'embedder' | 'generative' | 'captcha', string>;
+    const manifest = (await (await fetch('/test-results/widget-dist/manifest.json')).json()) as Record<
+      'ui' | 'embedder' | 'generative' | 'captcha',
+      string
+    >;
     expect(manifest.ui).to.match(/^kb-chat-ui\.[0-9a-f]{10}\.js$/);
     expect(manifest.embedder).to.match(/^kb-chat-embedder\.[0-9a-f]{10}\.js$/);
     expect(manifest.generative).to.match(/^kb-chat-generative\.[0-9a-f]{10}\.js$/);
@@ -42,7 +45,9 @@ describe('built kb-chat.js', () => {
     const bubble = root.querySelector<HTMLButtonElement>('.bubble')!;
     bubble.focus(); // intent: starts fetching kb-chat-ui.js
     bubble.click();
-    await waitUntil(() => (el.ui as ChatUi | undefined)?.embedder.status === 'ready', 'embedder not ready', { timeout: 25_000 });
+    await waitUntil(() => (el.ui as ChatUi | undefined)?.embedder.status === 'ready', 'embedder not ready', {
+      timeout: 25_000,
+    });
     await el.updateComplete;
     expect(root.querySelector('.panel h2')!.textContent).to.equal('Help');
 
@@ -60,7 +65,9 @@ describe('built kb-chat.js', () => {
     // The fake API is extractive and asks for no CAPTCHA: the chunks for those stay on the server.
     expect(pageUrls.filter((p) => /kb-chat-(generative|captcha)/.test(p))).to.deep.equal([]);
     // Only test code comes from widget/: the element and its worker are the bundles.
-    const sources = pageUrls.filter((p) => p.startsWith('/widget/') && !p.startsWith('/widget/test/') && !p.endsWith('.test.ts'));
+    const sources = pageUrls.filter(
+      (p) => p.startsWith('/widget/') && !p.startsWith('/widget/test/') && !p.endsWith('.test.ts'),
+    );
     expect(sources).to.deep.equal([]);
     const log = await fakeLog();
     expect(log.chat).to.have.length(1);

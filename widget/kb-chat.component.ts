@@ -100,7 +100,21 @@ const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HT
  * @cssprop [--kb-offset-y=20px] - Distance of the bubble from the bottom of the viewport.
  */
 export default class KbChat extends HTMLElement implements ChatElement {
-  static readonly observedAttributes = ['open', 'heading', 'greeting', 'placeholder', 'api-url', 'model-base-url', 'mode', 'theme', 'position', 'preload', 'support-url', 'starters', 'shortcut'];
+  static readonly observedAttributes = [
+    'open',
+    'heading',
+    'greeting',
+    'placeholder',
+    'api-url',
+    'model-base-url',
+    'mode',
+    'theme',
+    'position',
+    'preload',
+    'support-url',
+    'starters',
+    'shortcut',
+  ];
 
   /** The host page's access token (e.g. its Supabase session's `access_token`); replaces the anonymous sign-in. */
   token: string | null = null;
@@ -216,20 +230,44 @@ export default class KbChat extends HTMLElement implements ChatElement {
   /** @internal `kb-escalate` listeners on the element itself: with one, "Contact support" shows without an address. */
   escalateListeners = 0;
   /** @internal counts `kb-escalate` listeners (escalateListeners). */
-  override addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: HTMLElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  override addEventListener<K extends keyof HTMLElementEventMap>(
+    type: K,
+    listener: (this: HTMLElement, ev: HTMLElementEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
   /** @internal */
-  override addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
   /** @internal */
-  override addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void {
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ): void {
     if (type === 'kb-escalate' && listener) this.escalateListeners++;
     super.addEventListener(type, listener, options);
   }
   /** @internal */
-  override removeEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: HTMLElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  override removeEventListener<K extends keyof HTMLElementEventMap>(
+    type: K,
+    listener: (this: HTMLElement, ev: HTMLElementEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
   /** @internal */
-  override removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+  override removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ): void;
   /** @internal */
-  override removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void {
+  override removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ): void {
     if (type === 'kb-escalate' && listener) this.escalateListeners = Math.max(0, this.escalateListeners - 1);
     super.removeEventListener(type, listener, options);
   }
@@ -242,7 +280,9 @@ export default class KbChat extends HTMLElement implements ChatElement {
   connectedCallback(): void {
     if (!this.shadowRoot) {
       const root = this.attachShadow({ mode: 'open', delegatesFocus: false });
-      root.innerHTML = staticHTML(`<div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button><span class="hint" id="hint"></span>`);
+      root.innerHTML = staticHTML(
+        `<div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button><span class="hint" id="hint"></span>`,
+      );
       adoptStyles(root, styles);
       this.bubble = root.querySelector('button')!;
       this.hint = root.querySelector<HTMLElement>('.hint')!;
@@ -250,7 +290,8 @@ export default class KbChat extends HTMLElement implements ChatElement {
       // Intent: fetch the chat UI (its own chunk, budget 40 KB gz) as soon as the visitor is likely to open it;
       // with preload="intent" the model and the wasm start too, so they have a head start on the first question.
       const onIntent = () => void this.load().then((ui) => this.mayPreload('intent') && ui.preload());
-      for (const type of ['pointerenter', 'focus', 'touchstart']) this.bubble.addEventListener(type, onIntent, { passive: true });
+      for (const type of ['pointerenter', 'focus', 'touchstart'])
+        this.bubble.addEventListener(type, onIntent, { passive: true });
       // Asked when the browser is idle, so an attribute set after the element was created still counts.
       whenIdle(() => this.mayPreload('idle') && void this.load().then((ui) => ui.preload()));
     }
@@ -277,16 +318,19 @@ export default class KbChat extends HTMLElement implements ChatElement {
     }
     if (name === 'mode' && this.inline) void this.load().then((ui) => ui.opened());
     // preload="idle" set after the element connected (the idle moment may have passed): wait for the next one.
-    if (name === 'preload' && value === 'idle') whenIdle(() => this.mayPreload('idle') && void this.load().then((ui) => ui.preload()));
+    if (name === 'preload' && value === 'idle')
+      whenIdle(() => this.mayPreload('idle') && void this.load().then((ui) => ui.preload()));
     this.ui?.requestUpdate();
   }
 
   /** Load the chat UI now (it is loaded on intent anyway). */
   load(): Promise<ChatUiHandle> {
-    this.loading ??= (KbChat.bundled?.importUi() ?? import(/* @vite-ignore */ String(this.uiUrl))).then((module: ChatUiModule) => {
-      this.ui = module.mountChatUi(this, this.shadowRoot!);
-      return this.ui;
-    });
+    this.loading ??= (KbChat.bundled?.importUi() ?? import(/* @vite-ignore */ String(this.uiUrl))).then(
+      (module: ChatUiModule) => {
+        this.ui = module.mountChatUi(this, this.shadowRoot!);
+        return this.ui;
+      },
+    );
     this.loading.catch((error: unknown) => {
       console.error('[kb-chat] the chat UI could not be loaded:', error);
       this.loading = undefined;
@@ -334,8 +378,13 @@ export default class KbChat extends HTMLElement implements ChatElement {
     this.bubble.setAttribute('aria-expanded', String(this.open));
     // aria-keyshortcuts is read by few screen readers yet, so a hidden description says it in words too.
     const { shortcut } = this.shortcutListener;
-    this.hint!.textContent = shortcut ? (this.strings.shortcutHint ?? 'Keyboard shortcut: {keys}').replace('{keys}', displayKeys(shortcut)) : '';
-    for (const [name, value] of [['aria-keyshortcuts', shortcut && ariaKeys(shortcut)], ['aria-describedby', shortcut && 'hint']] as const) {
+    this.hint!.textContent = shortcut
+      ? (this.strings.shortcutHint ?? 'Keyboard shortcut: {keys}').replace('{keys}', displayKeys(shortcut))
+      : '';
+    for (const [name, value] of [
+      ['aria-keyshortcuts', shortcut && ariaKeys(shortcut)],
+      ['aria-describedby', shortcut && 'hint'],
+    ] as const) {
       if (value) this.bubble.setAttribute(name, value);
       else this.bubble.removeAttribute(name);
     }

@@ -19,7 +19,8 @@ import {
   waitForAnswerEnd,
 } from './test/helpers.ts';
 
-const loaded = (path: string) => performance.getEntriesByType('resource').some((e) => new URL(e.name).pathname === path);
+const loaded = (path: string) =>
+  performance.getEntriesByType('resource').some((e) => new URL(e.name).pathname === path);
 
 describe('<kb-chat>', () => {
   beforeEach(resetFake);
@@ -92,7 +93,9 @@ describe('<kb-chat>', () => {
     const answer = lastAssistant(el)!;
     expect(answer.dataset.status).to.equal('done');
     expect(answer.querySelector('.typing')).to.equal(null);
-    expect(answerText(el)).to.equal('Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].');
+    expect(answerText(el)).to.equal(
+      'Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].',
+    );
     expect(answer.querySelector('.markdown strong')!.textContent).to.equal('30 days');
     expect(answerText(el).startsWith(partial.trim())).to.equal(true);
 
@@ -106,7 +109,9 @@ describe('<kb-chat>', () => {
     expect(links[1]!.getAttribute('target')).to.equal('_blank');
     expect([...answer.querySelectorAll<HTMLLIElement>('.sources li')].map((li) => li.value)).to.deep.equal([1, 2]);
     expect(events).to.deep.equal(['kb-question', 'kb-answer']);
-    expect(answerDetail).to.include({ text: 'Refunds are accepted within 30 days of purchase. See also the warranty terms.' });
+    expect(answerDetail).to.include({
+      text: 'Refunds are accepted within 30 days of purchase. See also the warranty terms.',
+    });
 
     // What went over the wire: a valid request with a real embedding and a bearer token from sign-in.
     const log = await fakeLog();
@@ -215,7 +220,9 @@ describe('<kb-chat>', () => {
     await ask(el, 'What is the refund policy?');
     // The challenge renders in the light DOM (its iframe cannot live in a shadow root), shown in the panel.
     await waitUntil(() => el.querySelector('[slot="captcha"] .fake-turnstile'), 'no challenge shown');
-    expect(el.querySelector<HTMLElement>('[slot="captcha"] .fake-turnstile')!.dataset.sitekey).to.equal('fake-site-key');
+    expect(el.querySelector<HTMLElement>('[slot="captcha"] .fake-turnstile')!.dataset.sitekey).to.equal(
+      'fake-site-key',
+    );
     expect(shadow(el).querySelector('slot[name="captcha"]')).to.not.equal(null);
     await waitForAnswerEnd(el);
     const log = await fakeLog();
@@ -284,7 +291,9 @@ describe('<kb-chat>', () => {
     }
     expect(ui(el).embedder.status).to.equal('unsupported');
     const status = shadow(el).querySelector('.status')!.textContent!;
-    expect(status).to.contain('Browser not supported — please use a recent version of Chrome, Edge, Firefox or Safari.');
+    expect(status).to.contain(
+      'Browser not supported — please use a recent version of Chrome, Edge, Firefox or Safari.',
+    );
     expect(status).to.contain('Keyword search mode');
     await ask(el, 'What is the refund policy?');
     await waitForAnswerEnd(el);

@@ -23,7 +23,14 @@ async function widget(attributes: Record<string, string>): Promise<KbChat> {
 
 /** Press `key` (Ctrl held unless told otherwise) on `target`; returns whether the default was prevented. */
 function press(target: Element | Document, key = 'k', init: KeyboardEventInit = { ctrlKey: true }): boolean {
-  const event = new KeyboardEvent('keydown', { key, code: `Key${key.toUpperCase()}`, bubbles: true, composed: true, cancelable: true, ...init });
+  const event = new KeyboardEvent('keydown', {
+    key,
+    code: `Key${key.toUpperCase()}`,
+    bubbles: true,
+    composed: true,
+    cancelable: true,
+    ...init,
+  });
   target.dispatchEvent(event);
   return event.defaultPrevented;
 }
@@ -34,12 +41,19 @@ const boxFocused = (el: KbChat) => textarea(el) !== null && shadow(el).activeEle
 
 describe('shortcut syntax', () => {
   it('reads mod as ⌘ on Apple platforms and Ctrl elsewhere, and refuses what it cannot read', () => {
-    expect(parseShortcut('mod+k', false)).to.deep.equal({ ctrl: true, meta: false, alt: false, shift: false, key: 'k' });
+    expect(parseShortcut('mod+k', false)).to.deep.equal({
+      ctrl: true,
+      meta: false,
+      alt: false,
+      shift: false,
+      key: 'k',
+    });
     expect(parseShortcut('Mod+K', true)).to.deep.equal({ ctrl: false, meta: true, alt: false, shift: false, key: 'k' });
     expect(parseShortcut('ctrl+shift+k', false)).to.include({ ctrl: true, shift: true, key: 'k' });
     expect(parseShortcut('/', false)).to.include({ ctrl: false, key: '/' });
     expect(parseShortcut('ctrl++', false)).to.include({ ctrl: true, key: '+' });
-    for (const bad of [null, '', 'hyper+k', 'ctrl+', 'k+j']) expect(parseShortcut(bad, false), String(bad)).to.equal(null);
+    for (const bad of [null, '', 'hyper+k', 'ctrl+', 'k+j'])
+      expect(parseShortcut(bad, false), String(bad)).to.equal(null);
   });
 
   it('names the keys for ARIA and for people', () => {
@@ -77,7 +91,9 @@ describe('<kb-chat shortcut> floating', () => {
     const el = await widget({ shortcut: 'mod+k' });
     const bubble = shadow(el).querySelector('.bubble')!;
     expect(bubble.getAttribute('aria-keyshortcuts')).to.equal('Control+K'); // Linux: mod is Ctrl
-    expect(shadow(el).getElementById(bubble.getAttribute('aria-describedby')!)!.textContent).to.equal('Keyboard shortcut: Ctrl+K');
+    expect(shadow(el).getElementById(bubble.getAttribute('aria-describedby')!)!.textContent).to.equal(
+      'Keyboard shortcut: Ctrl+K',
+    );
     await expect(el).to.be.accessible();
 
     field('plain').focus();
@@ -87,7 +103,11 @@ describe('<kb-chat shortcut> floating', () => {
     await waitUntil(() => boxFocused(el), 'the question box did not take focus');
     expect(textarea(el)!.getAttribute('aria-keyshortcuts')).to.equal('Control+K');
     // Let the panel's fade-in finish: axe measures contrast on what is painted.
-    await Promise.all(shadow(el).getAnimations().map((a) => a.finished.catch(() => undefined)));
+    await Promise.all(
+      shadow(el)
+        .getAnimations()
+        .map((a) => a.finished.catch(() => undefined)),
+    );
     await expect(el).to.be.accessible();
 
     // Open already, focus elsewhere on the page: the shortcut brings the visitor back to the box.
@@ -113,7 +133,9 @@ describe('<kb-chat shortcut> floating', () => {
     await waitUntil(() => boxFocused(el), 'not opened');
     // In its own question box the shortcut is typing too; Escape is the panel's and still closes it.
     expect(press(textarea(el)!)).to.equal(false);
-    textarea(el)!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, composed: true, cancelable: true }));
+    textarea(el)!.dispatchEvent(
+      new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, composed: true, cancelable: true }),
+    );
     await waitUntil(() => !el.open, 'Escape did not close the panel');
   });
 

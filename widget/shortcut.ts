@@ -22,7 +22,12 @@ export interface Shortcut {
 
 const MODIFIERS = ['ctrl', 'meta', 'alt', 'shift'] as const;
 /** Per modifier: its ARIA name, its name for people, its Apple glyph. */
-const NAMES = [['Control', 'Ctrl', '⌃'], ['Meta', 'Meta', '⌘'], ['Alt', 'Alt', '⌥'], ['Shift', 'Shift', '⇧']];
+const NAMES = [
+  ['Control', 'Ctrl', '⌃'],
+  ['Meta', 'Meta', '⌘'],
+  ['Alt', 'Alt', '⌥'],
+  ['Shift', 'Shift', '⇧'],
+];
 
 /** Apple platforms, where `mod` is ⌘ (navigator.platform is deprecated but still the one every browser fills). */
 export function isApple(): boolean {
@@ -32,13 +37,18 @@ export function isApple(): boolean {
 /** `mod+k` → `{ ctrl: true, key: 'k', … }` (meta instead of ctrl on Apple platforms); null when unreadable. */
 export function parseShortcut(value: string | null, apple = isApple()): Shortcut | null {
   // `+` alone, or as the last key (`ctrl++`), is the plus key itself.
-  const parts = value?.trim().toLowerCase().split(/\+(?!$)/) ?? [];
+  const parts =
+    value
+      ?.trim()
+      .toLowerCase()
+      .split(/\+(?!$)/) ?? [];
   const key = parts.pop();
   // One character, or a key name (`f1`, `escape`): `ctrl+` or `k+j` is a typo, not a key.
   if (!key || ([...key].length > 1 && !/^[a-z][a-z0-9]*$/.test(key))) return null;
   const shortcut: Shortcut = { ctrl: false, meta: false, alt: false, shift: false, key };
   for (const part of parts) {
-    const modifier = part === 'mod' ? (apple ? 'meta' : 'ctrl') : part === 'cmd' ? 'meta' : part === 'option' ? 'alt' : part;
+    const modifier =
+      part === 'mod' ? (apple ? 'meta' : 'ctrl') : part === 'cmd' ? 'meta' : part === 'option' ? 'alt' : part;
     if (!MODIFIERS.includes(modifier as never)) return null;
     shortcut[modifier as (typeof MODIFIERS)[number]] = true;
   }
@@ -55,7 +65,8 @@ export function matches(event: KeyboardEvent, shortcut: Shortcut): boolean {
   const alnum = /^[a-z0-9]$/.test(key);
   const punctuation = !alnum && [...key].length === 1;
   return (
-    (event.key.toLowerCase() === key || (alnum && event.code === (key > '9' ? 'Key' + key.toUpperCase() : 'Digit' + key))) &&
+    (event.key.toLowerCase() === key ||
+      (alnum && event.code === (key > '9' ? `Key${key.toUpperCase()}` : `Digit${key}`))) &&
     MODIFIERS.every((m) => (punctuation && m === 'shift') || event[`${m}Key`] === shortcut[m])
   );
 }

@@ -16,7 +16,9 @@ import { ask, createWidget, openKeyword, resetFake, shadow, ui } from './test/he
 
 /** Every tag the widget itself creates while rendering messages (details/summary: the "Related" list). */
 const WIDGET_TAGS = new Set(
-  'div p span button strong em del code pre blockquote ul ol li a table thead tbody tr th td br hr time h3 progress details summary'.split(' '),
+  'div p span button strong em del code pre blockquote ul ol li a table thead tbody tr th td br hr time h3 progress details summary'.split(
+    ' ',
+  ),
 );
 const SIZE = 150;
 
@@ -25,14 +27,36 @@ const SIZE = 150;
  * container that shows server-supplied content, where a payload's markup could land.
  */
 function ownIcon(el: Element): boolean {
-  return (el.localName === 'svg' || el.localName === 'path') && !!el.closest('[part~="feedback-button"]') &&
-    !el.closest('.markdown, .sources, .related, .suggestions, .cite__preview');
+  return (
+    (el.localName === 'svg' || el.localName === 'path') &&
+    !!el.closest('[part~="feedback-button"]') &&
+    !el.closest('.markdown, .sources, .related, .suggestions, .cite__preview')
+  );
 }
 
 /** A payload in each block type of an answer (code, list, table); the same shape as the fake's "xss-blocks N" answers. */
 function inBlocks(p: string, n: number): string {
-  return [`Run this [${n}]:`, '', '```', p, '```', '', `- ${p} [${n}]`, '- x', '', '1. step', '   ```', `   ${p}`, '   ```', '',
-    '| Name | Value |', '| --- | --- |', `| ${p} | ${p} [${n}] |`, '', `[${n}]`].join('\n');
+  return [
+    `Run this [${n}]:`,
+    '',
+    '```',
+    p,
+    '```',
+    '',
+    `- ${p} [${n}]`,
+    '- x',
+    '',
+    '1. step',
+    '   ```',
+    `   ${p}`,
+    '   ```',
+    '',
+    '| Name | Value |',
+    '| --- | --- |',
+    `| ${p} | ${p} [${n}] |`,
+    '',
+    `[${n}]`,
+  ].join('\n');
 }
 
 describe('XSS payloads', () => {
@@ -45,7 +69,8 @@ describe('XSS payloads', () => {
     await resetFake();
     for (const name of ['alert', 'confirm', 'prompt', 'print', 'open'] as const) {
       saved[name] = window[name];
-      (window as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => void fired.push(`${name}(${String(args[0])})`);
+      (window as unknown as Record<string, unknown>)[name] = (...args: unknown[]) =>
+        void fired.push(`${name}(${String(args[0])})`);
     }
     window.addEventListener('beforeunload', () => fired.push('navigation'));
   });
@@ -59,7 +84,13 @@ describe('XSS payloads', () => {
       const tag = el.localName;
       if (!WIDGET_TAGS.has(tag) && !ownIcon(el)) problems.push(`${where}: <${tag}>`);
       for (const attr of el.attributes) {
-        if (/^on/i.test(attr.name) || attr.name === 'src' || attr.name === 'style' || attr.name === 'srcdoc' || attr.name === 'action') {
+        if (
+          /^on/i.test(attr.name) ||
+          attr.name === 'src' ||
+          attr.name === 'style' ||
+          attr.name === 'srcdoc' ||
+          attr.name === 'action'
+        ) {
           problems.push(`${where}: <${tag} ${attr.name}>`);
         }
         if ((attr.name === 'href' || attr.name === 'xlink:href') && !/^(https?:|mailto:)/i.test(attr.value)) {
@@ -71,7 +102,9 @@ describe('XSS payloads', () => {
   }
 
   it('renderMarkdown neutralises every payload (rendered into the live page)', async () => {
-    const { payloads } = (await (await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })).json()) as {
+    const { payloads } = (await (
+      await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })
+    ).json()) as {
       payloads: string[];
     };
     expect(payloads.length).to.be.greaterThan(4000);
@@ -84,7 +117,11 @@ describe('XSS payloads', () => {
     const problems: string[] = [];
     for (const [i, payload] of payloads.entries()) {
       host.innerHTML = renderMarkdown(payload);
-      problems.push(...inspect(host, `payload ${i}`).filter((p) => !/<(p|ul|ol|li|strong|em|code|pre|a|blockquote|table|thead|tbody|tr|th|td|hr|del)>$/.test(p)));
+      problems.push(
+        ...inspect(host, `payload ${i}`).filter(
+          (p) => !/<(p|ul|ol|li|strong|em|code|pre|a|blockquote|table|thead|tbody|tr|th|td|hr|del)>$/.test(p),
+        ),
+      );
     }
     await new Promise((r) => setTimeout(r, 200)); // give any onerror/onload a chance to fire
     host.remove();
@@ -93,16 +130,32 @@ describe('XSS payloads', () => {
   });
 
   it('answers neutralise every payload as code, list item and table cell, with badges and Copy buttons (live page)', async () => {
-    const { payloads } = (await (await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })).json()) as {
+    const { payloads } = (await (
+      await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })
+    ).json()) as {
       payloads: string[];
     };
-    const citation: Citation = { n: 1, chunk_id: 'c', document_id: 'd', title: 't', page: null, section: null, url: null, similarity: 1 };
+    const citation: Citation = {
+      n: 1,
+      chunk_id: 'c',
+      document_id: 'd',
+      title: 't',
+      page: null,
+      section: null,
+      url: null,
+      similarity: 1,
+    };
     const host = document.createElement('div');
     document.body.append(host);
     const problems: string[] = [];
     let blocks = 0;
     for (const [i, payload] of payloads.entries()) {
-      const answer = answerElement(inBlocks(payload, 1), [{ ...citation, title: payload, excerpt: payload }], `x${i}`, DEFAULT_STRINGS);
+      const answer = answerElement(
+        inBlocks(payload, 1),
+        [{ ...citation, title: payload, excerpt: payload }],
+        `x${i}`,
+        DEFAULT_STRINGS,
+      );
       host.replaceChildren(answer);
       blocks += answer.querySelectorAll('.code-block, .table-scroll').length;
       problems.push(...inspect(host, `payload ${i}`));
@@ -117,7 +170,9 @@ describe('XSS payloads', () => {
   it('in the widget: as answer (also in code, lists, tables), chunk content, excerpt, title, URL, related and question — nothing executes', async function () {
     this.timeout(400_000);
     const started = performance.now();
-    const { batches } = (await (await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })).json()) as {
+    const { batches } = (await (
+      await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })
+    ).json()) as {
       batches: number;
       payloads: string[];
     };
@@ -126,12 +181,15 @@ describe('XSS payloads', () => {
     const root = shadow(el);
     const added: Element[] = [];
     const observer = new MutationObserver((records) => {
-      for (const record of records) for (const node of record.addedNodes) if (node instanceof Element) added.push(node, ...node.querySelectorAll('*'));
+      for (const record of records)
+        for (const node of record.addedNodes)
+          if (node instanceof Element) added.push(node, ...node.querySelectorAll('*'));
     });
     observer.observe(root, { childList: true, subtree: true });
     const outside = new MutationObserver((records) => {
       for (const record of records) {
-        for (const node of record.addedNodes) if (node instanceof Element && !node.closest('kb-chat') && node.localName !== 'div') added.push(node);
+        for (const node of record.addedNodes)
+          if (node instanceof Element && !node.closest('kb-chat') && node.localName !== 'div') added.push(node);
       }
     });
     outside.observe(document.documentElement, { childList: true, subtree: true });
@@ -139,10 +197,14 @@ describe('XSS payloads', () => {
     /** Asks the fake API for one batch and returns the finished answer (a failed one fails the test). */
     const answered = async (question: string): Promise<HTMLElement> => {
       await ask(el, question);
-      await waitUntil(() => root.querySelector('.message--assistant[data-status="done"], .message--assistant[data-status="error"]'), question, {
-        timeout: 20_000,
-        interval: 20,
-      });
+      await waitUntil(
+        () => root.querySelector('.message--assistant[data-status="done"], .message--assistant[data-status="error"]'),
+        question,
+        {
+          timeout: 20_000,
+          interval: 20,
+        },
+      );
       const answer = root.querySelector<HTMLElement>('.message--assistant[data-status]')!;
       expect(answer.dataset.status, question).to.equal('done');
       return answer;
@@ -178,7 +240,8 @@ describe('XSS payloads', () => {
         // A few Copy buttons and badges: each click re-renders the panel for its announcement, each focus scrolls
         // and lays out (~2 ms); the previews' titles and excerpts are in the DOM either way, and the loop above
         // already focused every badge with these payloads.
-        for (const button of [...answer.querySelectorAll<HTMLButtonElement>('.code-block > button')].slice(0, 3)) button.click();
+        for (const button of [...answer.querySelectorAll<HTMLButtonElement>('.code-block > button')].slice(0, 3))
+          button.click();
         for (const badge of [...answer.querySelectorAll<HTMLButtonElement>('.cite__badge')].slice(0, 10)) badge.focus();
         await new Promise((r) => setTimeout(r, 300));
         await el.updateComplete;
@@ -193,7 +256,9 @@ describe('XSS payloads', () => {
     expect(copied.length).to.equal(batches * 3);
     console.log(`[xss] ${batches} block batches in ${Math.round(performance.now() - blocksStarted)} ms`);
     // Every payload as a question (≤ 2000 characters each, as the API allows); the refusal echoes it back.
-    const { payloads } = (await (await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })).json()) as {
+    const { payloads } = (await (
+      await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: SIZE }) })
+    ).json()) as {
       payloads: string[];
     };
     let question = 'xss-q';
@@ -205,7 +270,10 @@ describe('XSS payloads', () => {
     questions.push(question);
     for (const [i, q] of questions.entries()) {
       await ask(el, q);
-      await waitUntil(() => root.querySelectorAll('.message--refusal').length === i + 1, `question ${i}`, { timeout: 10_000, interval: 10 });
+      await waitUntil(() => root.querySelectorAll('.message--refusal').length === i + 1, `question ${i}`, {
+        timeout: 10_000,
+        interval: 10,
+      });
     }
     await el.updateComplete;
     await new Promise((r) => setTimeout(r, 300));
@@ -214,7 +282,9 @@ describe('XSS payloads', () => {
 
     observer.disconnect();
     outside.disconnect();
-    const foreign = added.filter((node) => !WIDGET_TAGS.has(node.localName) && node.localName !== 'style' && !ownIcon(node));
+    const foreign = added.filter(
+      (node) => !WIDGET_TAGS.has(node.localName) && node.localName !== 'style' && !ownIcon(node),
+    );
     expect(foreign.map((n) => n.outerHTML.slice(0, 80))).to.deep.equal([]);
     expect(fired).to.deep.equal([]);
     expect(location.href).to.equal(startUrl);

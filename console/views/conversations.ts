@@ -43,9 +43,18 @@ export class ConversationsView extends AdminView {
   private load(offset: number) {
     const { rating, outcome, from, to } = this.filters;
     // Dates are days in the admin's own time zone; `to` includes its whole day.
-    const day = (value: string, plus = 0) => (value ? new Date(new Date(`${value}T00:00:00`).getTime() + plus).toISOString() : undefined);
+    const day = (value: string, plus = 0) =>
+      value ? new Date(new Date(`${value}T00:00:00`).getTime() + plus).toISOString() : undefined;
     return this.run(
-      () => this.api.get<Page<AdminConversation>>(ADMIN_PATHS.conversations, { rating, outcome, from: day(from), to: day(to, 86_400_000), limit: 25, offset }),
+      () =>
+        this.api.get<Page<AdminConversation>>(ADMIN_PATHS.conversations, {
+          rating,
+          outcome,
+          from: day(from),
+          to: day(to, 86_400_000),
+          limit: 25,
+          offset,
+        }),
       (page) => (this.page = page),
     );
   }
@@ -78,8 +87,17 @@ export class ConversationsView extends AdminView {
     return html`<h2>Conversations</h2>
       <p class="muted">Newest first. Visitors are shown as opaque ids: the same id is the same visitor, nothing more.</p>
       <div class="filters">
-        ${select('rating', 'Rating', [['any', 'Any'], ['down', 'Not helpful (👎)'], ['up', 'Helpful (👍)'], ['none', 'Not rated']])}
-        ${select('outcome', 'Outcome', [['any', 'Any'], ['answered', 'Answered'], ['refused', 'Refused']])}
+        ${select('rating', 'Rating', [
+          ['any', 'Any'],
+          ['down', 'Not helpful (👎)'],
+          ['up', 'Helpful (👍)'],
+          ['none', 'Not rated'],
+        ])}
+        ${select('outcome', 'Outcome', [
+          ['any', 'Any'],
+          ['answered', 'Answered'],
+          ['refused', 'Refused'],
+        ])}
         <label>From <input type="date" .value=${this.filters.from} @change=${(e: Event) => this.set('from', (e.target as HTMLInputElement).value)} /></label>
         <label>To <input type="date" .value=${this.filters.to} @change=${(e: Event) => this.set('to', (e.target as HTMLInputElement).value)} /></label>
       </div>
@@ -91,22 +109,31 @@ export class ConversationsView extends AdminView {
   }
 
   private renderItem(c: AdminConversation) {
-    const rating = c.rating === 1 ? html`<span class="badge ok">helpful</span>` : c.rating === -1 ? html`<span class="badge bad">not helpful</span>` : html`<span class="muted">not rated</span>`;
+    const rating =
+      c.rating === 1
+        ? html`<span class="badge ok">helpful</span>`
+        : c.rating === -1
+          ? html`<span class="badge bad">not helpful</span>`
+          : html`<span class="muted">not rated</span>`;
     return html`<article>
       <h3 class="text">${c.question}</h3>
       <div class="meta muted">
         <span>${formatTime(c.asked_at)}</span>
         <span>visitor <code>${c.visitor}</code></span>
-        ${c.kind === 'refusal'
-          ? html`<span class="badge bad">refused${c.reason === 'empty_kb' ? ' (empty knowledge base)' : ''}</span>`
-          : html`<span>confidence ${c.confidence ?? '—'}</span><span>mode ${c.mode ?? '—'}</span>`}
+        ${
+          c.kind === 'refusal'
+            ? html`<span class="badge bad">refused${c.reason === 'empty_kb' ? ' (empty knowledge base)' : ''}</span>`
+            : html`<span>confidence ${c.confidence ?? '—'}</span><span>mode ${c.mode ?? '—'}</span>`
+        }
         ${rating}
       </div>
       <div class="answer text">${c.answer}</div>
-      ${c.generated
-        ? html`<div class="written"><p class="muted">Written by <code>${c.generated.model}</code> in the visitor's browser from these sources:</p>
+      ${
+        c.generated
+          ? html`<div class="written"><p class="muted">Written by <code>${c.generated.model}</code> in the visitor's browser from these sources:</p>
             <div class="answer text">${c.generated.text}</div></div>`
-        : nothing}
+          : nothing
+      }
       ${c.comment ? html`<p class="comment text"><strong>Comment:</strong> ${c.comment}</p>` : nothing}
       ${citationList(c.citations)}
       <p><button type="button" class="secondary" @click=${() => void this.openThread(c.session_id)}>Read the conversation</button></p>

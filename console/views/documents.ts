@@ -5,7 +5,15 @@
  */
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import { ADMIN_PATHS, UPLOAD_EXTENSIONS, UPLOAD_MAX_BYTES, type AdminDocument, type AdminMe, type Page, type UploadEvent } from '../../protocol/index.ts';
+import {
+  ADMIN_PATHS,
+  UPLOAD_EXTENSIONS,
+  UPLOAD_MAX_BYTES,
+  type AdminDocument,
+  type AdminMe,
+  type Page,
+  type UploadEvent,
+} from '../../protocol/index.ts';
 import { formatTime, safeHref } from '../api.ts';
 import { pager } from './pager.ts';
 import './sync.ts';
@@ -45,7 +53,10 @@ export class DocumentsView extends AdminView {
   }
 
   private load(offset: number) {
-    return this.run(() => this.api.get<Page<AdminDocument>>(ADMIN_PATHS.documents, { q: this.search, limit: 50, offset }), (page) => (this.page = page));
+    return this.run(
+      () => this.api.get<Page<AdminDocument>>(ADMIN_PATHS.documents, { q: this.search, limit: 50, offset }),
+      (page) => (this.page = page),
+    );
   }
 
   private onSearch(value: string) {
@@ -55,18 +66,32 @@ export class DocumentsView extends AdminView {
   }
 
   private async toggle(doc: AdminDocument) {
-    await this.run(() => this.api.request('PUT', `${ADMIN_PATHS.documents}/${doc.id}`, { enabled: !doc.enabled }), () => {});
+    await this.run(
+      () => this.api.request('PUT', `${ADMIN_PATHS.documents}/${doc.id}`, { enabled: !doc.enabled }),
+      () => {},
+    );
     await this.load(this.page?.offset ?? 0);
   }
 
   private async deleteDocument(doc: AdminDocument) {
     if (!confirm(`Delete “${doc.title}” and its ${doc.chunks} chunks? Re-ingest it to bring it back.`)) return;
-    await this.run(() => this.api.request('DELETE', `${ADMIN_PATHS.documents}/${doc.id}`), () => {});
+    await this.run(
+      () => this.api.request('DELETE', `${ADMIN_PATHS.documents}/${doc.id}`),
+      () => {},
+    );
     await this.load(this.page?.offset ?? 0);
   }
 
   private async upload(what: { file: File } | { url: string }, label: string) {
-    const progress: Progress = { label, done: 0, total: 1, stage: 'Uploading…', lines: [], finished: false, failed: false };
+    const progress: Progress = {
+      label,
+      done: 0,
+      total: 1,
+      stage: 'Uploading…',
+      lines: [],
+      finished: false,
+      failed: false,
+    };
     const update = (patch: Partial<Progress>) => (this.progress = { ...progress, ...this.progress, ...patch });
     this.progress = progress;
     const onEvent = (event: UploadEvent) => {
@@ -74,7 +99,15 @@ export class DocumentsView extends AdminView {
       if (event.type === 'start') update({ total: Math.max(1, event.total), stage: 'Reading…' });
       else if (event.type === 'loading-model') update({ stage: 'Loading the embedding model…' });
       else if (event.type === 'document')
-        update({ done: event.done, total: event.total, stage: `Ingested ${event.done} of ${event.total}`, lines: [...lines, `${event.source}: ${event.outcome}${event.outcome === 'failed' ? ` — ${event.error ?? ''}` : `, ${event.chunks} chunks`}`] });
+        update({
+          done: event.done,
+          total: event.total,
+          stage: `Ingested ${event.done} of ${event.total}`,
+          lines: [
+            ...lines,
+            `${event.source}: ${event.outcome}${event.outcome === 'failed' ? ` — ${event.error ?? ''}` : `, ${event.chunks} chunks`}`,
+          ],
+        });
       else if (event.type === 'done')
         update({
           finished: true,
@@ -87,7 +120,11 @@ export class DocumentsView extends AdminView {
     try {
       await this.api.upload(what, onEvent);
     } catch (error) {
-      update({ finished: true, failed: true, stage: `Failed: ${error instanceof Error ? error.message : String(error)}` });
+      update({
+        finished: true,
+        failed: true,
+        stage: `Failed: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
     await this.load(0);
   }
@@ -98,7 +135,15 @@ export class DocumentsView extends AdminView {
     const file = input.files?.[0];
     if (!file) return;
     if (file.size > UPLOAD_MAX_BYTES) {
-      this.progress = { label: file.name, done: 0, total: 1, stage: `Failed: ${file.name} is larger than ${UPLOAD_MAX_BYTES / 1024 / 1024} MB.`, lines: [], finished: true, failed: true };
+      this.progress = {
+        label: file.name,
+        done: 0,
+        total: 1,
+        stage: `Failed: ${file.name} is larger than ${UPLOAD_MAX_BYTES / 1024 / 1024} MB.`,
+        lines: [],
+        finished: true,
+        failed: true,
+      };
       return;
     }
     void this.upload({ file }, file.name).then(() => (input.value = ''));
@@ -116,8 +161,9 @@ export class DocumentsView extends AdminView {
     return html`<h2>Documents</h2>
       <section class="panel" aria-labelledby="add-title">
         <h3 id="add-title">Add documents</h3>
-        ${this.me?.capabilities.upload
-          ? html`<div class="upload">
+        ${
+          this.me?.capabilities.upload
+            ? html`<div class="upload">
               <form @submit=${this.onFile}>
                 <label>File (${UPLOAD_EXTENSIONS.join(', ')}; at most ${UPLOAD_MAX_BYTES / 1024 / 1024} MB)
                   <input type="file" name="file" accept=${UPLOAD_EXTENSIONS.join(',')} required />
@@ -130,8 +176,9 @@ export class DocumentsView extends AdminView {
               </form>
             </div>
             ${this.progress ? this.renderProgress(this.progress) : nothing}`
-          : html`<p>This server does not ingest uploads (Cloudflare Workers). Add documents with the CLI from your machine or CI:</p>
-              <p><code>SUPABASE_URL=… SUPABASE_SERVICE_ROLE_KEY=… npm run ingest -- docs/ https://docs.example.com/sitemap.xml</code></p>`}
+            : html`<p>This server does not ingest uploads (Cloudflare Workers). Add documents with the CLI from your machine or CI:</p>
+              <p><code>SUPABASE_URL=… SUPABASE_SERVICE_ROLE_KEY=… npm run ingest -- docs/ https://docs.example.com/sitemap.xml</code></p>`
+        }
       </section>
       <kb-admin-sync .api=${this.api} @kb-synced=${() => void this.load(0)}></kb-admin-sync>
       <div class="filters">
@@ -139,13 +186,15 @@ export class DocumentsView extends AdminView {
       </div>
       ${this.status()}
       ${this.page && items.length === 0 ? html`<p>No documents${this.search ? ' match' : ''}.</p>` : nothing}
-      ${items.length > 0
-        ? html`<div class="table-wrap"><table>
+      ${
+        items.length > 0
+          ? html`<div class="table-wrap"><table>
             <caption class="visually-hidden">Documents</caption>
             <thead><tr><th scope="col">Title</th><th scope="col">Source</th><th scope="col">Status</th><th scope="col">Enabled</th><th scope="col" class="num">Chunks</th><th scope="col">Updated</th><th scope="col">Embedding model</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
             <tbody>${items.map((doc) => this.renderRow(doc))}</tbody>
           </table></div>`
-        : nothing}
+          : nothing
+      }
       ${pager(this.page, (offset) => void this.load(offset))}`;
   }
 

@@ -8,7 +8,11 @@ import { customElement, property, state } from 'lit/decorators.js';
 import { exportPath, type ExportFormat, type ExportKind } from '../../protocol/export.ts';
 import { AdminView } from './view.ts';
 
-const LABELS: Record<ExportKind, string> = { conversations: 'Conversations', gaps: 'Content gaps', feedback: 'Ratings' };
+const LABELS: Record<ExportKind, string> = {
+  conversations: 'Conversations',
+  gaps: 'Content gaps',
+  feedback: 'Ratings',
+};
 
 @customElement('kb-admin-export')
 export class ExportPanel extends AdminView {
@@ -19,8 +23,12 @@ export class ExportPanel extends AdminView {
 
   private async download(kind: ExportKind, format: ExportFormat) {
     // Days in the admin's own time zone; `to` includes its whole day.
-    const day = (value: string, plus = 0) => (value ? new Date(new Date(`${value}T00:00:00`).getTime() + plus).toISOString() : undefined);
-    await this.run(() => this.api.download(exportPath(kind), { format, from: day(this.from), to: day(this.to, 86_400_000) }), () => {});
+    const day = (value: string, plus = 0) =>
+      value ? new Date(new Date(`${value}T00:00:00`).getTime() + plus).toISOString() : undefined;
+    await this.run(
+      () => this.api.download(exportPath(kind), { format, from: day(this.from), to: day(this.to, 86_400_000) }),
+      () => {},
+    );
   }
 
   override render() {

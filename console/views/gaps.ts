@@ -18,11 +18,17 @@ export class GapsView extends AdminView {
   }
 
   private load(offset: number) {
-    return this.run(() => this.api.get<Page<AdminGap>>(ADMIN_PATHS.gaps, { status: this.filter, limit: 50, offset }), (page) => (this.page = page));
+    return this.run(
+      () => this.api.get<Page<AdminGap>>(ADMIN_PATHS.gaps, { status: this.filter, limit: 50, offset }),
+      (page) => (this.page = page),
+    );
   }
 
   private async mark(gap: AdminGap, done: boolean) {
-    await this.run(() => this.api.request('PUT', ADMIN_PATHS.gaps, { question_key: gap.question_key, done }), () => {});
+    await this.run(
+      () => this.api.request('PUT', ADMIN_PATHS.gaps, { question_key: gap.question_key, done }),
+      () => {},
+    );
     await this.load(this.page?.offset ?? 0);
   }
 
@@ -42,8 +48,9 @@ export class GapsView extends AdminView {
       <kb-admin-export .api=${this.api} .kinds=${['gaps']}></kb-admin-export>
       ${this.status()}
       ${this.page && items.length === 0 ? html`<p>No ${this.filter === 'all' ? '' : this.filter} gaps.</p>` : nothing}
-      ${items.length > 0
-        ? html`<div class="table-wrap"><table>
+      ${
+        items.length > 0
+          ? html`<div class="table-wrap"><table>
             <caption class="visually-hidden">Refused questions</caption>
             <thead><tr><th scope="col">Question</th><th scope="col" class="num">Asked</th><th scope="col">First asked</th><th scope="col">Last asked</th><th scope="col">Reason</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
             <tbody>
@@ -56,15 +63,18 @@ export class GapsView extends AdminView {
                   <td>${gap.reason === 'empty_kb' ? 'Empty knowledge base' : 'No evidence'}</td>
                   <td>
                     <a href="#/try?q=${encodeURIComponent(gap.question)}">Try it</a>
-                    ${gap.done_at && gap.last_asked_at <= gap.done_at
-                      ? html`<button class="secondary" @click=${() => this.mark(gap, false)}>Reopen</button>`
-                      : html`<button @click=${() => this.mark(gap, true)}>Mark done</button>`}
+                    ${
+                      gap.done_at && gap.last_asked_at <= gap.done_at
+                        ? html`<button class="secondary" @click=${() => this.mark(gap, false)}>Reopen</button>`
+                        : html`<button @click=${() => this.mark(gap, true)}>Mark done</button>`
+                    }
                   </td>
                 </tr>`,
               )}
             </tbody>
           </table></div>`
-        : nothing}
+          : nothing
+      }
       ${pager(this.page, (offset) => void this.load(offset))}`;
   }
 }

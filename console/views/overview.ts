@@ -38,7 +38,10 @@ export class OverviewView extends AdminView {
   private load() {
     const to = new Date();
     const from = new Date(to.getTime() - this.days * 86_400_000);
-    return this.run(() => this.api.get<Overview>(ADMIN_PATHS.overview, { from: from.toISOString(), to: to.toISOString() }), (data) => (this.data = data));
+    return this.run(
+      () => this.api.get<Overview>(ADMIN_PATHS.overview, { from: from.toISOString(), to: to.toISOString() }),
+      (data) => (this.data = data),
+    );
   }
 
   override render() {
@@ -53,8 +56,9 @@ export class OverviewView extends AdminView {
         </label>
       </div>
       ${this.status()}
-      ${d
-        ? html`<div class="cards">
+      ${
+        d
+          ? html`<div class="cards">
               ${this.card('Questions', String(d.questions))}
               ${this.card('Answered', `${d.answered}${d.questions ? ` (${Math.round((100 * d.answered) / d.questions)} %)` : ''}`)}
               ${this.card('Refused', `${d.refused}${d.questions ? ` (${Math.round((100 * d.refused) / d.questions)} %)` : ''}`)}
@@ -69,7 +73,8 @@ export class OverviewView extends AdminView {
               </div>
               ${this.chart(d)}
             </section>`
-        : nothing}`;
+          : nothing
+      }`;
   }
 
   private card(label: string, value: string, note = '') {

@@ -30,12 +30,30 @@ import { formatTime } from '../api.ts';
 import { consoleStyles } from '../styles.ts';
 import { AdminView } from './view.ts';
 
-type Field = 'answer_mode' | Threshold | 'greeting' | 'refusal_suggestions' | 'support_url' | 'starters' | 'webhook_url' | 'webhook_secret';
+type Field =
+  | 'answer_mode'
+  | Threshold
+  | 'greeting'
+  | 'refusal_suggestions'
+  | 'support_url'
+  | 'starters'
+  | 'webhook_url'
+  | 'webhook_secret';
 type Threshold = 'evidence_threshold' | 'lexical_threshold' | 'hybrid_threshold';
 
 const THRESHOLDS: { name: Threshold; label: string; variable: string; what: string }[] = [
-  { name: 'hybrid_threshold', label: 'Hybrid mode', variable: 'CHAT_HYBRID_THRESHOLD', what: 'mean of cosine and coverage; questions the browser embedded' },
-  { name: 'lexical_threshold', label: 'Keyword mode', variable: 'CHAT_LEXICAL_THRESHOLD', what: 'coverage of the question’s rare words; questions without an embedding' },
+  {
+    name: 'hybrid_threshold',
+    label: 'Hybrid mode',
+    variable: 'CHAT_HYBRID_THRESHOLD',
+    what: 'mean of cosine and coverage; questions the browser embedded',
+  },
+  {
+    name: 'lexical_threshold',
+    label: 'Keyword mode',
+    variable: 'CHAT_LEXICAL_THRESHOLD',
+    what: 'coverage of the question’s rare words; questions without an embedding',
+  },
   { name: 'evidence_threshold', label: 'Vector mode', variable: 'CHAT_EVIDENCE_THRESHOLD', what: 'cosine similarity' },
 ];
 
@@ -62,7 +80,10 @@ export class SettingsView extends AdminView {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    void this.run(() => this.api.request<Settings>('GET', ADMIN_PATHS.settings), (s) => this.loaded(s));
+    void this.run(
+      () => this.api.request<Settings>('GET', ADMIN_PATHS.settings),
+      (s) => this.loaded(s),
+    );
   }
 
   private loaded(s: Settings): void {
@@ -100,13 +121,15 @@ export class SettingsView extends AdminView {
     const s = this.settings;
     return html`<h2>Settings</h2>
       ${this.status()}
-      ${s
-        ? html`<form class="panel" novalidate @submit=${this.save}>
+      ${
+        s
+          ? html`<form class="panel" novalidate @submit=${this.save}>
             ${this.answerMode(s)} ${this.thresholds(s)} ${this.greeting(s)} ${this.suggestions(s)} ${this.conversation(s)} ${this.webhook(s)}
             <p class="muted">Last changed ${formatTime(s.updated_at)}. An empty field, or the server's choice, hands a setting back to the server.</p>
             <button type="submit" ?disabled=${this.loading}>Save</button> <span role="status">${this.saved || nothing}</span>
           </form>`
-        : nothing}`;
+          : nothing
+      }`;
   }
 
   private answerMode(s: Settings): TemplateResult {
@@ -190,9 +213,11 @@ export class SettingsView extends AdminView {
           placeholder=${s.webhook_secret_set ? 'set — type a new one to replace it' : 'not set'}
           aria-invalid=${this.invalid.webhook_secret ? 'true' : 'false'} aria-describedby="webhook_secret-about webhook_secret-error" />
         <span id="webhook_secret-about" class="muted">${s.webhook_secret_set ? `A secret is set (${source(s.webhook_secret_source)}).` : 'No secret: nothing is sent until one is set.'}</span>
-        ${s.webhook_secret_source === 'admin' && s.webhook_secret_set
-          ? html`<label><span><input type="checkbox" name="webhook_secret_clear" /> Remove the secret set here (KB_WEBHOOK_SECRET applies)</span></label>`
-          : nothing}
+        ${
+          s.webhook_secret_source === 'admin' && s.webhook_secret_set
+            ? html`<label><span><input type="checkbox" name="webhook_secret_clear" /> Remove the secret set here (KB_WEBHOOK_SECRET applies)</span></label>`
+            : nothing
+        }
         ${this.message('webhook_secret')}
       </div>
     </fieldset>`;
@@ -222,14 +247,29 @@ export class SettingsView extends AdminView {
 }
 
 const source = (from: 'admin' | 'server') => (from === 'admin' ? 'set here' : 'server default');
-const FIELDS: readonly string[] = ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions', 'support_url', 'starters', 'webhook_url', 'webhook_secret'];
+const FIELDS: readonly string[] = [
+  'answer_mode',
+  'evidence_threshold',
+  'lexical_threshold',
+  'hybrid_threshold',
+  'greeting',
+  'refusal_suggestions',
+  'support_url',
+  'starters',
+  'webhook_url',
+  'webhook_secret',
+];
 const isField = (name: string): name is Field => FIELDS.includes(name);
 
 /**
  * The form as a patch of what changed since `s` was loaded, checked with the API's bounds. An empty
  * threshold or greeting is null (the server's default).
  */
-export function readForm(form: FormData, s: Settings, serverSuggestions: boolean): { patch: SettingsUpdate; invalid: Partial<Record<Field, string>> } {
+export function readForm(
+  form: FormData,
+  s: Settings,
+  serverSuggestions: boolean,
+): { patch: SettingsUpdate; invalid: Partial<Record<Field, string>> } {
   const patch: Record<string, unknown> = {};
   const invalid: Partial<Record<Field, string>> = {};
 
@@ -250,7 +290,8 @@ export function readForm(form: FormData, s: Settings, serverSuggestions: boolean
   }
 
   const greeting = String(form.get('greeting') ?? '').trim();
-  if (greeting.length > GREETING_MAX_CHARS) invalid.greeting = `At most ${GREETING_MAX_CHARS} characters (now ${greeting.length}).`;
+  if (greeting.length > GREETING_MAX_CHARS)
+    invalid.greeting = `At most ${GREETING_MAX_CHARS} characters (now ${greeting.length}).`;
   else if ((greeting || null) !== s.greeting) patch.greeting = greeting || null;
 
   const lines = serverSuggestions
@@ -260,21 +301,29 @@ export function readForm(form: FormData, s: Settings, serverSuggestions: boolean
         .map((line) => line.trim())
         .filter(Boolean);
   const tooLong = lines?.find((line) => line.length > REFUSAL_SUGGESTION_MAX_CHARS);
-  if (lines && lines.length > REFUSAL_SUGGESTIONS_MAX) invalid.refusal_suggestions = `At most ${REFUSAL_SUGGESTIONS_MAX} suggestions (now ${lines.length}).`;
-  else if (tooLong) invalid.refusal_suggestions = `Each suggestion at most ${REFUSAL_SUGGESTION_MAX_CHARS} characters: “${tooLong.slice(0, 40)}…” has ${tooLong.length}.`;
+  if (lines && lines.length > REFUSAL_SUGGESTIONS_MAX)
+    invalid.refusal_suggestions = `At most ${REFUSAL_SUGGESTIONS_MAX} suggestions (now ${lines.length}).`;
+  else if (tooLong)
+    invalid.refusal_suggestions = `Each suggestion at most ${REFUSAL_SUGGESTION_MAX_CHARS} characters: “${tooLong.slice(0, 40)}…” has ${tooLong.length}.`;
   else {
     const stored = s.refusal_suggestions_source === 'admin' ? s.refusal_suggestions : null;
     if (JSON.stringify(lines) !== JSON.stringify(stored)) patch.refusal_suggestions = lines;
   }
 
   const support = String(form.get('support_url') ?? '').trim();
-  if (support && !isSupportUrl(support)) invalid.support_url = 'Enter an https: or mailto: address without spaces, or leave it empty.';
+  if (support && !isSupportUrl(support))
+    invalid.support_url = 'Enter an https: or mailto: address without spaces, or leave it empty.';
   else if ((support || null) !== s.support_url) patch.support_url = support || null;
 
-  const starters = String(form.get('starters') ?? '').split('\n').map((line) => line.trim()).filter(Boolean);
+  const starters = String(form.get('starters') ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   const longStarter = starters.find((line) => line.length > STARTER_MAX_CHARS);
-  if (starters.length > STARTERS_MAX) invalid.starters = `At most ${STARTERS_MAX} starter questions (now ${starters.length}).`;
-  else if (longStarter) invalid.starters = `Each starter question at most ${STARTER_MAX_CHARS} characters: “${longStarter.slice(0, 40)}…” has ${longStarter.length}.`;
+  if (starters.length > STARTERS_MAX)
+    invalid.starters = `At most ${STARTERS_MAX} starter questions (now ${starters.length}).`;
+  else if (longStarter)
+    invalid.starters = `Each starter question at most ${STARTER_MAX_CHARS} characters: “${longStarter.slice(0, 40)}…” has ${longStarter.length}.`;
   // None is stored as null: no starters here, so the page's own (if any) apply.
   else if (JSON.stringify(starters) !== JSON.stringify(s.starters)) patch.starters = starters.length ? starters : null;
   if (s.webhook_editable) {

@@ -10,7 +10,11 @@ import { ADMIN_PATHS, type SyncOverview, type SyncRun, type UploadEvent } from '
 import { formatTime } from '../api.ts';
 import { AdminView } from './view.ts';
 
-const TRIGGERS: Record<SyncRun['trigger'], string> = { cli: 'npm run ingest', schedule: 'schedule', console: 'Sync now' };
+const TRIGGERS: Record<SyncRun['trigger'], string> = {
+  cli: 'npm run ingest',
+  schedule: 'schedule',
+  console: 'Sync now',
+};
 
 @customElement('kb-admin-sync')
 export class SyncView extends AdminView {
@@ -31,7 +35,10 @@ export class SyncView extends AdminView {
   }
 
   private load() {
-    return this.run(() => this.api.get<SyncOverview>(ADMIN_PATHS.sync, {}), (overview) => (this.overview = overview));
+    return this.run(
+      () => this.api.get<SyncOverview>(ADMIN_PATHS.sync, {}),
+      (overview) => (this.overview = overview),
+    );
   }
 
   private async syncNow() {
@@ -39,7 +46,8 @@ export class SyncView extends AdminView {
     this.stage = 'Syncing…';
     const onEvent = (event: UploadEvent) => {
       if (event.type === 'loading-model') this.stage = 'Loading the embedding model…';
-      else if (event.type === 'document') this.stage = `Checked ${event.done} of ${event.total}: ${event.source} ${event.outcome}`;
+      else if (event.type === 'document')
+        this.stage = `Checked ${event.done} of ${event.total}: ${event.source} ${event.outcome}`;
       else if (event.type === 'done')
         this.stage = `Done: ${event.added} added, ${event.updated} updated, ${event.unchanged} unchanged, ${event.failed.length} failed (${event.seconds.toFixed(1)} s).`;
       else if (event.type === 'error') this.stage = `Failed: ${event.message}`;
@@ -59,27 +67,33 @@ export class SyncView extends AdminView {
     const o = this.overview;
     return html`<section class="panel" aria-labelledby="sync-title">
       <h3 id="sync-title">Sync</h3>
-      ${o?.schedule?.intervalSeconds
-        ? html`<p>This server re-syncs ${o.schedule.sources.length} source${o.schedule.sources.length === 1 ? '' : 's'} every ${duration(o.schedule.intervalSeconds)} (KB_SYNC_INTERVAL).</p>`
-        : nothing}
-      ${o?.sync_now
-        ? html`<p>
+      ${
+        o?.schedule?.intervalSeconds
+          ? html`<p>This server re-syncs ${o.schedule.sources.length} source${o.schedule.sources.length === 1 ? '' : 's'} every ${duration(o.schedule.intervalSeconds)} (KB_SYNC_INTERVAL).</p>`
+          : nothing
+      }
+      ${
+        o?.sync_now
+          ? html`<p>
             <button @click=${this.syncNow} ?disabled=${this.syncing || o.running !== null}>Sync now</button>
             ${o.running && !this.syncing ? html`<span class="muted">${o.running} is running.</span>` : nothing}
           </p>`
-        : o && !o.schedule
-          ? html`<p class="muted">Sync with <code>npm run ingest -- &lt;sources&gt;</code> or the scheduled workflow (docs/deploy.md); its runs show here.</p>`
-          : nothing}
+          : o && !o.schedule
+            ? html`<p class="muted">Sync with <code>npm run ingest -- &lt;sources&gt;</code> or the scheduled workflow (docs/deploy.md); its runs show here.</p>`
+            : nothing
+      }
       ${this.stage ? html`<p role="status" aria-live="polite">${this.stage}</p>` : nothing}
       ${this.status()}
       ${o && o.sources.length === 0 ? html`<p>No sync has run yet.</p>` : nothing}
-      ${o && o.sources.length > 0
-        ? html`<div class="table-wrap"><table>
+      ${
+        o && o.sources.length > 0
+          ? html`<div class="table-wrap"><table>
             <caption class="visually-hidden">Sync runs per source</caption>
             <thead><tr><th scope="col">Source</th><th scope="col">Last synced</th><th scope="col">Latest run</th><th scope="col">Changed</th><th scope="col">Failed</th></tr></thead>
             <tbody>${o.sources.map((run) => this.renderRun(run))}</tbody>
           </table></div>`
-        : nothing}
+          : nothing
+      }
     </section>`;
   }
 
@@ -91,10 +105,12 @@ export class SyncView extends AdminView {
       <td>${run.finished_at ? formatTime(run.finished_at) : html`<span class="muted">running or interrupted (started ${formatTime(run.started_at)})</span>`}
         <span class="muted">${TRIGGERS[run.trigger]}</span></td>
       <td>${c.added ?? 0} added, ${c.updated ?? 0} updated, ${c.removed ?? 0} removed <span class="muted">(${c.unchanged ?? 0} unchanged)</span></td>
-      <td>${run.errors.length === 0
-        ? html`<span class="badge ok">none</span>`
-        : html`<span class="badge bad">${c.failed ?? run.errors.length}</span>
-            <ul class="errors">${run.errors.slice(0, 10).map((e) => html`<li><code>${e.source}</code>: ${e.error}</li>`)}</ul>`}</td>
+      <td>${
+        run.errors.length === 0
+          ? html`<span class="badge ok">none</span>`
+          : html`<span class="badge bad">${c.failed ?? run.errors.length}</span>
+            <ul class="errors">${run.errors.slice(0, 10).map((e) => html`<li><code>${e.source}</code>: ${e.error}</li>`)}</ul>`
+      }</td>
     </tr>`;
   }
 }

@@ -21,21 +21,28 @@ export function renderThread(thread: AdminThread, back: () => void) {
 
 function renderTurn(t: AdminThreadTurn) {
   const rating =
-    t.rating === 1 ? html`<span class="badge ok">helpful</span>` : t.rating === -1 ? html`<span class="badge bad">not helpful</span>` : nothing;
+    t.rating === 1
+      ? html`<span class="badge ok">helpful</span>`
+      : t.rating === -1
+        ? html`<span class="badge bad">not helpful</span>`
+        : nothing;
   return html`<article>
     <p class="question text"><strong>Visitor:</strong> ${t.question}</p>
     <div class="meta muted">
       <span>${formatTime(t.asked_at)}</span>
-      ${t.kind === 'refusal'
-        ? html`<span class="badge bad">refused${t.reason === 'empty_kb' ? ' (empty knowledge base)' : ''}</span>`
-        : t.kind === 'answer'
-          ? html`<span>confidence ${t.confidence ?? '—'}</span><span>mode ${t.mode ?? '—'}</span>`
-          : html`<span class="badge bad">no answer stored</span>`}
+      ${
+        t.kind === 'refusal'
+          ? html`<span class="badge bad">refused${t.reason === 'empty_kb' ? ' (empty knowledge base)' : ''}</span>`
+          : t.kind === 'answer'
+            ? html`<span>confidence ${t.confidence ?? '—'}</span><span>mode ${t.mode ?? '—'}</span>`
+            : html`<span class="badge bad">no answer stored</span>`
+      }
       ${rating}
     </div>
     ${t.answer === null ? nothing : html`<div class="answer text"><strong>Assistant:</strong> ${t.answer}</div>`}
-    ${t.closest.length
-      ? html`<p class="muted">Closest pages offered (they may not answer this):</p>
+    ${
+      t.closest.length
+        ? html`<p class="muted">Closest pages offered (they may not answer this):</p>
           <ul class="citations">
             ${t.closest.map((page) => {
               const href = safeHref(page.url);
@@ -43,11 +50,14 @@ function renderTurn(t: AdminThreadTurn) {
               return html`<li>${href ? html`<a href=${href} rel="noopener noreferrer" target="_blank">${label}</a>` : label}</li>`;
             })}
           </ul>`
-      : nothing}
-    ${t.generated
-      ? html`<div class="written"><p class="muted">Written by <code>${t.generated.model}</code> in the visitor's browser:</p>
+        : nothing
+    }
+    ${
+      t.generated
+        ? html`<div class="written"><p class="muted">Written by <code>${t.generated.model}</code> in the visitor's browser:</p>
           <div class="answer text">${t.generated.text}</div></div>`
-      : nothing}
+        : nothing
+    }
     ${t.comment ? html`<p class="comment text"><strong>Comment:</strong> ${t.comment}</p>` : nothing}
     ${citationList(t.citations)}
   </article>`;

@@ -42,7 +42,11 @@ export class TryView extends AdminView {
     event?.preventDefault();
     if (!this.question.trim()) return;
     return this.run(
-      () => this.api.request<TryResult>('POST', ADMIN_PATHS.try, { message: this.question, ...(this.mode ? { mode: this.mode } : {}) }),
+      () =>
+        this.api.request<TryResult>('POST', ADMIN_PATHS.try, {
+          message: this.question,
+          ...(this.mode ? { mode: this.mode } : {}),
+        }),
       (result) => ((this.result = result), (this.showAll = false)),
     );
   }
@@ -77,9 +81,11 @@ export class TryView extends AdminView {
         </h3>
         <p class="muted">Mode ${r.mode}${r.embedded ? ' (question embedded)' : ' (keywords only: no embedding)'} · citation floor ${formatNumber(r.citation_floor)}${r.confidence ? html` · confidence ${r.confidence}` : nothing}</p>
         <h3>What the visitor gets</h3>
-        ${r.answer
-          ? html`<div class="text">${r.answer.text}</div>${citationList(r.answer.citations)}`
-          : html`<p class="text">${r.refusal?.message ?? ''}</p>`}
+        ${
+          r.answer
+            ? html`<div class="text">${r.answer.text}</div>${citationList(r.answer.citations)}`
+            : html`<p class="text">${r.refusal?.message ?? ''}</p>`
+        }
       </section>
       <h3>Candidates (${r.candidates.length})</h3>
       <div class="table-wrap"><table>
@@ -106,9 +112,11 @@ export class TryView extends AdminView {
           )}
         </tbody>
       </table></div>
-      ${r.candidates.length > 10 && !this.showAll
-        ? html`<p><button class="secondary" @click=${() => (this.showAll = true)}>Show all ${r.candidates.length} candidates</button></p>`
-        : nothing}`;
+      ${
+        r.candidates.length > 10 && !this.showAll
+          ? html`<p><button class="secondary" @click=${() => (this.showAll = true)}>Show all ${r.candidates.length} candidates</button></p>`
+          : nothing
+      }`;
   }
 }
 

@@ -33,13 +33,22 @@ export interface ChatTiming {
 }
 
 export async function signIn(base: string): Promise<string> {
-  const response = await fetch(`${base}/api/auth/anonymous`, { method: 'POST', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const response = await fetch(`${base}/api/auth/anonymous`, {
+    method: 'POST',
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   if (!response.ok) throw new Error(`sign-in: HTTP ${response.status} ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
 /** One question through POST /api/chat as the widget asks it (embedded in the "browser", SSE accepted). */
-export async function chat(base: string, token: string, message: string, embedding: number[], messageId = randomUUID()): Promise<ChatTiming> {
+export async function chat(
+  base: string,
+  token: string,
+  message: string,
+  embedding: number[],
+  messageId = randomUUID(),
+): Promise<ChatTiming> {
   const started = performance.now();
   const ids = { message_id: messageId, started_ms: started };
   const since = () => performance.now() - started;
@@ -77,7 +86,17 @@ export async function chat(base: string, token: string, message: string, embeddi
       text = text.slice(end + 2);
     }
     const total = since();
-    if (!response.ok) return { ...ids, kind: 'http_error', status, ttfb_ms: ttfb, first_delta_ms: null, total_ms: total, retry_after: retryAfter, error: text.slice(0, 200) };
+    if (!response.ok)
+      return {
+        ...ids,
+        kind: 'http_error',
+        status,
+        ttfb_ms: ttfb,
+        first_delta_ms: null,
+        total_ms: total,
+        retry_after: retryAfter,
+        error: text.slice(0, 200),
+      };
     if (!kind && !response.headers.get('Content-Type')?.includes('text/event-stream')) {
       kind = (JSON.parse(text) as { type?: string }).type === 'refusal' ? 'refusal' : 'http_error';
     }
@@ -93,7 +112,16 @@ export async function chat(base: string, token: string, message: string, embeddi
       ...(kind ? {} : { error: 'the stream ended without answer_end' }),
     };
   } catch (error) {
-    return { ...ids, kind: 'network_error', status, ttfb_ms: ttfb, first_delta_ms: firstDelta, total_ms: since(), retry_after: null, error: String(error) };
+    return {
+      ...ids,
+      kind: 'network_error',
+      status,
+      ttfb_ms: ttfb,
+      first_delta_ms: firstDelta,
+      total_ms: since(),
+      retry_after: null,
+      error: String(error),
+    };
   }
 }
 
@@ -143,7 +171,15 @@ export async function search(
     });
     const text = await response.text();
     const total = performance.now() - started;
-    if (!response.ok) return { ok: false, status: response.status, total_ms: total, processing_ms: null, results: 0, error: text.slice(0, 200) };
+    if (!response.ok)
+      return {
+        ok: false,
+        status: response.status,
+        total_ms: total,
+        processing_ms: null,
+        results: 0,
+        error: text.slice(0, 200),
+      };
     const json = JSON.parse(text) as Partial<SearchResponse>;
     return {
       ok: true,
@@ -153,6 +189,13 @@ export async function search(
       results: json.results?.length ?? 0,
     };
   } catch (error) {
-    return { ok: false, status: null, total_ms: performance.now() - started, processing_ms: null, results: 0, error: String(error) };
+    return {
+      ok: false,
+      status: null,
+      total_ms: performance.now() - started,
+      processing_ms: null,
+      results: 0,
+      error: String(error),
+    };
   }
 }

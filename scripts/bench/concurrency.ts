@@ -33,7 +33,12 @@ export interface ConcurrencyResult {
   error_samples: string[];
 }
 
-export async function concurrencyRun(base: string, questions: Question[], visitors: number, rounds: number): Promise<ConcurrencyResult> {
+export async function concurrencyRun(
+  base: string,
+  questions: Question[],
+  visitors: number,
+  rounds: number,
+): Promise<ConcurrencyResult> {
   const tokens: string[] = [];
   while (tokens.length < visitors) {
     const batch = Math.min(20, visitors - tokens.length);

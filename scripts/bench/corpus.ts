@@ -46,7 +46,9 @@ export async function writeCorpus(dir: string, count: number, dataDir = SHARED_D
 
 /** `count` SciFact claims, spread over the file (deterministic). */
 export async function benchQuestions(count: number, dataDir = SHARED_DATA): Promise<string[]> {
-  const lines = (await readFile(path.join(dataDir, 'scifact', 'queries.jsonl'), 'utf8')).split('\n').filter((l) => l.trim());
+  const lines = (await readFile(path.join(dataDir, 'scifact', 'queries.jsonl'), 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim());
   const claims = lines.map((l) => (JSON.parse(l) as { text: string }).text.trim());
   const n = Math.min(count, claims.length);
   const step = claims.length / n; // (count, not n, here repeated the first claims when count > claims)
@@ -55,7 +57,9 @@ export async function benchQuestions(count: number, dataDir = SHARED_DATA): Prom
 
 async function realParts(dataDir: string): Promise<Part[]> {
   const parts: Part[] = [];
-  const corpus = (await readFile(path.join(dataDir, 'scifact', 'corpus.jsonl'), 'utf8')).split('\n').filter((l) => l.trim());
+  const corpus = (await readFile(path.join(dataDir, 'scifact', 'corpus.jsonl'), 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim());
   for (const line of corpus) {
     const doc = JSON.parse(line) as { title?: string; text: string };
     parts.push(...cut(clean(doc.title ?? 'Abstract'), doc.text));
@@ -70,7 +74,16 @@ async function realParts(dataDir: string): Promise<Part[]> {
   if (existsSync(docsDir)) {
     for (const file of (await listMarkdown(docsDir)).sort()) {
       const text = prose(await readFile(file, 'utf8'));
-      if (text) parts.push(...cut(path.basename(file).replace(/\.mdx?$/, '').replace(/-/g, ' '), text));
+      if (text)
+        parts.push(
+          ...cut(
+            path
+              .basename(file)
+              .replace(/\.mdx?$/, '')
+              .replace(/-/g, ' '),
+            text,
+          ),
+        );
     }
   }
   return parts;
@@ -88,7 +101,8 @@ function cut(title: string, text: string): Part[] {
     }
     words.push(...next.slice(0, WORDS_PER_DOC));
   }
-  if (words.length) parts.push({ title: parts.length ? `${title} (${parts.length + 1})` : title, text: words.join(' ') });
+  if (words.length)
+    parts.push({ title: parts.length ? `${title} (${parts.length + 1})` : title, text: words.join(' ') });
   return parts;
 }
 
@@ -108,7 +122,10 @@ function splitSentences(text: string): string[] {
 
 /** One line, no Markdown syntax that would make a heading, list or code block. */
 function clean(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/^[#>*\-+`|]+\s*/, '').trim();
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/^[#>*\-+`|]+\s*/, '')
+    .trim();
 }
 
 /** The prose lines of a docs page: no front matter, code, tables, components or headings. */

@@ -47,12 +47,16 @@ export async function explainSearches(dataDir: string, searches: SearchArgs[]): 
 }
 
 function run(db: PGlite, args: SearchArgs, onNotice: (message: string) => void) {
-  return db.query('select * from search_chunks($1::vector, $2, $3, $4, $5, $6)', [
-    args.embedding ? JSON.stringify(args.embedding) : null,
-    args.text,
-    args.matchCount,
-    args.mode,
-    JSON.stringify(args.filters ?? {}),
-    args.candidates ?? 50,
-  ], { onNotice: (notice) => onNotice(notice.message ?? '') });
+  return db.query(
+    'select * from search_chunks($1::vector, $2, $3, $4, $5, $6)',
+    [
+      args.embedding ? JSON.stringify(args.embedding) : null,
+      args.text,
+      args.matchCount,
+      args.mode,
+      JSON.stringify(args.filters ?? {}),
+      args.candidates ?? 50,
+    ],
+    { onNotice: (notice) => onNotice(notice.message ?? '') },
+  );
 }

@@ -67,7 +67,9 @@ interface SpeedResult {
   cold: { runs: Visit[]; summary: Summary };
   warm: { runs: Visit[]; summary: Summary };
 }
-type Summary = Record<Exclude<keyof Visit, 'first_question_embedded'>, Percentiles> & { embedded_first_questions: number };
+type Summary = Record<Exclude<keyof Visit, 'first_question_embedded'>, Percentiles> & {
+  embedded_first_questions: number;
+};
 
 export async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -128,7 +130,11 @@ export async function main(argv: string[]): Promise<void> {
         await context.close();
       }
       load.push(loadavg());
-      results.push({ mbit, cold: { runs: cold, summary: summarize(cold) }, warm: { runs: warm, summary: summarize(warm) } });
+      results.push({
+        mbit,
+        cold: { runs: cold, summary: summarize(cold) },
+        warm: { runs: warm, summary: summarize(warm) },
+      });
     }
   } finally {
     await browser?.close();
@@ -145,7 +151,10 @@ export async function main(argv: string[]): Promise<void> {
     command: `npm run bench -- first-visit ${argv.join(' ')}`.trim(),
     options: { speeds, cold: coldRuns, warm: warmRuns, think_ms: thinkMs, latency_ms: LATENCY_MS, question: QUESTION },
     machine: { ...machineInfo(), load_average_during: load },
-    real_model: { ...REAL_MODEL, extra_seconds: Object.fromEntries(speeds.map((s) => [`${s}mbit`, round((REAL_MODEL.bytes * 8) / (s * 1e6), 1)])) },
+    real_model: {
+      ...REAL_MODEL,
+      extra_seconds: Object.fromEntries(speeds.map((s) => [`${s}mbit`, round((REAL_MODEL.bytes * 8) / (s * 1e6), 1)])),
+    },
     results,
   };
   const outDir = path.resolve(values.out);
@@ -201,14 +210,26 @@ async function visit(context: BrowserContext, url: string, mbit: number, thinkMs
     await bubble.hover(); // intent, as a mouse visitor shows it
     await bubble.click();
     const input = page.locator('kb-chat textarea');
-    await page.waitForFunction(() => window.__firstVisit.accepting !== undefined, null, { timeout: 120_000, polling: 'raf' });
+    await page.waitForFunction(() => window.__firstVisit.accepting !== undefined, null, {
+      timeout: 120_000,
+      polling: 'raf',
+    });
     if (thinkMs > 0) await page.waitForTimeout(thinkMs);
     await input.fill(QUESTION);
     await input.press('Enter');
-    await page.waitForFunction(() => window.__firstVisit.answer !== undefined, null, { timeout: 120_000, polling: 'raf' });
+    await page.waitForFunction(() => window.__firstVisit.answer !== undefined, null, {
+      timeout: 120_000,
+      polling: 'raf',
+    });
     const answeredAt = (await marks()).answer!;
     // The downloads under way at the answer must finish to report their sizes (the model, on a cold visit).
-    await page.waitForFunction(() => window.__firstVisit.hybrid !== undefined || window.__firstVisit.gaveUp !== undefined, null, { timeout: 120_000, polling: 200 }).catch(() => undefined);
+    await page
+      .waitForFunction(
+        () => window.__firstVisit.hybrid !== undefined || window.__firstVisit.gaveUp !== undefined,
+        null,
+        { timeout: 120_000, polling: 200 },
+      )
+      .catch(() => undefined);
     await page.waitForTimeout(300); // the last responses' 'requestfinished' events
     const m: ProbeMarks = await marks();
     const epoch = (t: number | undefined) => (t === undefined ? null : m.origin! + t);
@@ -220,9 +241,20 @@ async function visit(context: BrowserContext, url: string, mbit: number, thinkMs
       t === null
         ? null
         : Math.round(
-            responses.reduce((a, r) => a + r.bytes * (r.end <= r.start ? (r.end <= t ? 1 : 0) : Math.min(1, Math.max(0, (t - r.start) / (r.end - r.start)))), 0),
+            responses.reduce(
+              (a, r) =>
+                a +
+                r.bytes *
+                  (r.end <= r.start
+                    ? r.end <= t
+                      ? 1
+                      : 0
+                    : Math.min(1, Math.max(0, (t - r.start) / (r.end - r.start)))),
+              0,
+            ),
           );
-    const since = (t: number | undefined, from: number | undefined) => (t === undefined || from === undefined ? null : round(t - from, 0));
+    const since = (t: number | undefined, from: number | undefined) =>
+      t === undefined || from === undefined ? null : round(t - from, 0);
     const first = chatBodies[0];
     return {
       bubble_ms: since(m.bubble, 0),
@@ -277,21 +309,27 @@ export function markdown(report: {
 }): string {
   // A figure measured on fewer visits than were made (hybrid never came: the model load was given up) says so.
   let visits = 0;
-  const range = (p: Percentiles) => (p.n === 0 ? 'never' : `${p.p50} (max ${p.max})${p.n < visits ? `, ${p.n} of ${visits}` : ''}`);
+  const range = (p: Percentiles) =>
+    p.n === 0 ? 'never' : `${p.p50} (max ${p.max})${p.n < visits ? `, ${p.n} of ${visits}` : ''}`;
   const lines = [
     `# First visit — ${report.label} (${report.measured_commit}), ${report.date}`,
     '',
     `\`${report.command}\` — Chromium (Debian), CDP throttling, ${LATENCY_MS} ms latency; test-double model; ` +
       `${report.machine.cpus} cores, load average during the run ${report.machine.load_average_during.map((l) => l[0]!.toFixed(1)).join(' → ')}.`,
     `Times in ms, p50 (and max) of the visits; "answer" is from the click on the bubble, the visitor pressing Enter ${
-      report.options.think_ms ? `${report.options.think_ms} ms after the input accepts (typing)` : 'as soon as the input accepts'
+      report.options.think_ms
+        ? `${report.options.think_ms} ms after the input accepts (typing)`
+        : 'as soon as the input accepts'
     }.`,
     '',
     '| speed | cache | visits | bubble painted | input accepting | first answer painted | Enter → answer | bytes before answer | hybrid ready | bytes until hybrid | first question embedded |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const r of report.results) {
-    for (const [cache, part] of [['cold', r.cold], ['warm', r.warm]] as const) {
+    for (const [cache, part] of [
+      ['cold', r.cold],
+      ['warm', r.warm],
+    ] as const) {
       const s = part.summary;
       if (part.runs.length === 0) continue;
       visits = part.runs.length;
@@ -304,7 +342,9 @@ export function markdown(report: {
   lines.push(
     '',
     `Real model: ${report.real_model.file} is ${(report.real_model.bytes / 1e6).toFixed(1)} MB (${report.real_model.source}) instead of the test double's 0.13 MB; ` +
-      `its extra download adds ${Object.entries(report.real_model.extra_seconds).map(([k, v]) => `${v} s at ${k.replace('mbit', ' Mbit/s')}`).join(', ')} to "hybrid ready" on a cold visit ` +
+      `its extra download adds ${Object.entries(report.real_model.extra_seconds)
+        .map(([k, v]) => `${v} s at ${k.replace('mbit', ' Mbit/s')}`)
+        .join(', ')} to "hybrid ready" on a cold visit ` +
       '(quantized weights barely compress, so the uncompressed size is used), and nothing on a warm one (Cache API).',
     '',
   );

@@ -24,7 +24,10 @@ export async function main(args: string[]): Promise<void> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) return console.log('usage: npm run bench -- fuzz [--seconds 300] [--runs 1000000] [--seed N] [--out bench-results]');
+  if (values.help)
+    return console.log(
+      'usage: npm run bench -- fuzz [--seconds 300] [--runs 1000000] [--seed N] [--out bench-results]',
+    );
   const seconds = Number(values.seconds);
   const numRuns = Number(values.runs);
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
@@ -37,7 +40,10 @@ export async function main(args: string[]): Promise<void> {
     const run = await fuzzApi(await createFuzzTarget(api), { seed, numRuns, timeLimitMs: seconds * 1000 });
     const elapsed = Math.round((performance.now() - started) / 100) / 10;
     const date = new Date().toISOString().slice(0, 10);
-    const statuses = Object.entries(run.statuses).sort(([a], [b]) => a.localeCompare(b)).map(([s, n]) => `${s}: ${n}`).join(', ');
+    const statuses = Object.entries(run.statuses)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ');
     const m = machineInfo();
     const md = [
       `# kb-chat fuzz, ${date}`,
@@ -49,7 +55,10 @@ export async function main(args: string[]): Promise<void> {
     ].join('\n');
     const outDir = path.resolve(values.out);
     await mkdir(outDir, { recursive: true });
-    await writeFile(path.join(outDir, `${date}-fuzz.json`), `${JSON.stringify({ date, seconds: elapsed, machine: m, ...run }, null, 2)}\n`);
+    await writeFile(
+      path.join(outDir, `${date}-fuzz.json`),
+      `${JSON.stringify({ date, seconds: elapsed, machine: m, ...run }, null, 2)}\n`,
+    );
     await writeFile(path.join(outDir, `${date}-fuzz.md`), md);
     console.log(md);
   } catch (error) {

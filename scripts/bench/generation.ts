@@ -23,7 +23,8 @@ import { machineInfo } from './report.ts';
 import { startServer } from './server.ts';
 import { percentiles } from './stats.ts';
 
-const USAGE = 'usage: npm run bench -- generation [--questions 10] [--model test-double/smollm2-copy] [--out bench-results]';
+const USAGE =
+  'usage: npm run bench -- generation [--questions 10] [--model test-double/smollm2-copy] [--out bench-results]';
 const QUESTIONS = [
   'How do I add the chat widget to my website?',
   'Which browsers are supported?',
@@ -79,17 +80,30 @@ export async function main(argv: string[]): Promise<void> {
       w.__written = [];
       w.__answered = [];
       document.addEventListener('kb-answer', () => w.__answered.push(performance.now()));
-      document.addEventListener('kb-answer-written', (event) => w.__written.push({ ...(event as CustomEvent).detail, at: performance.now() }));
+      document.addEventListener('kb-answer-written', (event) =>
+        w.__written.push({ ...(event as CustomEvent).detail, at: performance.now() }),
+      );
     });
     const opened = performance.now();
     await page.locator('kb-chat [part="bubble"]').click();
     await page.waitForFunction(
-      () => (document.querySelector('kb-chat') as unknown as { ui?: { generator: { status: string }; embedder: { status: string } } }).ui?.generator.status === 'ready',
+      () =>
+        (
+          document.querySelector('kb-chat') as unknown as {
+            ui?: { generator: { status: string }; embedder: { status: string } };
+          }
+        ).ui?.generator.status === 'ready',
       null,
       { timeout: 120_000, polling: 20 },
     );
     const loadMs = performance.now() - opened;
-    await page.waitForFunction(() => (document.querySelector('kb-chat') as unknown as { ui: { embedder: { status: string } } }).ui.embedder.status === 'ready', null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () =>
+        (document.querySelector('kb-chat') as unknown as { ui: { embedder: { status: string } } }).ui.embedder
+          .status === 'ready',
+      null,
+      { timeout: 60_000 },
+    );
 
     const results: Written[] = [];
     for (const question of QUESTIONS.slice(0, count)) {
@@ -101,15 +115,25 @@ export async function main(argv: string[]): Promise<void> {
         (n) => {
           const w = window as unknown as { __written: unknown[] };
           if (w.__written.length > n) return true;
-          const ui = (document.querySelector('kb-chat') as unknown as { ui: { chat: { turns: { kind: string; status?: string; written?: { status: string } }[] } } }).ui;
+          const ui = (
+            document.querySelector('kb-chat') as unknown as {
+              ui: { chat: { turns: { kind: string; status?: string; written?: { status: string } }[] } };
+            }
+          ).ui;
           const last = ui.chat.turns.at(-1);
-          return last?.kind === 'refusal' || (last?.kind === 'answer' && last.status === 'done' && (!last.written || last.written.status === 'failed'));
+          return (
+            last?.kind === 'refusal' ||
+            (last?.kind === 'answer' && last.status === 'done' && (!last.written || last.written.status === 'failed'))
+          );
         },
         before,
         { timeout: 120_000, polling: 20 },
       );
       const got = await page.evaluate((n) => {
-        const w = window as unknown as { __written: { tokens: number; firstTokenMs: number; tokensPerSecond: number; at: number }[]; __answered: number[] };
+        const w = window as unknown as {
+          __written: { tokens: number; firstTokenMs: number; tokensPerSecond: number; at: number }[];
+          __answered: number[];
+        };
         const written = w.__written[n];
         return written ? { ...written, answeredAt: w.__answered.at(-1) ?? written.at } : null;
       }, before);
@@ -117,8 +141,16 @@ export async function main(argv: string[]): Promise<void> {
         console.error(`  "${question}": no written answer (refused, or the model declined)`);
         continue;
       }
-      results.push({ question, tokens: got.tokens, first_token_ms: got.firstTokenMs, tokens_per_second: got.tokensPerSecond, wait_ms: got.at - got.answeredAt });
-      console.error(`  "${question}": ${got.tokens} tokens, first after ${got.firstTokenMs.toFixed(0)} ms, ${got.tokensPerSecond.toFixed(0)} tokens/s`);
+      results.push({
+        question,
+        tokens: got.tokens,
+        first_token_ms: got.firstTokenMs,
+        tokens_per_second: got.tokensPerSecond,
+        wait_ms: got.at - got.answeredAt,
+      });
+      console.error(
+        `  "${question}": ${got.tokens} tokens, first after ${got.firstTokenMs.toFixed(0)} ms, ${got.tokensPerSecond.toFixed(0)} tokens/s`,
+      );
     }
 
     const report = {

@@ -67,7 +67,8 @@ export async function buildKb(workDir: string, count: number, log: (line: string
     await pool.close();
     await store.close();
   }
-  if (summary.failed.length > 0) log(`    ${summary.failed.length} documents failed, e.g. ${JSON.stringify(summary.failed[0])}`);
+  if (summary.failed.length > 0)
+    log(`    ${summary.failed.length} documents failed, e.g. ${JSON.stringify(summary.failed[0])}`);
   await rm(corpusDir, { recursive: true, force: true });
   // Measured closed, before the server adds its own rows (visitors, messages, rate-limit counters).
   const size = await diskUsage(dataDir);

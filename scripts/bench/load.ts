@@ -91,7 +91,8 @@ export async function main(args: string[]): Promise<void> {
   if (values.help) return console.log(USAGE);
   const number = (flag: keyof typeof values) => {
     const n = Number(values[flag]);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${flag}: "${values[flag]}" is not a positive number\n${USAGE}`);
+    if (!Number.isFinite(n) || n <= 0)
+      throw new Error(`--${flag}: "${values[flag]}" is not a positive number\n${USAGE}`);
     return n;
   };
   const visitors = number('visitors');
@@ -104,7 +105,9 @@ export async function main(args: string[]): Promise<void> {
   const started = new Date();
   const since = () => Math.round((Date.now() - started.getTime()) / 1000);
   const workDir = await mkdtemp(path.join(tmpdir(), 'kb-load-'));
-  log(`kb-chat load: ${visitors} visitors, ${chunks} chunks, crowd ${crowdSeconds} s, soak ${soakSeconds} s at ${rate}/s; work in ${workDir}`);
+  log(
+    `kb-chat load: ${visitors} visitors, ${chunks} chunks, crowd ${crowdSeconds} s, soak ${soakSeconds} s at ${rate}/s; work in ${workDir}`,
+  );
   try {
     const { questions, warmUp } = await embeddedQuestions(200);
     log(`[${since()} s] building the knowledge base`);
@@ -139,17 +142,23 @@ export async function main(args: string[]): Promise<void> {
       const crowdTimings = await crowd(server.url, tokens, questions, crowdSeconds);
       timings.push(...crowdTimings);
       const crowdResult = summarize('crowd', crowdTimings, crowdSeconds);
-      log(`    ${crowdResult.answers_per_second} answers/s; peak ${crowdResult.peak_open_streams} open streams; 503s ${crowdResult.unavailable_503}; errors ${crowdResult.errors}`);
+      log(
+        `    ${crowdResult.answers_per_second} answers/s; peak ${crowdResult.peak_open_streams} open streams; 503s ${crowdResult.unavailable_503}; errors ${crowdResult.errors}`,
+      );
       await settle();
       const afterCrowd = await snapshot();
 
       log(`[${since()} s] soak: ${rate} questions/s for ${soakSeconds} s`);
       const samples: Snapshot[] = [];
       const sampler = setInterval(() => void snapshot().then((s) => samples.push(s)), 10_000);
-      const soakTimings = await soak(server.url, tokens, questions, soakSeconds, rate).finally(() => clearInterval(sampler));
+      const soakTimings = await soak(server.url, tokens, questions, soakSeconds, rate).finally(() =>
+        clearInterval(sampler),
+      );
       timings.push(...soakTimings);
       const soakResult = summarize('soak', soakTimings, soakSeconds);
-      log(`    ${soakResult.requests} questions; errors ${soakResult.errors}; TTFB p50 ${soakResult.ttfb_ms.p50} ms, p99 ${soakResult.ttfb_ms.p99} ms`);
+      log(
+        `    ${soakResult.requests} questions; errors ${soakResult.errors}; TTFB p50 ${soakResult.ttfb_ms.p50} ms, p99 ${soakResult.ttfb_ms.p99} ms`,
+      );
       await settle();
       const afterSoak = await snapshot();
       snapshots = { before, after_crowd: afterCrowd, after_soak: afterSoak, soak_samples: samples };
@@ -157,7 +166,9 @@ export async function main(args: string[]): Promise<void> {
     } finally {
       stop = await server.stop();
     }
-    log(`[${since()} s] stopped (SIGTERM → exit in ${stop.seconds} s, code ${stop.code ?? stop.signal}); checking what was stored`);
+    log(
+      `[${since()} s] stopped (SIGTERM → exit in ${stop.seconds} s, code ${stop.code ?? stop.signal}); checking what was stored`,
+    );
     const stored = await checkStored(dataDir, timings);
 
     const report = {
@@ -222,7 +233,13 @@ async function crowd(base: string, tokens: string[], questions: Question[], seco
  * Steady arrivals: one question every 1/rate s, from the visitors in turn. A visitor whose previous answer
  * is still coming is passed over (a visitor asks one thing at a time), so the rate is an upper bound.
  */
-async function soak(base: string, tokens: string[], questions: Question[], seconds: number, rate: number): Promise<ChatTiming[]> {
+async function soak(
+  base: string,
+  tokens: string[],
+  questions: Question[],
+  seconds: number,
+  rate: number,
+): Promise<ChatTiming[]> {
   const timings: ChatTiming[] = [];
   const busy = new Set<number>();
   const pending: Promise<void>[] = [];
@@ -262,7 +279,9 @@ function summarize(phase: PhaseResult['phase'], timings: ChatTiming[], seconds: 
     errors: errors.length,
     error_samples: [...new Set(errors.map((t) => `${t.kind} ${t.status ?? ''} ${t.error ?? ''}`.trim()))].slice(0, 5),
     answers_per_second: Math.round((answered.length / seconds) * 10) / 10,
-    peak_open_streams: peakOverlap(answered.map((t) => [t.started_ms + (t.ttfb_ms ?? 0), t.started_ms + t.total_ms] as const)),
+    peak_open_streams: peakOverlap(
+      answered.map((t) => [t.started_ms + (t.ttfb_ms ?? 0), t.started_ms + t.total_ms] as const),
+    ),
     ttfb_ms: percentiles(served.flatMap((t) => (t.ttfb_ms === null ? [] : [t.ttfb_ms]))),
     total_ms: percentiles(served.map((t) => t.total_ms)),
   };
@@ -340,9 +359,15 @@ function markdown(r: LoadReport): string {
   const m = r.machine;
   const row = (cells: (string | number | null)[]) => `| ${cells.map((c) => c ?? 'n/a').join(' | ')} |`;
   const handles = (s: Snapshot) =>
-    s.handles ? `${Object.values(s.handles).reduce((a, b) => a + b, 0)} (${Object.entries(s.handles).map(([k, n]) => `${k} ${n}`).join(', ')})` : 'n/a';
+    s.handles
+      ? `${Object.values(s.handles).reduce((a, b) => a + b, 0)} (${Object.entries(s.handles)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ')})`
+      : 'n/a';
   const rss = r.snapshots.soak_samples.map((s) => s.rss_mb);
-  const loads = [r.snapshots.before, ...r.snapshots.soak_samples, r.snapshots.after_soak].map((s) => s.load_average[0]!);
+  const loads = [r.snapshots.before, ...r.snapshots.soak_samples, r.snapshots.after_soak].map(
+    (s) => s.load_average[0]!,
+  );
   const s = r.stored;
   return `${[
     `# kb-chat load and soak, ${r.date}`,
@@ -352,7 +377,19 @@ function markdown(r: LoadReport): string {
       `Load average (1 min) during the run: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (other jobs share this machine). ` +
       `Command: \`npm run bench -- load\`; took ${r.seconds} s.`,
     '',
-    row(['phase', 'seconds', 'requests', 'answered', 'refused', 'answers/s', 'peak open streams', 'TTFB p50 / p99 ms', 'whole answer p50 / p99 ms', '503s (with Retry-After)', 'errors']),
+    row([
+      'phase',
+      'seconds',
+      'requests',
+      'answered',
+      'refused',
+      'answers/s',
+      'peak open streams',
+      'TTFB p50 / p99 ms',
+      'whole answer p50 / p99 ms',
+      '503s (with Retry-After)',
+      'errors',
+    ]),
     row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
     ...r.phases.map((p) =>
       row([
@@ -369,12 +406,19 @@ function markdown(r: LoadReport): string {
         p.errors,
       ]),
     ),
-    ...r.phases.flatMap((p) => p.error_samples.map((e) => `\n- ${p.phase} error: ${e.replace(/\s+/g, ' ').slice(0, 200)}`)),
+    ...r.phases.flatMap((p) =>
+      p.error_samples.map((e) => `\n- ${p.phase} error: ${e.replace(/\s+/g, ' ').slice(0, 200)}`),
+    ),
     '',
     row(['server', 'before the crowd', 'after the crowd', 'after the soak']),
     row(['---', '---:', '---:', '---:']),
     row(['RSS MB', r.snapshots.before.rss_mb, r.snapshots.after_crowd.rss_mb, r.snapshots.after_soak.rss_mb]),
-    row(['open file descriptors', handles(r.snapshots.before), handles(r.snapshots.after_crowd), handles(r.snapshots.after_soak)]),
+    row([
+      'open file descriptors',
+      handles(r.snapshots.before),
+      handles(r.snapshots.after_crowd),
+      handles(r.snapshots.after_soak),
+    ]),
     '',
     `RSS during the soak (every 10 s): ${rss.join(', ')} MB. Growth over the soak: ${r.soak_rss_growth_mb ?? 'n/a'} MB ` +
       `(bound ${r.soak_rss_growth_bound_mb} MB: ${r.soak_rss_growth_mb !== null && r.soak_rss_growth_mb <= r.soak_rss_growth_bound_mb ? 'within' : '**exceeded**'}). ` +

@@ -23,7 +23,11 @@ export interface RecallAtEf {
 const NEAREST = 'select e.chunk_id from kb_embeddings e order by e.embedding <=> $1::vector limit 10';
 
 /** Opens `dataDir` (nothing else may have it open), measures, closes. */
-export async function measureRecall(dataDir: string, embeddings: number[][], efSearch: number[]): Promise<RecallAtEf[]> {
+export async function measureRecall(
+  dataDir: string,
+  embeddings: number[][],
+  efSearch: number[],
+): Promise<RecallAtEf[]> {
   const store = await openPgliteStore(dataDir);
   const nearest = async (tx: Transaction, vector: string, settings: string) => {
     await tx.exec(settings);
@@ -35,7 +39,9 @@ export async function measureRecall(dataDir: string, embeddings: number[][], efS
     const db = store.db;
     // The truth does not depend on ef_search: one exact scan per question.
     const exact: { ids: Set<string>; ms: number }[] = [];
-    await db.transaction(async (tx) => void (await nearest(tx, JSON.stringify(embeddings[0]), 'set local enable_indexscan = off')));
+    await db.transaction(
+      async (tx) => void (await nearest(tx, JSON.stringify(embeddings[0]), 'set local enable_indexscan = off')),
+    );
     for (const embedding of embeddings) {
       await db.transaction(async (tx) => {
         const { ids, ms } = await nearest(tx, JSON.stringify(embedding), 'set local enable_indexscan = off');

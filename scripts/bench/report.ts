@@ -74,7 +74,18 @@ export function markdown(report: BenchReport): string {
     '',
     '## Scale',
     '',
-    row(['KB', 'chunks', 'ingest chunks/s', 'DB size MB', 'server RSS MB', 'chat server time', 'chat TTFB', 'first delta', 'search vector / lexical / hybrid p50', `recall@10 (ef ${SERVED_EF_SEARCH})`]),
+    row([
+      'KB',
+      'chunks',
+      'ingest chunks/s',
+      'DB size MB',
+      'server RSS MB',
+      'chat server time',
+      'chat TTFB',
+      'first delta',
+      'search vector / lexical / hybrid p50',
+      `recall@10 (ef ${SERVED_EF_SEARCH})`,
+    ]),
     row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   ];
   for (const s of report.scales) {
@@ -97,12 +108,22 @@ export function markdown(report: BenchReport): string {
   }
   lines.push(
     '',
-    'Chat: server time is the server\'s own time to the start of its response (its `Server-Timing: app`: auth, rate limit, ' +
+    "Chat: server time is the server's own time to the start of its response (its `Server-Timing: app`: auth, rate limit, " +
       'turn, retrieval, extraction); TTFB is the first byte of the response body (retrieval done, answer started), refusals included; ' +
       'first delta is the first `answer_delta` event (answers only). Answers stream with a deliberate pause between deltas, ' +
       'so the whole answer takes longer than either.',
     '',
-    row(['KB', 'answered', 'refused', 'errors', 'whole answer p50', 'refusal p50', 'server start s', 'peak RSS MB', 'ingest s (model load s)']),
+    row([
+      'KB',
+      'answered',
+      'refused',
+      'errors',
+      'whole answer p50',
+      'refusal p50',
+      'server start s',
+      'peak RSS MB',
+      'ingest s (model load s)',
+    ]),
     row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   );
   for (const s of report.scales) {
@@ -120,11 +141,18 @@ export function markdown(report: BenchReport): string {
       ]),
     );
   }
-  lines.push('', '### Search (`POST /api/search`, top_k 8)', '', row(['KB', 'mode', 'response', 'processing_time_ms', 'mean results', 'errors']));
+  lines.push(
+    '',
+    '### Search (`POST /api/search`, top_k 8)',
+    '',
+    row(['KB', 'mode', 'response', 'processing_time_ms', 'mean results', 'errors']),
+  );
   lines.push(row(['---', '---', '---:', '---:', '---:', '---:']));
   for (const s of report.scales) {
     for (const x of s.search) {
-      lines.push(row([scaleName(s.scale), x.mode, triple(x.response_ms), triple(x.processing_ms), x.mean_results, x.errors]));
+      lines.push(
+        row([scaleName(s.scale), x.mode, triple(x.response_ms), triple(x.processing_ms), x.mean_results, x.errors]),
+      );
     }
   }
   lines.push(
@@ -139,11 +167,24 @@ export function markdown(report: BenchReport): string {
   );
   for (const s of report.scales) {
     for (const r of s.recall ?? []) {
-      lines.push(row([scaleName(s.scale), r.ef_search, r.recall_at_10.toFixed(3), ms(r.hnsw_ms), ms(r.exact_ms), r.hnsw_used ? 'yes' : '**no**']));
+      lines.push(
+        row([
+          scaleName(s.scale),
+          r.ef_search,
+          r.recall_at_10.toFixed(3),
+          ms(r.hnsw_ms),
+          ms(r.exact_ms),
+          r.hnsw_used ? 'yes' : '**no**',
+        ]),
+      );
     }
   }
   const explains = report.scales.filter((s) => s.explain_file).map((s) => `\`${s.explain_file}\``);
-  if (explains.length) lines.push('', `Query plans (EXPLAIN ANALYZE of every statement of search_chunks, in this folder): ${explains.join(', ')}.`);
+  if (explains.length)
+    lines.push(
+      '',
+      `Query plans (EXPLAIN ANALYZE of every statement of search_chunks, in this folder): ${explains.join(', ')}.`,
+    );
 
   const c = report.concurrency;
   if (c) {
@@ -155,7 +196,21 @@ export function markdown(report: BenchReport): string {
         'reading every answer to its end. TTFB of the requests served (answers and refusals); a 503 is counted, not retried, and that visitor waits its Retry-After before its next question. ' +
         `Server peak RSS over the runs: ${mb(c.server_peak_rss_bytes)} MB.`,
       '',
-      row(['visitors', 'requests', 'answered', 'refused', 'answers/s', 'server time p50 / p99', 'queue wait p99', 'TTFB p50', 'TTFB p99', 'first delta p50', '503s (with Retry-After)', 'errors', 'wall s']),
+      row([
+        'visitors',
+        'requests',
+        'answered',
+        'refused',
+        'answers/s',
+        'server time p50 / p99',
+        'queue wait p99',
+        'TTFB p50',
+        'TTFB p99',
+        'first delta p50',
+        '503s (with Retry-After)',
+        'errors',
+        'wall s',
+      ]),
       row(['---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
     );
     for (const r of c.runs) {
@@ -178,7 +233,8 @@ export function markdown(report: BenchReport): string {
       );
     }
     const samples = c.runs.flatMap((r) => r.error_samples.map((e) => `${r.visitors} visitors: ${e}`));
-    if (samples.length) lines.push('', 'Errors seen:', '', ...samples.map((e) => `- ${e.replace(/\s+/g, ' ').slice(0, 300)}`));
+    if (samples.length)
+      lines.push('', 'Errors seen:', '', ...samples.map((e) => `- ${e.replace(/\s+/g, ' ').slice(0, 300)}`));
   }
   return `${lines.join('\n')}\n`;
 }

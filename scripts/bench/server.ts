@@ -30,7 +30,12 @@ export interface BenchServer {
  * `root`: the checkout whose Node entry runs (default this one; first-visit measures older commits too, whose
  * entry was scripts/start.ts before it moved to server/runtime/node/start.ts).
  */
-export async function startServer(dataDir: string, timeoutMs = 300_000, env: Record<string, string> = {}, root = ROOT): Promise<BenchServer> {
+export async function startServer(
+  dataDir: string,
+  timeoutMs = 300_000,
+  env: Record<string, string> = {},
+  root = ROOT,
+): Promise<BenchServer> {
   const port = await freePort();
   const started = performance.now();
   // `node --import tsx` rather than `npx tsx`: the child is then the server itself, so its pid is the
@@ -144,7 +149,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

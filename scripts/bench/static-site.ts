@@ -69,7 +69,11 @@ export async function startStaticSite(root: string, port = 0): Promise<StaticSit
     if (urlPath === '/sitemap.xml') return send(200, { 'content-type': 'application/xml' }, sitemap());
     const page = pages.get(urlPath);
     if (!page) return send(404, { 'content-type': 'text/plain' }, Buffer.from('not found'));
-    const headers = { 'content-type': 'text/markdown; charset=utf-8', etag: page.etag, 'last-modified': page.modified.toUTCString() };
+    const headers = {
+      'content-type': 'text/markdown; charset=utf-8',
+      etag: page.etag,
+      'last-modified': page.modified.toUTCString(),
+    };
     const ifNoneMatch = req.headers['if-none-match'];
     const ifModifiedSince = Date.parse(req.headers['if-modified-since'] ?? '');
     // RFC 9110 §13.2.2: If-None-Match wins over If-Modified-Since; HTTP dates have whole seconds.
@@ -93,7 +97,10 @@ export async function startStaticSite(root: string, port = 0): Promise<StaticSit
       const now = new Date(Math.ceil(Date.now() / 1000) * 1000 + 1000);
       for (const key of changed) {
         const page = pages.get(key)!;
-        const body = Buffer.concat([page.body, Buffer.from(`\n\nEdited at ${now.toISOString()}: this page changed since the last sync.\n`)]);
+        const body = Buffer.concat([
+          page.body,
+          Buffer.from(`\n\nEdited at ${now.toISOString()}: this page changed since the last sync.\n`),
+        ]);
         pages.set(key, { body, etag: etagOf(body), modified: now });
       }
       return changed;
@@ -118,7 +125,10 @@ async function walk(dir: string): Promise<string[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { port: { type: 'string', default: '8080' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { port: { type: 'string', default: '8080' } },
+  });
   if (!positionals[0]) {
     console.error('usage: npx tsx scripts/bench/static-site.ts <folder> [--port 8080]');
     process.exit(1);

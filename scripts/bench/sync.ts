@@ -123,9 +123,16 @@ async function measure(site: StaticSite, root: string, dataDir: string): Promise
   };
 }
 
-function run(cwd: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  cwd: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ingest.ts', ...args], { cwd, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ingest.ts', ...args], {
+      cwd,
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -145,8 +152,16 @@ function summarise(runs: Run[]): { count: number; seconds: Percentiles; body_byt
 }
 
 function markdown(report: {
-  label: string; date: string; command: string; root: string; pages: number; changed_per_run: number; machine: ReturnType<typeof machineInfo>;
-  initial: Run; nothing_changed: ReturnType<typeof summarise>; pages_changed: ReturnType<typeof summarise>;
+  label: string;
+  date: string;
+  command: string;
+  root: string;
+  pages: number;
+  changed_per_run: number;
+  machine: ReturnType<typeof machineInfo>;
+  initial: Run;
+  nothing_changed: ReturnType<typeof summarise>;
+  pages_changed: ReturnType<typeof summarise>;
 }): string {
   const kib = (b: number | null) => (b === null ? 'n/a' : `${(b / 1024).toFixed(1)} KiB`);
   const s = (x: number | null) => (x === null ? 'n/a' : x.toFixed(2));

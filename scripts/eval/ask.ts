@@ -10,7 +10,15 @@ import type { PgliteStore } from '../../server/store/pglite.ts';
 import { readChatEvents } from '../../protocol/sse.ts';
 
 export type Reply =
-  | { kind: 'answer'; text: string; citations: Citation[]; mode: RetrievalMode | undefined; ms: number; session_id?: string; context?: AnswerContext }
+  | {
+      kind: 'answer';
+      text: string;
+      citations: Citation[];
+      mode: RetrievalMode | undefined;
+      ms: number;
+      session_id?: string;
+      context?: AnswerContext;
+    }
   | { kind: 'refusal'; reason: Refusal['reason']; ms: number };
 
 /** A turn of a conversation: its session (absent for the first) and `context: false` to ask it as new. */
@@ -29,7 +37,10 @@ const SECRET = 'kb-chat-eval-secret-0123456789abcdef';
 /** A fresh visitor every few questions keeps the eval under any per-visitor rate limit. */
 const QUESTIONS_PER_VISITOR = 5;
 
-export function createAsker(store: PgliteStore, options: { evidenceThreshold: number; retrieval?: Partial<RetrievalOptions> }): Asker {
+export function createAsker(
+  store: PgliteStore,
+  options: { evidenceThreshold: number; retrieval?: Partial<RetrievalOptions> },
+): Asker {
   const app = createApp({
     store,
     localAuth: store,
@@ -47,30 +58,48 @@ export function createAsker(store: PgliteStore, options: { evidenceThreshold: nu
     return ((await res.json()) as { access_token: string }).access_token;
   }
 
-  async function askAs(token: string, question: string, embedding: number[] | undefined, turn: TurnOptions = {}): Promise<Reply> {
-      const started = performance.now();
-      const res = await app.request('/api/chat', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', Authorization: `Bearer ${token}` },
-        body: JSON.stringify({ message: question, message_id: crypto.randomUUID(), ...(embedding ? { embedding } : {}), ...turn }),
-      });
-      if (res.status !== 200) throw new Error(`chat failed: ${res.status} ${await res.text()}`);
-      if (res.headers.get('content-type')?.startsWith('application/json')) {
-        const body = (await res.json()) as Refusal;
-        return { kind: 'refusal', reason: body.reason, ms: performance.now() - started };
-      }
-      let text = '';
-      let citations: Citation[] = [];
-      let mode: RetrievalMode | undefined;
-      let session: string | undefined;
-      let context: AnswerContext | undefined;
-      for (const { event } of await readChatEvents(res)) {
-        if (event.event === 'answer_start') ({ mode, session_id: session, context } = event.data);
-        if (event.event === 'answer_delta') text += event.data.text;
-        if (event.event === 'sources') citations = event.data.citations;
-        if (event.event === 'error') throw new Error(`stream error: ${event.data.code} ${event.data.message}`);
-      }
-      return { kind: 'answer', text, citations, mode, ms: performance.now() - started, session_id: session, ...(context ? { context } : {}) };
+  async function askAs(
+    token: string,
+    question: string,
+    embedding: number[] | undefined,
+    turn: TurnOptions = {},
+  ): Promise<Reply> {
+    const started = performance.now();
+    const res = await app.request('/api/chat', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', Authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        message: question,
+        message_id: crypto.randomUUID(),
+        ...(embedding ? { embedding } : {}),
+        ...turn,
+      }),
+    });
+    if (res.status !== 200) throw new Error(`chat failed: ${res.status} ${await res.text()}`);
+    if (res.headers.get('content-type')?.startsWith('application/json')) {
+      const body = (await res.json()) as Refusal;
+      return { kind: 'refusal', reason: body.reason, ms: performance.now() - started };
+    }
+    let text = '';
+    let citations: Citation[] = [];
+    let mode: RetrievalMode | undefined;
+    let session: string | undefined;
+    let context: AnswerContext | undefined;
+    for (const { event } of await readChatEvents(res)) {
+      if (event.event === 'answer_start') ({ mode, session_id: session, context } = event.data);
+      if (event.event === 'answer_delta') text += event.data.text;
+      if (event.event === 'sources') citations = event.data.citations;
+      if (event.event === 'error') throw new Error(`stream error: ${event.data.code} ${event.data.message}`);
+    }
+    return {
+      kind: 'answer',
+      text,
+      citations,
+      mode,
+      ms: performance.now() - started,
+      session_id: session,
+      ...(context ? { context } : {}),
+    };
   }
 
   return {
@@ -80,7 +109,10 @@ export function createAsker(store: PgliteStore, options: { evidenceThreshold: nu
     },
     async visitor() {
       const own = await signIn();
-      const asker: Asker = { ask: (question, embedding, turn) => askAs(own, question, embedding, turn), visitor: async () => asker };
+      const asker: Asker = {
+        ask: (question, embedding, turn) => askAs(own, question, embedding, turn),
+        visitor: async () => asker,
+      };
       return asker;
     },
   };

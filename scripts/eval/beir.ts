@@ -29,9 +29,13 @@ export async function evaluateBeir(options: {
   log: (line: string) => void;
 }): Promise<BeirReport> {
   const { dir, embedder, mode } = options;
-  const corpus = jsonl<{ _id: string; title?: string; text: string }>(await readFile(path.join(dir, 'corpus.jsonl'), 'utf8'));
+  const corpus = jsonl<{ _id: string; title?: string; text: string }>(
+    await readFile(path.join(dir, 'corpus.jsonl'), 'utf8'),
+  );
   const queriesFile = ['queries-test.jsonl', 'queries.jsonl'].map((f) => path.join(dir, f)).find(existsSync)!;
-  const queries = new Map(jsonl<{ _id: string; text: string }>(await readFile(queriesFile, 'utf8')).map((q) => [q._id, q.text]));
+  const queries = new Map(
+    jsonl<{ _id: string; text: string }>(await readFile(queriesFile, 'utf8')).map((q) => [q._id, q.text]),
+  );
   const qrelsFile = ['qrels-test.tsv', 'qrels/test.tsv'].map((f) => path.join(dir, f)).find(existsSync)!;
   const qrels = new Map<string, Map<string, number>>();
   for (const line of (await readFile(qrelsFile, 'utf8')).split('\n').slice(1)) {
@@ -55,13 +59,23 @@ export async function evaluateBeir(options: {
   }
 
   try {
-    const ids = spread([...qrels.keys()].filter((q) => queries.has(q)), options.limit);
+    const ids = spread(
+      [...qrels.keys()].filter((q) => queries.has(q)),
+      options.limit,
+    );
     let ndcg = 0;
     let recall = 0;
     for (const [i, id] of ids.entries()) {
       const question = queries.get(id)!;
       const embedding = mode === 'lexical' ? null : (await embedder.embed([question]))[0]!;
-      const { results } = await search(kb.store, { claims: CLAIMS, question, embedding, mode, topK: 200, candidates: 200 });
+      const { results } = await search(kb.store, {
+        claims: CLAIMS,
+        question,
+        embedding,
+        mode,
+        topK: 200,
+        candidates: 200,
+      });
       // Documents in order of their best chunk; the document title is the corpus id (the file name).
       const ranking = [...new Set(results.map((r) => r.title))];
       ndcg += ndcgAt(10, ranking, qrels.get(id)!);

@@ -17,7 +17,10 @@ import { readQaFile } from './docs-qa.ts';
 import { parseMode, thresholdsFromEnv } from './options.ts';
 import { buildKb } from './squad.ts';
 
-const { values, positionals } = parseArgs({ options: { mode: { type: 'string', default: 'hybrid' } }, allowPositionals: true });
+const { values, positionals } = parseArgs({
+  options: { mode: { type: 'string', default: 'hybrid' } },
+  allowPositionals: true,
+});
 const mode = parseMode(values.mode!);
 const env = readConfig(process.env);
 const model = process.env.KB_EMBED_MODEL ? env.embedModel : 'test-double/bert-384';
@@ -38,7 +41,11 @@ for (const file of positionals) {
   const questions = [...qa.items.map((i) => ({ q: i.q, off: false })), ...qa.out_of_kb.map((q) => ({ q, off: true }))];
   const embeddings = mode === 'lexical' ? null : await embedder.embed(questions.map((q) => q.q));
   for (const [i, { q, off }] of questions.entries()) {
-    const { rows } = await gatherEvidence(kb.store, { claims: CLAIMS, question: q, embedding: embeddings?.[i] }, { mode });
+    const { rows } = await gatherEvidence(
+      kb.store,
+      { claims: CLAIMS, question: q, embedding: embeddings?.[i] },
+      { mode },
+    );
     const best = Math.max(0, ...rows.map((r) => evidenceOf(r, mode)));
     if (passes(best, threshold)) {
       if (!off) answered++;
@@ -52,9 +59,15 @@ for (const file of positionals) {
 }
 await embedder.dispose();
 
-const fmt = (xs: number[]) => xs.sort((a, b) => b - a).map((x) => x.toFixed(3)).join(' ');
+const fmt = (xs: number[]) =>
+  xs
+    .sort((a, b) => b - a)
+    .map((x) => x.toFixed(3))
+    .join(' ');
 console.log(`mode ${mode}, threshold ${threshold}, model ${model}`);
-console.log(`in-KB answered: ${answered}; in-KB refused: ${inKb.length}; off-topic refused: ${offTopic.length} (answered: ${offAnswered})`);
+console.log(
+  `in-KB answered: ${answered}; in-KB refused: ${inKb.length}; off-topic refused: ${offTopic.length} (answered: ${offAnswered})`,
+);
 console.log(`in-KB refused, best evidence / threshold: ${fmt(inKb)}`);
 console.log(`off-topic refused, best evidence / threshold: ${fmt(offTopic)}`);
 console.log(`in-KB refusals within 10 % of the threshold:\n  ${nearInKb.join('\n  ') || '(none)'}`);
@@ -62,5 +75,7 @@ console.log(`off-topic refusals within 10 % of the threshold:\n  ${nearOffTopic.
 console.log('band (share of threshold below it)  in-KB refusals with pages  off-topic with pages');
 for (const band of [0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3]) {
   const count = (xs: number[]) => xs.filter((x) => x >= 1 - band).length;
-  console.log(`${band.toFixed(2).padStart(5)}  ${String(count(inKb)).padStart(30)}  ${String(count(offTopic)).padStart(20)}`);
+  console.log(
+    `${band.toFixed(2).padStart(5)}  ${String(count(inKb)).padStart(30)}  ${String(count(offTopic)).padStart(20)}`,
+  );
 }

@@ -90,7 +90,10 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
   const kb = await buildKb(path.resolve(file.corpus), embedder);
   try {
     const sourceOf = new Map((await kb.store.listDocuments()).map((d) => [d.id, d.source]));
-    const asker = createAsker(kb.store, { evidenceThreshold: options.evidenceThreshold, retrieval: { ...options.retrieval, mode } });
+    const asker = createAsker(kb.store, {
+      evidenceThreshold: options.evidenceThreshold,
+      retrieval: { ...options.retrieval, mode },
+    });
     const embed = async (text: string) => (mode === 'lexical' ? undefined : (await embedder.embed([text]))[0]);
     const result = (turn: Turn, reply: Reply): TurnResult => {
       const cited = reply.kind === 'answer' ? reply.citations.map((c) => sourceOf.get(c.document_id) ?? '?') : [];
@@ -105,9 +108,15 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
       let earlier: { question: string; about?: string } | null = null;
       for (const turn of turns) {
         const text = options.noContext ? turn.q : followUpText(turn.q, earlier);
-        const reply = await visitor.ask(turn.q, await embed(text), { session_id, ...(options.noContext ? { context: false } : {}) });
+        const reply = await visitor.ask(turn.q, await embed(text), {
+          session_id,
+          ...(options.noContext ? { context: false } : {}),
+        });
         results.push(result(turn, reply));
-        earlier = { question: turn.q, ...(reply.kind === 'answer' && reply.context?.about ? { about: reply.context.about } : {}) };
+        earlier = {
+          question: turn.q,
+          ...(reply.kind === 'answer' && reply.context?.about ? { about: reply.context.about } : {}),
+        };
       }
       return results;
     }
@@ -137,20 +146,31 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
       fact_in_answer: ratio(rs.filter((r) => r.fact).length, rs.length),
       right_page_first: ratio(rs.filter((r) => r.cited[0] === r.turn.source).length, rs.length),
     });
-    const complete = [...file.conversations.map((c) => c.turns[0]!.q), ...file.conversations.flatMap((c) => c.turns.flatMap((t) => (t.standalone ? [t.standalone] : [])))];
-    const all = [...followUps.flatMap((f) => [...f.conversation, ...f.standalone]), ...switches.flatMap((s) => [...s.conversation, s.alone])];
+    const complete = [
+      ...file.conversations.map((c) => c.turns[0]!.q),
+      ...file.conversations.flatMap((c) => c.turns.flatMap((t) => (t.standalone ? [t.standalone] : []))),
+    ];
+    const all = [
+      ...followUps.flatMap((f) => [...f.conversation, ...f.standalone]),
+      ...switches.flatMap((s) => [...s.conversation, s.alone]),
+    ];
     const report: ConversationReport = {
       follow_ups: score(later),
       standalone: score(ceilings),
       topic_switch: score(switches.map((s) => s.conversation.at(-1)!)),
       topic_switch_alone: score(switches.map((s) => s.alone)),
-      detector_follow_ups: ratio(file.conversations.flatMap((c) => c.turns.slice(1)).filter((t) => dependsOnContext(t.q)).length, later.length),
+      detector_follow_ups: ratio(
+        file.conversations.flatMap((c) => c.turns.slice(1)).filter((t) => dependsOnContext(t.q)).length,
+        later.length,
+      ),
       detector_complete: ratio(complete.filter(dependsOnContext).length, complete.length),
-      p50_ms: percentile(all.map((r) => r.reply.ms), 50),
+      p50_ms: percentile(
+        all.map((r) => r.reply.ms),
+        50,
+      ),
     };
     return { report, followUps, switches, chunks: kb.chunks };
   } finally {
     await kb.close();
   }
 }
-

@@ -15,10 +15,14 @@ const rate = (qs: string[]) => {
   return `${fired} / ${qs.length} = ${((100 * fired) / Math.max(1, qs.length)).toFixed(1)} %`;
 };
 const complete: string[] = [];
-for (const name of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+for (const name of readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()) {
   const file = JSON.parse(readFileSync(path.join(dir, name), 'utf8'));
   if (file.conversations) {
-    const turns = [...file.conversations, ...(file.topic_switch ?? [])] as { turns: { q: string; standalone?: string }[] }[];
+    const turns = [...file.conversations, ...(file.topic_switch ?? [])] as {
+      turns: { q: string; standalone?: string }[];
+    }[];
     const later = file.conversations.flatMap((c: { turns: { q: string }[] }) => c.turns.slice(1).map((t) => t.q));
     const whole = turns.flatMap((c, i) => [
       ...(i < file.conversations.length ? [c.turns[0]!.q] : c.turns.map((t) => t.q)),
@@ -28,12 +32,16 @@ for (const name of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
   } else {
     const qs = [...file.items.map((i: { q: string }) => i.q), ...(file.out_of_kb ?? [])];
     complete.push(...qs);
-    console.log(`${name}: complete questions ${rate(qs)}${qs.some(dependsOnContext) ? ` — ${JSON.stringify(qs.filter(dependsOnContext))}` : ''}`);
+    console.log(
+      `${name}: complete questions ${rate(qs)}${qs.some(dependsOnContext) ? ` — ${JSON.stringify(qs.filter(dependsOnContext))}` : ''}`,
+    );
   }
 }
 const squadFile = process.argv[2];
 if (squadFile) {
-  const squad = JSON.parse(readFileSync(squadFile, 'utf8')) as { data: { paragraphs: { qas: { question: string }[] }[] }[] };
+  const squad = JSON.parse(readFileSync(squadFile, 'utf8')) as {
+    data: { paragraphs: { qas: { question: string }[] }[] }[];
+  };
   const qs = squad.data.flatMap((a) => a.paragraphs.flatMap((p) => p.qas.map((q) => q.question)));
   console.log(`SQuAD (${path.basename(squadFile)}): ${rate(qs)}`);
 }

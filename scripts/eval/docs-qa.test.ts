@@ -10,7 +10,11 @@ import { hasSharedData } from '../lib/shared-data.mjs';
 import { createEmbedder, type Embedder } from '../../server/ingest/embedder.ts';
 import { byKind, evaluateQa, readQaFile, type QaResult } from './docs-qa.ts';
 
-const SETS = ['scripts/eval/qa/demo-kb.json', 'scripts/eval/qa/railway-docs.json', 'scripts/eval/qa/railway-heldout.json'];
+const SETS = [
+  'scripts/eval/qa/demo-kb.json',
+  'scripts/eval/qa/railway-docs.json',
+  'scripts/eval/qa/railway-heldout.json',
+];
 
 describe('docs-QA sets', () => {
   for (const file of SETS) {
@@ -18,24 +22,32 @@ describe('docs-QA sets', () => {
     // A corpus inside the repository (demo/kb) must be there: it never skips.
     const corpus = (JSON.parse(readFileSync(file, 'utf8')) as { corpus: string }).corpus;
     const shared = /^\.\.\/shared\/data\/(.+)$/.exec(corpus)?.[1];
-    it.skipIf(shared !== undefined && !hasSharedData(shared))(`${file}: every expected fragment is in its answering page`, async () => {
-      const qa = await readQaFile(file);
-      expect(qa.items.length).toBeGreaterThanOrEqual(15);
-      const missing = qa.items.flatMap((item) => {
-        const page = path.join(qa.corpus, item.source);
-        if (!existsSync(page)) return [`${item.q}: no page ${item.source}`];
-        const text = readFileSync(page, 'utf8');
-        return item.expect.filter((fragment) => !text.includes(fragment)).map((f) => `${item.q}: "${f}" not in ${item.source}`);
-      });
-      expect(missing).toEqual([]);
-    });
+    it.skipIf(shared !== undefined && !hasSharedData(shared))(
+      `${file}: every expected fragment is in its answering page`,
+      async () => {
+        const qa = await readQaFile(file);
+        expect(qa.items.length).toBeGreaterThanOrEqual(15);
+        const missing = qa.items.flatMap((item) => {
+          const page = path.join(qa.corpus, item.source);
+          if (!existsSync(page)) return [`${item.q}: no page ${item.source}`];
+          const text = readFileSync(page, 'utf8');
+          return item.expect
+            .filter((fragment) => !text.includes(fragment))
+            .map((f) => `${item.q}: "${f}" not in ${item.source}`);
+        });
+        expect(missing).toEqual([]);
+      },
+    );
   }
 });
 
 describe('byKind', () => {
   const result = (kind: string, cited: string[], fact: boolean, candidateRank: number): QaResult => ({
     item: { q: kind, expect: ['x'], source: 'a.md', kind },
-    reply: cited.length > 0 ? { kind: 'answer', text: fact ? 'x' : 'y', citations: [], mode: 'hybrid', ms: 1 } : { kind: 'refusal', reason: 'no_evidence', ms: 1 },
+    reply:
+      cited.length > 0
+        ? { kind: 'answer', text: fact ? 'x' : 'y', citations: [], mode: 'hybrid', ms: 1 }
+        : { kind: 'refusal', reason: 'no_evidence', ms: 1 },
     cited,
     fact,
     candidateRank,
@@ -52,7 +64,12 @@ describe('byKind', () => {
     const list = rows[0]!;
     expect([list.n, list.fact_in_answer, list.right_page_first]).toEqual([3, 1 / 3, 1 / 3]);
     // Retrieval alone: first candidate once, among the first five twice; extraction alone: 1 fact of 2 cited.
-    expect([list.retrieval_top1, list.retrieval_top5, list.fact_when_cited, list.cited]).toEqual([1 / 3, 2 / 3, 0.5, 2]);
+    expect([list.retrieval_top1, list.retrieval_top5, list.fact_when_cited, list.cited]).toEqual([
+      1 / 3,
+      2 / 3,
+      0.5,
+      2,
+    ]);
     expect(rows[1]!.fact_when_cited).toBe(0);
   });
 });
@@ -64,7 +81,9 @@ describe('npm run eval -- --qa (demo set)', () => {
   });
   afterAll(() => embedder?.dispose());
 
-  it('reports what a visitor reads, and answers the widget question with its snippet', { timeout: 60_000 }, async () => {
+  it('reports what a visitor reads, and answers the widget question with its snippet', {
+    timeout: 60_000,
+  }, async () => {
     const qa = await readQaFile('scripts/eval/qa/demo-kb.json');
     const { report, results, offTopic } = await evaluateQa({ qa, embedder, mode: 'hybrid', evidenceThreshold: 0.35 });
     expect(results).toHaveLength(qa.items.length);
@@ -77,6 +96,8 @@ describe('npm run eval -- --qa (demo set)', () => {
     const widget = results.find((r) => r.item.q === 'How do I add the widget to my website?')!;
     expect(widget.fact).toBe(true);
     expect(widget.cited[0]).toBe('getting-started.md');
-    expect(widget.reply.kind === 'answer' && widget.reply.text).toMatch(/```html\n<script type="module"[^\n]*\n<kb-chat><\/kb-chat>\n```/);
+    expect(widget.reply.kind === 'answer' && widget.reply.text).toMatch(
+      /```html\n<script type="module"[^\n]*\n<kb-chat><\/kb-chat>\n```/,
+    );
   });
 });

@@ -110,8 +110,16 @@ export async function evaluateQa(
   const kb = await buildKb(path.resolve(options.corpus ?? qa.corpus), embedder);
   try {
     const sourceOf = new Map((await kb.store.listDocuments()).map((d) => [d.id, d.source]));
-    const asker = createAsker(kb.store, { evidenceThreshold: options.evidenceThreshold, retrieval: { ...options.retrieval, mode } });
-    const replies = await askAll(asker, embedder, mode, qa.items.map((i) => i.q));
+    const asker = createAsker(kb.store, {
+      evidenceThreshold: options.evidenceThreshold,
+      retrieval: { ...options.retrieval, mode },
+    });
+    const replies = await askAll(
+      asker,
+      embedder,
+      mode,
+      qa.items.map((i) => i.q),
+    );
     const offReplies = await askAll(asker, embedder, mode, qa.out_of_kb);
 
     // Retrieval alone: the candidates in the order extraction would receive them (evidence, one per section),
@@ -119,8 +127,17 @@ export async function evaluateQa(
     const embeddings = mode === 'lexical' ? null : await embedder.embed(qa.items.map((i) => i.q));
     const candidates: string[][] = [];
     for (const [i, item] of qa.items.entries()) {
-      const { rows } = await gatherEvidence(kb.store, { claims: CLAIMS, question: item.q, embedding: embeddings?.[i] }, { mode });
-      const open = decide(rows, mode, { evidenceThreshold: 0, lexicalThreshold: 0, hybridThreshold: 0, citationFloor: 0, matchCount: CANDIDATES }, item.q);
+      const { rows } = await gatherEvidence(
+        kb.store,
+        { claims: CLAIMS, question: item.q, embedding: embeddings?.[i] },
+        { mode },
+      );
+      const open = decide(
+        rows,
+        mode,
+        { evidenceThreshold: 0, lexicalThreshold: 0, hybridThreshold: 0, citationFloor: 0, matchCount: CANDIDATES },
+        item.q,
+      );
       candidates.push(open.kind === 'answer' ? open.chunks.map((c) => sourceOf.get(c.document_id) ?? '?') : []);
     }
 
@@ -133,7 +150,11 @@ export async function evaluateQa(
     const answered = results.filter((r) => r.reply.kind === 'answer');
     const texts = answered.map((r) => (r.reply.kind === 'answer' ? r.reply.text : ''));
     const allCited = answered.flatMap((r) => r.cited.map((source) => source === r.item.source));
-    const mean = (xs: number[]) => ratio(xs.reduce((a, b) => a + b, 0), xs.length);
+    const mean = (xs: number[]) =>
+      ratio(
+        xs.reduce((a, b) => a + b, 0),
+        xs.length,
+      );
     const latencies = [...replies, ...offReplies].map((r) => r.ms);
     const report: QaReport = {
       fact_in_answer: ratio(results.filter((r) => r.fact).length, results.length),
@@ -144,7 +165,10 @@ export async function evaluateQa(
       sentences_per_answer: mean(texts.map(proseSentences)),
       blocks_per_answer: mean(texts.map(answerBlocks)),
       in_kb_refusal: ratio(results.length - answered.length, results.length),
-      off_topic_refusal: qa.out_of_kb.length === 0 ? null : ratio(offReplies.filter((r) => r.kind === 'refusal').length, qa.out_of_kb.length),
+      off_topic_refusal:
+        qa.out_of_kb.length === 0
+          ? null
+          : ratio(offReplies.filter((r) => r.kind === 'refusal').length, qa.out_of_kb.length),
       p50_ms: percentile(latencies, 50),
       p95_ms: percentile(latencies, 95),
       ...stages(results),

@@ -20,7 +20,13 @@ afterAll(() => embedder?.dispose());
 
 describe('npm run eval (SQuAD)', () => {
   it('writes one section per paragraph under the article title', () => {
-    const md = articleMarkdown({ title: 'Super_Bowl_50', paragraphs: [{ context: 'One.\nTwo.', qas: [] }, { context: 'Three.', qas: [] }] });
+    const md = articleMarkdown({
+      title: 'Super_Bowl_50',
+      paragraphs: [
+        { context: 'One.\nTwo.', qas: [] },
+        { context: 'Three.', qas: [] },
+      ],
+    });
     expect(md).toBe('# Super Bowl 50\n\n## Paragraph 1\n\nOne. Two.\n\n## Paragraph 2\n\nThree.\n');
   });
 
@@ -33,7 +39,18 @@ describe('npm run eval (SQuAD)', () => {
       limit: 12,
       evidenceThreshold: 0.35,
     });
-    expect(Object.keys(report)).toEqual(['hit_at_1', 'hit_at_3', 'hit_at_5', 'containment', 'citation_precision', 'answer_precision', 'in_kb_refusal', 'out_of_kb_refusal', 'p50_ms', 'p95_ms']);
+    expect(Object.keys(report)).toEqual([
+      'hit_at_1',
+      'hit_at_3',
+      'hit_at_5',
+      'containment',
+      'citation_precision',
+      'answer_precision',
+      'in_kb_refusal',
+      'out_of_kb_refusal',
+      'p50_ms',
+      'p95_ms',
+    ]);
     expect([inKb, outOfKb]).toEqual([12, 12]);
     expect(report.hit_at_1).toBeLessThanOrEqual(report.hit_at_3);
     expect(report.hit_at_3).toBeLessThanOrEqual(report.hit_at_5);

@@ -36,7 +36,9 @@ export interface SquadEvalOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export async function evaluateSquad(options: SquadEvalOptions): Promise<{ report: SquadReport; chunks: number; inKb: number; outOfKb: number }> {
+export async function evaluateSquad(
+  options: SquadEvalOptions,
+): Promise<{ report: SquadReport; chunks: number; inKb: number; outOfKb: number }> {
   const { embedder, mode } = options;
   const kb = await buildSquadKb(options.kb, embedder);
   try {
@@ -44,20 +46,39 @@ export async function evaluateSquad(options: SquadEvalOptions): Promise<{ report
       evidenceThreshold: options.evidenceThreshold,
       retrieval: { ...options.retrieval, mode },
     });
-    const inKb = spread(questionsOf(options.kb).filter((q) => q.answerable), options.limit);
+    const inKb = spread(
+      questionsOf(options.kb).filter((q) => q.answerable),
+      options.limit,
+    );
     const outOfKb = spread(questionsOf(options.outOfKb), options.limit);
     const total = inKb.length + outOfKb.length;
     const progress = (offset: number) => (done: number) => options.onProgress?.(offset + done, total);
-    const inReplies = await askAll(asker, embedder, mode, inKb.map((q) => q.question), progress(0));
-    const outReplies = await askAll(asker, embedder, mode, outOfKb.map((q) => q.question), progress(inKb.length));
+    const inReplies = await askAll(
+      asker,
+      embedder,
+      mode,
+      inKb.map((q) => q.question),
+      progress(0),
+    );
+    const outReplies = await askAll(
+      asker,
+      embedder,
+      mode,
+      outOfKb.map((q) => q.question),
+      progress(inKb.length),
+    );
 
     const hits = (k: number) =>
       ratio(
-        inReplies.filter((r, i) => r.kind === 'answer' && r.citations.slice(0, k).some((c) => c.section === inKb[i]!.section)).length,
+        inReplies.filter(
+          (r, i) => r.kind === 'answer' && r.citations.slice(0, k).some((c) => c.section === inKb[i]!.section),
+        ).length,
         inKb.length,
       );
     const latencies = [...inReplies, ...outReplies].map((r) => r.ms);
-    const gold = inReplies.flatMap((r, i) => (r.kind === 'answer' ? r.citations.map((c) => c.section === inKb[i]!.section) : []));
+    const gold = inReplies.flatMap((r, i) =>
+      r.kind === 'answer' ? r.citations.map((c) => c.section === inKb[i]!.section) : [],
+    );
     const quoted = inReplies.flatMap((r, i) => {
       if (r.kind !== 'answer') return [];
       const section = new Map(r.citations.map((c) => [c.n, c.section]));
@@ -67,11 +88,15 @@ export async function evaluateSquad(options: SquadEvalOptions): Promise<{ report
       hit_at_1: hits(1),
       hit_at_3: hits(3),
       hit_at_5: hits(5),
-      containment: ratio(inReplies.filter((r, i) => r.kind === 'answer' && containsAnswer(r.text, inKb[i]!.answers)).length, inKb.length),
+      containment: ratio(
+        inReplies.filter((r, i) => r.kind === 'answer' && containsAnswer(r.text, inKb[i]!.answers)).length,
+        inKb.length,
+      ),
       citation_precision: ratio(gold.filter(Boolean).length, gold.length),
       answer_precision: ratio(quoted.filter(Boolean).length, quoted.length),
       in_kb_refusal: ratio(inReplies.filter((r) => r.kind === 'refusal').length, inKb.length),
-      out_of_kb_refusal: outOfKb.length === 0 ? null : ratio(outReplies.filter((r) => r.kind === 'refusal').length, outOfKb.length),
+      out_of_kb_refusal:
+        outOfKb.length === 0 ? null : ratio(outReplies.filter((r) => r.kind === 'refusal').length, outOfKb.length),
       p50_ms: percentile(latencies, 50),
       p95_ms: percentile(latencies, 95),
     };

@@ -22,7 +22,8 @@ describe('conversation sets', () => {
       for (const c of [...file.conversations, ...(file.topic_switch ?? [])]) {
         for (const turn of c.turns) {
           const page = fold(readFileSync(path.join(corpus, turn.source), 'utf8'));
-          for (const fragment of turn.expect) if (!page.includes(fold(fragment))) missing.push(`${turn.source}: ${fragment}`);
+          for (const fragment of turn.expect)
+            if (!page.includes(fold(fragment))) missing.push(`${turn.source}: ${fragment}`);
         }
       }
       expect(missing).toEqual([]);

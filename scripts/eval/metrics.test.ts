@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { answerBlocks, containsAnswer, containsFact, markersOf, ndcgAt, percentile, proseSentences, recallAt, spread } from './metrics.ts';
+import {
+  answerBlocks,
+  containsAnswer,
+  containsFact,
+  markersOf,
+  ndcgAt,
+  percentile,
+  proseSentences,
+  recallAt,
+  spread,
+} from './metrics.ts';
 import { sweep, suggest } from './sweep.ts';
 
 describe('eval metrics', () => {
@@ -31,7 +41,10 @@ describe('eval metrics', () => {
   });
 
   it('nDCG@k and recall@k as BEIR computes them', () => {
-    const relevant = new Map([['a', 1], ['b', 1]]);
+    const relevant = new Map([
+      ['a', 1],
+      ['b', 1],
+    ]);
     expect(ndcgAt(10, ['a', 'b', 'c'], relevant)).toBe(1);
     expect(ndcgAt(10, ['c', 'a'], relevant)).toBeCloseTo(1 / Math.log2(3) / (1 + 1 / Math.log2(3)), 12);
     expect(ndcgAt(1, ['c', 'a'], relevant)).toBe(0);
@@ -53,7 +66,11 @@ describe('eval metrics', () => {
     expect(spread([1, 2], 5)).toEqual([1, 2]);
   });
   it('sweeps the gate: answered in-KB vs refused out-of-KB per threshold', () => {
-    const q = (inKb: boolean, coverage: number) => ({ inKb, section: '', rows: [{ cosine: null, coverage, meta: {}, document_title: '' }] });
+    const q = (inKb: boolean, coverage: number) => ({
+      inKb,
+      section: '',
+      rows: [{ cosine: null, coverage, meta: {}, document_title: '' }],
+    });
     const rows = sweep([q(true, 0.9), q(true, 0.5), q(false, 0.4), q(false, 0.1)], 'lexical', [0.3, 0.45, 0.6]);
     expect(rows).toEqual([
       { threshold: 0.3, answered_in_kb: 1, refused_out_of_kb: 0.5 },

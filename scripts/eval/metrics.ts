@@ -78,7 +78,8 @@ export function proseSentences(markdown: string): number {
   let count = 0;
   for (const block of markdown.replace(FENCED, '').split(/\n{2,}/)) {
     if (LIST.test(block) || /^\s*\|/.test(block)) continue;
-    for (const { segment } of segmenter.segment(block.replace(/\s?\[\d{1,3}\]/g, ''))) if (/[\p{L}\p{N}]/u.test(segment)) count++;
+    for (const { segment } of segmenter.segment(block.replace(/\s?\[\d{1,3}\]/g, '')))
+      if (/[\p{L}\p{N}]/u.test(segment)) count++;
   }
   return count;
 }

@@ -26,11 +26,20 @@ export async function collectSignals(
   const embeddings = mode === 'lexical' ? null : await embedder.embed(questions.map((q) => q.question.question));
   const out: QuestionSignals[] = [];
   for (const [i, { question, inKb }] of questions.entries()) {
-    const { rows } = await gatherEvidence(store, { claims: CLAIMS, question: question.question, embedding: embeddings?.[i] }, { mode });
+    const { rows } = await gatherEvidence(
+      store,
+      { claims: CLAIMS, question: question.question, embedding: embeddings?.[i] },
+      { mode },
+    );
     out.push({
       inKb,
       section: question.section,
-      rows: rows.map((r) => ({ cosine: r.cosine, coverage: r.coverage, meta: { section: r.meta.section }, document_title: r.document_title })),
+      rows: rows.map((r) => ({
+        cosine: r.cosine,
+        coverage: r.coverage,
+        meta: { section: r.meta.section },
+        document_title: r.document_title,
+      })),
     });
   }
   return out;

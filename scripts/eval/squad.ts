@@ -12,7 +12,10 @@ import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts'
 
 export interface SquadArticle {
   title: string;
-  paragraphs: { context: string; qas: { id: string; question: string; is_impossible?: boolean; answers: { text: string }[] }[] }[];
+  paragraphs: {
+    context: string;
+    qas: { id: string; question: string; is_impossible?: boolean; answers: { text: string }[] }[];
+  }[];
 }
 
 export interface SquadQuestion {
@@ -31,7 +34,8 @@ export async function readSquad(file: string): Promise<SquadArticle[]> {
   return json.data;
 }
 
-export const sectionOf = (title: string, paragraph: number): string => `${displayTitle(title)} › Paragraph ${paragraph + 1}`;
+export const sectionOf = (title: string, paragraph: number): string =>
+  `${displayTitle(title)} › Paragraph ${paragraph + 1}`;
 export const displayTitle = (title: string): string => title.replace(/_/g, ' ');
 
 export function questionsOf(articles: SquadArticle[]): SquadQuestion[] {
@@ -52,7 +56,9 @@ export function questionsOf(articles: SquadArticle[]): SquadQuestion[] {
 /** One Markdown file per article. Paragraph text is written as is: answers are quoted from it verbatim. */
 export function articleMarkdown(article: SquadArticle): string {
   const title = displayTitle(article.title);
-  const body = article.paragraphs.map((p, i) => `## Paragraph ${i + 1}\n\n${p.context.replace(/\s*\n\s*/g, ' ').trim()}`);
+  const body = article.paragraphs.map(
+    (p, i) => `## Paragraph ${i + 1}\n\n${p.context.replace(/\s*\n\s*/g, ' ').trim()}`,
+  );
   return `# ${title}\n\n${body.join('\n\n')}\n`;
 }
 
@@ -68,7 +74,9 @@ export async function buildSquadKb(articles: SquadArticle[], embedder: Embedder)
   const dir = await mkdtemp(path.join(tmpdir(), 'kb-eval-'));
   try {
     await Promise.all(
-      articles.map((article, i) => writeFile(path.join(dir, `${String(i).padStart(3, '0')}.md`), articleMarkdown(article))),
+      articles.map((article, i) =>
+        writeFile(path.join(dir, `${String(i).padStart(3, '0')}.md`), articleMarkdown(article)),
+      ),
     );
     return await buildKb(dir, embedder);
   } finally {

@@ -8,7 +8,8 @@ import { describeFunction, type SqlFunction, type Via } from '../../server/store
 import type { FunctionFacts } from './dump.ts';
 import type { MigrationFacts } from './migrations.ts';
 
-export const MARKER = '<!-- Generated below by `npm run schema` (scripts/schema/database-doc.ts): edit the migrations or server/store/functions.ts, not this part. -->';
+export const MARKER =
+  '<!-- Generated below by `npm run schema` (scripts/schema/database-doc.ts): edit the migrations or server/store/functions.ts, not this part. -->';
 
 /** The hand-written top (up to and including the marker line) and the generated rest. */
 export function splitDoc(doc: string): { top: string; generated: string } {
@@ -26,7 +27,13 @@ const VIA: Record<Via, string> = {
   sql: 'other SQL functions, triggers or CHECK constraints only; no store calls it',
 };
 
-const SHORT_VIA: Record<Via, string> = { anon: 'anon key', visitor: 'visitor', console: 'console (admins)', service: 'service role', sql: 'SQL only' };
+const SHORT_VIA: Record<Via, string> = {
+  anon: 'anon key',
+  visitor: 'visitor',
+  console: 'console (admins)',
+  service: 'service role',
+  sql: 'SQL only',
+};
 
 function retried(f: SqlFunction | undefined): string {
   if (!f || f.via === 'sql') return '—';
@@ -54,7 +61,9 @@ export function renderFunctionDocs(facts: FunctionFacts[], migrations: Migration
   for (const f of facts) {
     const d = describeFunction(f.name);
     const last = migrations.definitions.get(f.name)?.at(-1)?.migration ?? '?';
-    lines.push(`| [\`${f.name}\`](#${anchor(f.name)}) | ${f.roles.join(', ') || 'owner only'} | ${d ? SHORT_VIA[d.via] : '?'} | ${retried(d)} | ${last} |`);
+    lines.push(
+      `| [\`${f.name}\`](#${anchor(f.name)}) | ${f.roles.join(', ') || 'owner only'} | ${d ? SHORT_VIA[d.via] : '?'} | ${retried(d)} | ${last} |`,
+    );
   }
   for (const f of facts) {
     const d = describeFunction(f.name);

@@ -45,7 +45,10 @@ async function extensions(db: PGlite): Promise<string> {
     `select e.extname as name, n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace
      where e.extname <> 'plpgsql' order by e.extname`,
   );
-  return ['-- Extensions', ...found.map((e) => `create extension if not exists ${ident(e.name)} with schema ${ident(e.schema)};`)].join('\n');
+  return [
+    '-- Extensions',
+    ...found.map((e) => `create extension if not exists ${ident(e.name)} with schema ${ident(e.schema)};`),
+  ].join('\n');
 }
 
 async function tables(db: PGlite): Promise<string> {
@@ -58,7 +61,15 @@ async function tables(db: PGlite): Promise<string> {
   const out = ['-- Tables'];
   for (const t of list) {
     const table = `public.${ident(t.name)}`;
-    const columns = await rows<{ name: string; type: string; notnull: boolean; def: string | null; generated: string; identity: string; comment: string | null }>(
+    const columns = await rows<{
+      name: string;
+      type: string;
+      notnull: boolean;
+      def: string | null;
+      generated: string;
+      identity: string;
+      comment: string | null;
+    }>(
       db,
       `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull as notnull,
               pg_get_expr(d.adbin, d.adrelid) as def, a.attgenerated as generated, a.attidentity as identity,
@@ -78,7 +89,8 @@ async function tables(db: PGlite): Promise<string> {
     });
     out.push('', `create table ${table} (\n${lines.join(',\n')}\n);`);
     if (t.comment) out.push(`comment on table ${table} is ${literal(t.comment)};`);
-    for (const c of columns) if (c.comment) out.push(`comment on column ${table}.${ident(c.name)} is ${literal(c.comment)};`);
+    for (const c of columns)
+      if (c.comment) out.push(`comment on column ${table}.${ident(c.name)} is ${literal(c.comment)};`);
     const constraints = await rows<{ name: string; def: string }>(
       db,
       // NOT NULL constraints (contype n, Postgres 18's catalog) are already in the column list.
@@ -108,13 +120,22 @@ async function tables(db: PGlite): Promise<string> {
        order by 1`,
       [t.oid],
     );
-    for (const g of grants) out.push(`grant ${g.all ? 'all' : g.privileges.join(', ')} on table ${table} to ${ident(g.grantee)};`);
+    for (const g of grants)
+      out.push(`grant ${g.all ? 'all' : g.privileges.join(', ')} on table ${table} to ${ident(g.grantee)};`);
   }
   return out.join('\n');
 }
 
 async function policies(db: PGlite): Promise<string> {
-  const list = await rows<{ name: string; tablename: string; permissive: string; cmd: string; roles: string[]; qual: string | null; with_check: string | null }>(
+  const list = await rows<{
+    name: string;
+    tablename: string;
+    permissive: string;
+    cmd: string;
+    roles: string[];
+    qual: string | null;
+    with_check: string | null;
+  }>(
     db,
     `select policyname as name, tablename, permissive, cmd, roles::text[] as roles, qual, with_check
      from pg_policies where schemaname = 'public' order by tablename, policyname`,
@@ -130,7 +151,15 @@ async function policies(db: PGlite): Promise<string> {
 }
 
 async function functions(db: PGlite): Promise<string> {
-  const list = await rows<{ oid: number; name: string; identity: string; def: string; comment: string | null; public_execute: boolean; grantees: string[] }>(
+  const list = await rows<{
+    oid: number;
+    name: string;
+    identity: string;
+    def: string;
+    comment: string | null;
+    public_execute: boolean;
+    grantees: string[];
+  }>(
     db,
     `select p.oid, p.proname as name, pg_get_function_identity_arguments(p.oid) as identity,
             pg_get_functiondef(p.oid) as def, obj_description(p.oid, 'pg_proc') as comment,
@@ -145,7 +174,8 @@ async function functions(db: PGlite): Promise<string> {
     out.push('', `${f.def.trimEnd()};`);
     if (f.comment) out.push(`comment on function ${signature} is ${literal(f.comment)};`);
     if (!f.public_execute) out.push(`revoke all on function ${signature} from public;`);
-    if (f.grantees.length > 0) out.push(`grant execute on function ${signature} to ${f.grantees.map(ident).join(', ')};`);
+    if (f.grantees.length > 0)
+      out.push(`grant execute on function ${signature} to ${f.grantees.map(ident).join(', ')};`);
   }
   return out.join('\n');
 }

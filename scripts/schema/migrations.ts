@@ -22,13 +22,17 @@ export interface MigrationFacts {
 }
 
 const CREATE = /\bcreate\s+(?:or\s+replace\s+)?function\s+(?:public\.)?"?([a-z_][a-z0-9_]*)"?\s*\(/gi;
-const RENAME = /\balter\s+function\s+(?:public\.)?"?([a-z_][a-z0-9_]*)"?\s*\([^)]*\)\s*rename\s+to\s+"?([a-z_][a-z0-9_]*)"?/gi;
+const RENAME =
+  /\balter\s+function\s+(?:public\.)?"?([a-z_][a-z0-9_]*)"?\s*\([^)]*\)\s*rename\s+to\s+"?([a-z_][a-z0-9_]*)"?/gi;
 
 export function readMigrations(dir: string): MigrationFacts {
-  const migrations = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+  const migrations = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   const definitions = new Map<string, Definition[]>();
   let createStatements = 0;
-  const add = (name: string, definition: Definition) => definitions.set(name, [...(definitions.get(name) ?? []), definition]);
+  const add = (name: string, definition: Definition) =>
+    definitions.set(name, [...(definitions.get(name) ?? []), definition]);
   for (const migration of migrations) {
     const sql = withoutComments(readFileSync(join(dir, migration), 'utf8'));
     // In file order, creates and renames interleaved as they run.
@@ -56,7 +60,10 @@ export function withoutComments(sql: string): string {
       const end = sql.indexOf(dollar[0], i + dollar[0].length);
       const stop = end < 0 ? sql.length : end + dollar[0].length;
       // A function body: its own comments go too, but its text stays (it may create nothing we count).
-      out += dollar[0] + withoutComments(sql.slice(i + dollar[0].length, end < 0 ? sql.length : end)) + (end < 0 ? '' : dollar[0]);
+      out +=
+        dollar[0] +
+        withoutComments(sql.slice(i + dollar[0].length, end < 0 ? sql.length : end)) +
+        (end < 0 ? '' : dollar[0]);
       i = stop;
     } else if (rest.startsWith("'")) {
       const end = sql.indexOf("'", i + 1);

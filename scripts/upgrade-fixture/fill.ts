@@ -34,23 +34,39 @@ const asJson = { headers: { Accept: 'application/json' } };
 
 // A visitor: two answers and a refusal in one session.
 const visitor = await api.signIn();
-const first = await json<{ session_id: string; answer_message_id: string }>(api.chat(visitor.token, question(basis(0), 'How do refunds work?'), asJson));
+const first = await json<{ session_id: string; answer_message_id: string }>(
+  api.chat(visitor.token, question(basis(0), 'How do refunds work?'), asJson),
+);
 const second = await json<{ answer_message_id: string }>(
   api.chat(visitor.token, question(basis(1), 'When are invoices sent?', { session_id: first.session_id }), asJson),
 );
 const refused = await json<{ message_id: string }>(
-  api.chat(visitor.token, question(withSimilarity(300, 0.1), 'Who won the match?', { session_id: first.session_id }), asJson),
+  api.chat(
+    visitor.token,
+    question(withSimilarity(300, 0.1), 'Who won the match?', { session_id: first.session_id }),
+    asJson,
+  ),
 );
 
 // Feedback on both answers.
 const rate = (body: object) =>
-  json(api.app.request('/api/feedback', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${visitor.token}` }, body: JSON.stringify(body) }));
+  json(
+    api.app.request('/api/feedback', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${visitor.token}` },
+      body: JSON.stringify(body),
+    }),
+  );
 await rate({ message_id: first.answer_message_id, rating: 1 });
 await rate({ message_id: second.answer_message_id, rating: -1, comment: 'Which day of the month?' });
 
 // The local admin signs in by link and changes the settings.
 const { access_token: admin } = await json<{ access_token: string }>(
-  api.app.request('/api/admin/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ link_token: await createLinkToken(TEST_SECRET) }) }),
+  api.app.request('/api/admin/session', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ link_token: await createLinkToken(TEST_SECRET) }),
+  }),
 );
 const settings = {
   evidence_threshold: 0.3,
@@ -60,7 +76,11 @@ const settings = {
   refusal_suggestions: ['Email billing@example.com'],
 };
 await json(
-  api.app.request('/api/admin/settings', { method: 'PUT', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${admin}` }, body: JSON.stringify(settings) }),
+  api.app.request('/api/admin/settings', {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${admin}` },
+    body: JSON.stringify(settings),
+  }),
 );
 
 // Every table's rows, as data-only SQL that loads into a database migrated to this release.
@@ -73,7 +93,7 @@ const tables = (
 ).rows;
 const sql: string[] = [
   '-- Data-only dump of a database filled by this release (scripts/upgrade-fixture/make.ts). Do not edit.',
-  '-- Loads after the release\'s migrations, replacing the rows they seeded (the settings row, the corpus',
+  "-- Loads after the release's migrations, replacing the rows they seeded (the settings row, the corpus",
   '-- statistics); triggers and foreign keys are off while it loads.',
   'set session_replication_role = replica;',
 ];
@@ -85,14 +105,22 @@ for (const { schema, name } of tables) {
       [table],
     )
   ).rows.map((c) => `"${c.name}"`);
-  const { rows } = await db.query<{ rows: unknown }>(`select coalesce(json_agg(t order by t::text), '[]') as rows from ${table} t`);
+  const { rows } = await db.query<{ rows: unknown }>(
+    `select coalesce(json_agg(t order by t::text), '[]') as rows from ${table} t`,
+  );
   const data = JSON.stringify(rows[0]!.rows);
   sql.push(`delete from ${table};`);
   if (data === '[]') continue;
   const list = columns.join(', ');
-  sql.push(`insert into ${table} (${list}) overriding system value select ${list} from json_populate_recordset(null::${table}, $fixture$${data}$fixture$);`);
+  sql.push(
+    `insert into ${table} (${list}) overriding system value select ${list} from json_populate_recordset(null::${table}, $fixture$${data}$fixture$);`,
+  );
 }
-for (const { name } of (await db.query<{ name: string }>(`select format('%I.%I', schemaname, sequencename) as name from pg_sequences where schemaname in ('public', 'auth') and last_value is not null order by 1`)).rows) {
+for (const { name } of (
+  await db.query<{ name: string }>(
+    `select format('%I.%I', schemaname, sequencename) as name from pg_sequences where schemaname in ('public', 'auth') and last_value is not null order by 1`,
+  )
+).rows) {
   const { rows } = await db.query<{ v: string }>(`select last_value::text as v from ${name}`);
   sql.push(`select setval('${name}', ${rows[0]!.v});`);
 }

@@ -27,7 +27,8 @@ if (!release) {
 }
 const root = new URL('../../', import.meta.url).pathname;
 const out = join(root, 'test/fixtures/upgrade', release);
-const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', args, { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 }).trim();
 const commit = git('rev-parse', `${release}^{commit}`);
 
 const checkout = mkdtempSync(join(tmpdir(), `kb-release-${release}-`));
@@ -39,7 +40,10 @@ try {
 
   rmSync(out, { recursive: true, force: true });
   mkdirSync(join(out, 'local'), { recursive: true });
-  execFileSync(join(root, 'node_modules/.bin/tsx'), ['scripts/upgrade-fixture/fill.ts', out], { cwd: checkout, stdio: 'inherit' });
+  execFileSync(join(root, 'node_modules/.bin/tsx'), ['scripts/upgrade-fixture/fill.ts', out], {
+    cwd: checkout,
+    stdio: 'inherit',
+  });
 
   const dir = join(checkout, 'supabase/migrations');
   const migrations = readdirSync(dir)

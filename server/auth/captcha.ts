@@ -23,7 +23,12 @@ export function turnstileConfig(siteKey: string, scriptUrl = TURNSTILE_SCRIPT_UR
 }
 
 /** Turnstile's server-side check (siteverify): the token, the secret and the visitor's address. */
-export function turnstileVerifier({ secret, url = TURNSTILE_VERIFY_URL, fetch: fetchFn = fetch, timeoutMs = 4_000 }: {
+export function turnstileVerifier({
+  secret,
+  url = TURNSTILE_VERIFY_URL,
+  fetch: fetchFn = fetch,
+  timeoutMs = 4_000,
+}: {
   secret: string;
   url?: string;
   fetch?: typeof fetch;

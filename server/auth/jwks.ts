@@ -65,7 +65,10 @@ export class JwksCache {
 
   private async fetchKeys(url: string, entry: Entry): Promise<HonoJsonWebKey[]> {
     try {
-      const response = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs) });
+      const response = await fetch(url, {
+        headers: { Accept: 'application/json' },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
       if (!response.ok) throw new Error(`JWKS ${url} answered ${response.status}`);
       const body = (await response.json()) as { keys?: HonoJsonWebKey[] };
       if (!Array.isArray(body.keys)) throw new Error(`JWKS ${url} has no keys`);

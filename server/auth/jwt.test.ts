@@ -21,12 +21,20 @@ const keys: Record<'ES256' | 'RS256', { privateJwk: JsonWebKey; publicJwk: JsonW
 beforeAll(async () => {
   for (const [alg, params] of [
     ['ES256', { name: 'ECDSA', namedCurve: 'P-256' }],
-    ['RS256', { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }],
+    [
+      'RS256',
+      { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+    ],
   ] as const) {
     const pair = (await crypto.subtle.generateKey(params, true, ['sign', 'verify'])) as CryptoKeyPair;
     keys[alg] = {
       privateJwk: { ...(await crypto.subtle.exportKey('jwk', pair.privateKey)), kid: `k-${alg}`, alg } as JsonWebKey,
-      publicJwk: { ...(await crypto.subtle.exportKey('jwk', pair.publicKey)), kid: `k-${alg}`, alg, use: 'sig' } as JsonWebKey,
+      publicJwk: {
+        ...(await crypto.subtle.exportKey('jwk', pair.publicKey)),
+        kid: `k-${alg}`,
+        alg,
+        use: 'sig',
+      } as JsonWebKey,
     };
   }
   server = createServer((_req, res) => {
@@ -92,7 +100,9 @@ describe('rejected tokens: 401 and nothing persisted', () => {
     [
       'ES256 with a key that is not in the JWKS',
       async () => {
-        const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign'])) as CryptoKeyPair;
+        const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+          'sign',
+        ])) as CryptoKeyPair;
         const jwk = { ...(await crypto.subtle.exportKey('jwk', pair.privateKey)), kid: 'k-ES256', alg: 'ES256' };
         return sign(claims(), jwk as never, 'ES256');
       },

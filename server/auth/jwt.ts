@@ -54,11 +54,16 @@ export function requireAuth(options: TokenVerification): MiddlewareHandler<{ Var
   };
 }
 
-const invalid = () => new AppError(401, 'unauthorized', 'Your session is invalid or has expired. Please sign in again.');
+const invalid = () =>
+  new AppError(401, 'unauthorized', 'Your session is invalid or has expired. Please sign in again.');
 
 export async function verifyAccessToken(token: string, options: TokenVerification | string): Promise<JwtClaims> {
-  const { secret, jwksUrl, audience = 'authenticated', issuer } =
-    typeof options === 'string' ? { secret: options } : options;
+  const {
+    secret,
+    jwksUrl,
+    audience = 'authenticated',
+    issuer,
+  } = typeof options === 'string' ? { secret: options } : options;
   const checks = { aud: audience, ...(issuer ? { iss: issuer } : {}) };
   let payload: Record<string, unknown>;
   try {

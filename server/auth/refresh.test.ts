@@ -18,9 +18,14 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-const signIn = async (app = api.app) => (await (await app.request('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth;
+const signIn = async (app = api.app) =>
+  (await (await app.request('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth;
 const refresh = (token: string | undefined, app = api.app, headers: Record<string, string> = {}) =>
-  app.request('/api/auth/refresh', { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ refresh_token: token }) });
+  app.request('/api/auth/refresh', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify({ refresh_token: token }),
+  });
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 interface TokenRow {
@@ -32,7 +37,8 @@ interface TokenRow {
   used_at: Date | null;
 }
 const row = async (token: string) =>
-  (await api.store.db.query<TokenRow>('select * from auth.refresh_tokens where token_hash = $1', [hash(token)])).rows[0];
+  (await api.store.db.query<TokenRow>('select * from auth.refresh_tokens where token_hash = $1', [hash(token)]))
+    .rows[0];
 const family = async (familyId: string) =>
   (await api.store.db.query<TokenRow>('select * from auth.refresh_tokens where family_id = $1', [familyId])).rows;
 
@@ -61,20 +67,28 @@ describe('refresh-token families', () => {
     const start = await row(first.refresh_token!);
     const lifetime = start!.family_expires_at.getTime() - start!.created_at.getTime();
     expect(Math.abs(lifetime - SESSION_LIFETIME_SECONDS * 1000)).toBeLessThan(5_000);
-    expect(Math.abs(start!.expires_at.getTime() - start!.created_at.getTime() - REFRESH_TTL_SECONDS * 1000)).toBeLessThan(5_000);
+    expect(
+      Math.abs(start!.expires_at.getTime() - start!.created_at.getTime() - REFRESH_TTL_SECONDS * 1000),
+    ).toBeLessThan(5_000);
 
     const second = (await (await refresh(first.refresh_token)).json()) as AnonymousAuth;
     const next = await row(second.refresh_token!);
     expect(next!.family_expires_at).toEqual(start!.family_expires_at); // renewing does not extend the session
 
     // Near the end, a new token's own expiry is capped at the family's end.
-    await api.store.db.query("update auth.refresh_tokens set family_expires_at = now() + interval '1 hour' where family_id = $1", [start!.family_id]);
+    await api.store.db.query(
+      "update auth.refresh_tokens set family_expires_at = now() + interval '1 hour' where family_id = $1",
+      [start!.family_id],
+    );
     const third = (await (await refresh(second.refresh_token)).json()) as AnonymousAuth;
     const capped = await row(third.refresh_token!);
     expect(capped!.expires_at.getTime()).toBeLessThanOrEqual(capped!.family_expires_at.getTime());
 
     // Past the end: an unused, unexpired token of the family renews nothing.
-    await api.store.db.query("update auth.refresh_tokens set family_expires_at = now() - interval '1 second' where family_id = $1", [start!.family_id]);
+    await api.store.db.query(
+      "update auth.refresh_tokens set family_expires_at = now() - interval '1 second' where family_id = $1",
+      [start!.family_id],
+    );
     expect((await row(third.refresh_token!))!.expires_at.getTime()).toBeGreaterThan(Date.now() - 1000);
     expect((await refresh(third.refresh_token)).status).toBe(401);
   });
@@ -84,7 +98,10 @@ describe('refresh-token families', () => {
     const token = idle.refresh_token!;
     const start = await row(token);
     // The tab stayed idle past the token's day; the family's 7 days are far from over.
-    await api.store.db.query("update auth.refresh_tokens set expires_at = now() - interval '1 second' where token_hash = $1", [hash(token)]);
+    await api.store.db.query(
+      "update auth.refresh_tokens set expires_at = now() - interval '1 second' where token_hash = $1",
+      [hash(token)],
+    );
     const late = await refresh(token);
     expect(late.status).toBe(401);
     expect(((await late.json()) as ErrorBody).error.code).toBe('unauthorized');
@@ -92,15 +109,22 @@ describe('refresh-token families', () => {
     expect(after!.used_at).toBeNull();
     expect(await family(start!.family_id)).toHaveLength(1); // no successor was issued
     // The same token a second before its expiry still renews: the refusal is the expiry, not the token.
-    await api.store.db.query("update auth.refresh_tokens set expires_at = now() + interval '1 minute' where token_hash = $1", [hash(token)]);
+    await api.store.db.query(
+      "update auth.refresh_tokens set expires_at = now() + interval '1 minute' where token_hash = $1",
+      [hash(token)],
+    );
     expect((await refresh(token)).status).toBe(200);
   });
 
   it('limits POST /api/auth/refresh per client network: 429 with Retry-After, before the token is used', async () => {
-    const app = api.instance({ refreshLimiter: new MemoryClientLimiter(3, 60), clientIp: (c) => c.req.header('X-Test-Client') ?? null });
+    const app = api.instance({
+      refreshLimiter: new MemoryClientLimiter(3, 60),
+      clientIp: (c) => c.req.header('X-Test-Client') ?? null,
+    });
     const from = (ip: string) => ({ 'X-Test-Client': ip });
     const statuses: number[] = [];
-    for (let i = 1; i <= 3; i++) statuses.push((await refresh('made-up-token', app, from(`2001:db8:5:5::${i}`))).status);
+    for (let i = 1; i <= 3; i++)
+      statuses.push((await refresh('made-up-token', app, from(`2001:db8:5:5::${i}`))).status);
     expect(statuses).toEqual([401, 401, 401]);
     const valid = (await signIn()).refresh_token!;
     const limited = await refresh(valid, app, from('2001:db8:5:5::99'));

@@ -39,8 +39,12 @@ describe('POST /api/auth/refresh (embedded)', () => {
     const second = (await renewed.json()) as AnonymousAuth;
     expect(second.user_id).toBe(first.user_id);
     expect(second.refresh_token).not.toBe(first.refresh_token);
-    const sessions = await api.app.request('/api/sessions', { headers: { Authorization: `Bearer ${second.access_token}` } });
-    expect(((await sessions.json()) as { sessions: { title: string }[] }).sessions.map((s) => s.title)).toEqual(['hello']);
+    const sessions = await api.app.request('/api/sessions', {
+      headers: { Authorization: `Bearer ${second.access_token}` },
+    });
+    expect(((await sessions.json()) as { sessions: { title: string }[] }).sessions.map((s) => s.title)).toEqual([
+      'hello',
+    ]);
 
     const again = await post('/api/auth/refresh', { refresh_token: first.refresh_token });
     expect(again.status).toBe(401);
@@ -87,7 +91,11 @@ describe('anonymous sign-ups per client address (a real Node server)', () => {
       for (let i = 0; i < 4; i++) {
         const res = await fetch(`${url}api/auth/anonymous`, {
           method: 'POST',
-          headers: { 'X-Forwarded-For': `203.0.113.${i}`, 'CF-Connecting-IP': `198.51.100.${i}`, 'X-Real-IP': `192.0.2.${i}` },
+          headers: {
+            'X-Forwarded-For': `203.0.113.${i}`,
+            'CF-Connecting-IP': `198.51.100.${i}`,
+            'X-Real-IP': `192.0.2.${i}`,
+          },
         });
         statuses.push(res.status);
         if (res.status === 429) {
@@ -117,11 +125,21 @@ describe('anonymous sign-ups per client address (a real Node server)', () => {
 
 describe('anonymous sign-ups per client network: IPv6 by its /64', () => {
   it('two addresses in one /64 share a limit; another /64 does not; IPv4-mapped IPv6 counts as the IPv4 address', async () => {
-    const app = api.instance({ signupLimiter: new MemoryClientLimiter(2, 3600), clientIp: (c) => c.req.header('X-Test-Client') ?? null });
-    const signUp = async (ip: string) => (await app.request('/api/auth/anonymous', { method: 'POST', headers: { 'X-Test-Client': ip } })).status;
-    expect([await signUp('2001:db8:1:2::1'), await signUp('2001:db8:1:2::2'), await signUp('2001:db8:1:2:ffff::3')]).toEqual([200, 200, 429]);
+    const app = api.instance({
+      signupLimiter: new MemoryClientLimiter(2, 3600),
+      clientIp: (c) => c.req.header('X-Test-Client') ?? null,
+    });
+    const signUp = async (ip: string) =>
+      (await app.request('/api/auth/anonymous', { method: 'POST', headers: { 'X-Test-Client': ip } })).status;
+    expect([
+      await signUp('2001:db8:1:2::1'),
+      await signUp('2001:db8:1:2::2'),
+      await signUp('2001:db8:1:2:ffff::3'),
+    ]).toEqual([200, 200, 429]);
     expect(await signUp('2001:db8:1:3::1')).toBe(200);
-    expect([await signUp('192.0.2.50'), await signUp('::ffff:192.0.2.50'), await signUp('192.0.2.50')]).toEqual([200, 200, 429]);
+    expect([await signUp('192.0.2.50'), await signUp('::ffff:192.0.2.50'), await signUp('192.0.2.50')]).toEqual([
+      200, 200, 429,
+    ]);
     expect(await signUp('192.0.2.51')).toBe(200);
   });
 });
@@ -145,13 +163,19 @@ describe('Turnstile before sign-ups (embedded: KB_CAPTCHA_SITE_KEY and KB_CAPTCH
     const url = `http://127.0.0.1:${(siteverify.address() as AddressInfo).port}/turnstile/v0/siteverify`;
     try {
       const app = api.instance({
-        captcha: { config: turnstileConfig('site-key-1'), verify: turnstileVerifier({ secret: 'turnstile-secret', url }) },
+        captcha: {
+          config: turnstileConfig('site-key-1'),
+          verify: turnstileVerifier({ secret: 'turnstile-secret', url }),
+        },
         clientIp: () => '203.0.113.9',
       });
       const config = (await (await app.request('/api/config')).json()) as { captcha: { site_key: string } };
       expect(config.captcha.site_key).toBe('site-key-1');
       const signUp = (body?: unknown) =>
-        app.request('/api/auth/anonymous', { method: 'POST', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        app.request('/api/auth/anonymous', {
+          method: 'POST',
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
       const users = async () => (await api.store.db.query('select 1 from auth.users')).rows.length;
       const before = await users();
 

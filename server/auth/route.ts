@@ -38,7 +38,8 @@ export function authRoute({ signIn, refresh, signupLimiter, refreshLimiter, clie
     // The body is optional (older widgets send none); when present it is validated like every body.
     const text = await c.req.text();
     const { captcha_token: captchaToken } = text.trim() ? parseBody(AnonymousAuthRequestSchema, parseJson(text)) : {};
-    if (captcha && !captchaToken) throw new AppError(400, 'captcha_required', 'captcha_token: is required: solve the check first.');
+    if (captcha && !captchaToken)
+      throw new AppError(400, 'captcha_required', 'captcha_token: is required: solve the check first.');
     const ip = clientIp?.(c) ?? null;
     if (signupLimiter) {
       // By network (an IPv6 client by its /64); requests whose address is unknown share one budget.
@@ -63,7 +64,14 @@ export function authRoute({ signIn, refresh, signupLimiter, refreshLimiter, clie
 
   if (refresh) {
     if (refreshLimiter) {
-      app.use('/refresh', limitPerClient({ limiter: refreshLimiter, clientIp, message: 'Too many session renewals from your network. Please try again in a minute.' }));
+      app.use(
+        '/refresh',
+        limitPerClient({
+          limiter: refreshLimiter,
+          clientIp,
+          message: 'Too many session renewals from your network. Please try again in a minute.',
+        }),
+      );
     }
     app.post('/refresh', async function refreshToken(c) {
       const { refresh_token } = parseBody(RefreshAuthRequestSchema, await readJson(c.req.raw));

@@ -28,7 +28,12 @@ interface GoTrueSession {
   user?: { id?: string };
 }
 
-export function supabaseAnonymousSignIn({ url, anonKey, fetch: fetchFn = fetch, timeoutMs = 4_000 }: SupabaseAnonymousOptions) {
+export function supabaseAnonymousSignIn({
+  url,
+  anonKey,
+  fetch: fetchFn = fetch,
+  timeoutMs = 4_000,
+}: SupabaseAnonymousOptions) {
   const endpoint = new URL('auth/v1/signup', url.endsWith('/') ? url : `${url}/`).href;
   return async function anonymousSignIn(captchaToken?: string): Promise<AnonymousAuth> {
     let response: Response;
@@ -49,7 +54,10 @@ export function supabaseAnonymousSignIn({ url, anonKey, fetch: fetchFn = fetch, 
       throw new AppError(429, 'rate_limited', 'Too many new chats right now. Please try again in a minute.');
     }
     // Supabase Auth's CAPTCHA protection refused the token (or wanted one).
-    if (response.status === 400 && /captcha/i.test(`${(body as { error_code?: string } | null)?.error_code ?? ''} ${body?.msg ?? ''}`)) {
+    if (
+      response.status === 400 &&
+      /captcha/i.test(`${(body as { error_code?: string } | null)?.error_code ?? ''} ${body?.msg ?? ''}`)
+    ) {
       throw captchaFailed();
     }
     if (!response.ok || !body?.access_token || !body.user?.id) {
@@ -88,10 +96,13 @@ export function supabaseRefresh({ url, anonKey, fetch: fetchFn = fetch, timeoutM
     } catch (error) {
       throw new StoreError('unavailable', `token refresh: ${String(error)}`, { cause: error });
     }
-    const body = (await response.json().catch(() => null)) as (GoTrueSession & { msg?: string; error_code?: string }) | null;
+    const body = (await response.json().catch(() => null)) as
+      | (GoTrueSession & { msg?: string; error_code?: string })
+      | null;
     // 400 invalid_grant / refresh_token_not_found / refresh_token_already_used: the visitor signs in anew.
     if (response.status === 400 || response.status === 401) throw invalidRefreshToken();
-    if (response.status === 429) throw new AppError(429, 'rate_limited', 'Too many requests right now. Please try again in a minute.');
+    if (response.status === 429)
+      throw new AppError(429, 'rate_limited', 'Too many requests right now. Please try again in a minute.');
     if (!response.ok || !body?.access_token || !body.user?.id) {
       throw new StoreError('unavailable', `token refresh failed: ${response.status} ${body?.msg ?? ''}`.trim());
     }

@@ -28,7 +28,13 @@ describe('holdsType', () => {
     expect(holdsType(unit('code', '```sh\nrailway up\n```'), 'command')).toBe(true);
     expect(holdsType(unit('sentence', 'Set `RAILWAY_RUN_UID=0` on the service.'), 'command')).toBe(true);
     expect(holdsType(unit('sentence', 'Set RAILWAY_DOCKERFILE_PATH to the file.'), 'command')).toBe(true);
-    expect(holdsType(unit('sentence', 'Railway returns the `No start command` error.'), 'command', new Set(['start', 'command']))).toBe(false);
+    expect(
+      holdsType(
+        unit('sentence', 'Railway returns the `No start command` error.'),
+        'command',
+        new Set(['start', 'command']),
+      ),
+    ).toBe(false);
     expect(holdsType(unit('sentence', 'Commands are run by the CLI.'), 'command')).toBe(false);
   });
   it('quantity: a number with its unit, a price or a share', () => {

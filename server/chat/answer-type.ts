@@ -32,21 +32,33 @@ export function expectedType(question: string): AnswerType | null {
     )
   )
     return 'command';
-  if (/\bhow (long|many|much|big|large|soon|quickly|often|fast|far back)\b|\b(lowest|highest|maximum|minimum|max|min|limits?|cost|price)\b/.test(q)) return 'quantity';
+  if (
+    /\bhow (long|many|much|big|large|soon|quickly|often|fast|far back)\b|\b(lowest|highest|maximum|minimum|max|min|limits?|cost|price)\b/.test(
+      q,
+    )
+  )
+    return 'quantity';
   if (/^(when|until when|since when)\b|\b(which|what) (\S+ )?(version|date|year)\b/.test(q)) return 'date';
   if (/\bhow (do|can|should|would) (i|we|you)\b|\bhow to\b|\bsteps?\b/.test(q)) return 'procedure';
-  if (/\b(which|what) (\w+ ){0,2}(are|languages|databases|variables|vars|registries|features|metrics|types|kinds|options|regions|plans|actors|information|providers)\b|\blist\b/.test(q)) return 'list';
+  if (
+    /\b(which|what) (\w+ ){0,2}(are|languages|databases|variables|vars|registries|features|metrics|types|kinds|options|regions|plans|actors|information|providers)\b|\blist\b/.test(
+      q,
+    )
+  )
+    return 'list';
   if (/^(can|could|does|do|is|are|will|would|should|may|has|have)\b/.test(q)) return 'yesno';
   if (/^(what is|what's|what are|what does|why)\b/.test(q)) return 'definition';
   return null;
 }
 
-const NUMBER_WORD = '(one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|ninety|\\d[\\d,.]*(?:-\\d+)?)';
+const NUMBER_WORD =
+  '(one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|ninety|\\d[\\d,.]*(?:-\\d+)?)';
 const QUANTITY = new RegExp(
   `\\$\\s?\\d|\\b${NUMBER_WORD}\\s?(%|ms|seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|months?|years?|[kmgt]i?b|gb-months?|vcpus?|cpus?|rps|rph|requests?|times|restarts|connections|services|replicas|volumes|members|seats|tlds)\\b|\\d[\\d,.]*\\s?%`,
   'i',
 );
-const DATE = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2}\b|\b\d{4}-\d{2}-\d{2}\b|\bversion \d|\bv\d+\.\d+/i;
+const DATE =
+  /\b(january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2}\b|\b\d{4}-\d{2}-\d{2}\b|\bversion \d|\bv\d+\.\d+/i;
 /** A code span or an UPPER_SNAKE identifier (an environment variable's name). */
 const CODE_SPAN = /`([^`\n]+)`|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/g;
 
@@ -55,10 +67,17 @@ const CODE_SPAN = /`([^`\n]+)`|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/g;
  * the question's content words; a code span made only of them (the error message the visitor quoted) is an
  * echo of the question, not an answer.
  */
-export function holdsType(unit: Pick<Unit, 'kind' | 'markdown'>, type: AnswerType, asked: Set<string> = new Set()): boolean {
+export function holdsType(
+  unit: Pick<Unit, 'kind' | 'markdown'>,
+  type: AnswerType,
+  asked: Set<string> = new Set(),
+): boolean {
   switch (type) {
     case 'command':
-      return unit.kind === 'code' || [...unit.markdown.matchAll(CODE_SPAN)].some((m) => contentWords(m[1] ?? m[2]!).some((w) => !asked.has(w)));
+      return (
+        unit.kind === 'code' ||
+        [...unit.markdown.matchAll(CODE_SPAN)].some((m) => contentWords(m[1] ?? m[2]!).some((w) => !asked.has(w)))
+      );
     case 'quantity':
       return QUANTITY.test(unit.markdown);
     case 'date':

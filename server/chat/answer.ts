@@ -3,10 +3,27 @@
  * answer (a retry with the same message id) or retrieve, gate and extract a new one. The result is an
  * `Outcome` that the route sends as SSE, as one JSON body, or as a refusal.
  */
-import { PASSAGE_MAX_CHARS, type AnswerContext, type Citation, type Confidence, type Generated, type Passage, type Refusal, type Related, type RetrievalMode } from '../../protocol/index.ts';
+import {
+  PASSAGE_MAX_CHARS,
+  type AnswerContext,
+  type Citation,
+  type Confidence,
+  type Generated,
+  type Passage,
+  type Refusal,
+  type Related,
+  type RetrievalMode,
+} from '../../protocol/index.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { retrieve, type RetrievalOptions } from '../retrieval/index.ts';
-import { StoreError, type BeginTurn, type ChatStore, type JwtClaims, type StoredAnswer, type TurnState } from '../store/types.ts';
+import {
+  StoreError,
+  type BeginTurn,
+  type ChatStore,
+  type JwtClaims,
+  type StoredAnswer,
+  type TurnState,
+} from '../store/types.ts';
 import { followUpOf } from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
@@ -92,7 +109,13 @@ export async function answerTurn(
     // Only a refusal needs to know whether the knowledge base is empty (a check that stops at the first
     // searchable document, not kb_stats' counts).
     const hasDocuments = await store.hasDocuments().catch(rethrow);
-    return refuse(store, claims, turn, request, hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(found)) : emptyKbRefusal());
+    return refuse(
+      store,
+      claims,
+      turn,
+      request,
+      hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(found)) : emptyKbRefusal(),
+    );
   }
 
   // A follow-up's sentences are scored against the question and, at a lower weight, the words it borrows;
@@ -100,7 +123,9 @@ export async function answerTurn(
   const { text, citations, related } = extractAnswer(
     request.query,
     found.chunks,
-    followUp ? { borrowed: followUp.terms, ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}) } : {},
+    followUp
+      ? { borrowed: followUp.terms, ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}) }
+      : {},
   );
   const passages = answerMode === 'generative' ? passagesOf(citations, found.chunks) : undefined;
   return {
@@ -138,7 +163,9 @@ function passagesOf(citations: Citation[], chunks: { chunk_id: string; content: 
   const text = new Map(chunks.map((c) => [c.chunk_id, c.content]));
   return citations.flatMap((c) => {
     const content = text.get(c.chunk_id);
-    return content === undefined ? [] : [{ n: c.n, text: content.length > PASSAGE_MAX_CHARS ? content.slice(0, PASSAGE_MAX_CHARS) : content }];
+    return content === undefined
+      ? []
+      : [{ n: c.n, text: content.length > PASSAGE_MAX_CHARS ? content.slice(0, PASSAGE_MAX_CHARS) : content }];
   });
 }
 

@@ -24,7 +24,14 @@ describe('closest pages under a refusal', () => {
   it('lists the page whose passage came within the band, labelled nowhere as an answer', async () => {
     const refusal = await refusalFor(question(withSimilarity(0, 0.345)));
     expect(refusal.closest).toEqual([
-      { chunk_id: expect.any(String), document_id: expect.any(String), title: 'Billing', page: 2, section: 'Billing › Refunds', url: '/docs/billing#refunds' },
+      {
+        chunk_id: expect.any(String),
+        document_id: expect.any(String),
+        title: 'Billing',
+        page: 2,
+        section: 'Billing › Refunds',
+        url: '/docs/billing#refunds',
+      },
     ]);
   });
 
@@ -38,16 +45,39 @@ describe('closest pages under a refusal', () => {
     const body = question(withSimilarity(0, 0.345));
     const first = await refusalFor(body, token);
     expect(await refusalFor(body, token)).toEqual(first);
-    const sessions = (await (await api().app.request('/api/sessions', { headers: { Authorization: `Bearer ${token}` } })).json()) as { sessions: { id: string }[] };
-    const detail = (await (await api().app.request(`/api/sessions/${sessions.sessions[0]!.id}`, { headers: { Authorization: `Bearer ${token}` } })).json()) as SessionDetail;
-    expect(detail.messages[1]!.refusal).toEqual({ reason: 'no_evidence', suggestions: [], actions: ['contact_support', 'rephrase'], closest: first.closest });
+    const sessions = (await (
+      await api().app.request('/api/sessions', { headers: { Authorization: `Bearer ${token}` } })
+    ).json()) as { sessions: { id: string }[] };
+    const detail = (await (
+      await api().app.request(`/api/sessions/${sessions.sessions[0]!.id}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })
+    ).json()) as SessionDetail;
+    expect(detail.messages[1]!.refusal).toEqual({
+      reason: 'no_evidence',
+      suggestions: [],
+      actions: ['contact_support', 'rephrase'],
+      closest: first.closest,
+    });
   });
 
-  it('is decided on the mode\'s band: within it pages, below it or in lexical mode none', () => {
+  it("is decided on the mode's band: within it pages, below it or in lexical mode none", () => {
     const nearest = [1, 2, 3, 4].map((n) => ({
-      chunk_id: `c${n}`, content: '', meta: { section: `S${n}` }, document_id: `d${n}`, document_title: `Doc ${n}`, document_url: null, similarity: 0.3,
+      chunk_id: `c${n}`,
+      content: '',
+      meta: { section: `S${n}` },
+      document_id: `d${n}`,
+      document_title: `Doc ${n}`,
+      document_url: null,
+      similarity: 0.3,
     }));
-    const refused = (mode: 'hybrid' | 'lexical', evidence: number): Extract<Retrieval, { kind: 'refuse' }> => ({ kind: 'refuse', mode, evidence, threshold: 0.4, nearest });
+    const refused = (mode: 'hybrid' | 'lexical', evidence: number): Extract<Retrieval, { kind: 'refuse' }> => ({
+      kind: 'refuse',
+      mode,
+      evidence,
+      threshold: 0.4,
+      nearest,
+    });
     expect(closestPages(refused('hybrid', 0.39)).map((p) => p.title)).toEqual(['Doc 1', 'Doc 2', 'Doc 3']);
     expect(closestPages(refused('hybrid', 0.38))).toEqual([]);
     expect(closestPages(refused('lexical', 0.399))).toEqual([]);

@@ -21,7 +21,10 @@ import { toRelated } from './extract.ts';
 export const CLOSEST_BAND: Readonly<Record<RetrievalMode, number>> = { hybrid: 0.04, vector: 0.1, lexical: 0 };
 
 /** The closest pages a refusal lists: none unless the best evidence is within the mode's band. */
-export function closestPages(found: Extract<Retrieval, { kind: 'refuse' }>, band: Readonly<Record<RetrievalMode, number>> = CLOSEST_BAND): Related[] {
+export function closestPages(
+  found: Extract<Retrieval, { kind: 'refuse' }>,
+  band: Readonly<Record<RetrievalMode, number>> = CLOSEST_BAND,
+): Related[] {
   const share = band[found.mode];
   if (!(share > 0) || found.evidence < found.threshold * (1 - share)) return [];
   return found.nearest.slice(0, CLOSEST_PAGES_MAX).map(toRelated);

@@ -5,7 +5,15 @@
  * 20261126070000_conversation_context.sql). A question that does not depend on the conversation reads
  * nothing here, so it is answered exactly as in a new session.
  */
-import { borrowedTerms, contextualText, dependsOnContext, earlierTopic, pointsBack, type AnswerContext, type Citation } from '../../protocol/index.ts';
+import {
+  borrowedTerms,
+  contextualText,
+  dependsOnContext,
+  earlierTopic,
+  pointsBack,
+  type AnswerContext,
+  type Citation,
+} from '../../protocol/index.ts';
 import type { ChatStore, JwtClaims, MessageRow } from '../store/types.ts';
 
 /**
@@ -37,10 +45,16 @@ export interface FollowUpRequest {
 }
 
 /** The context of a follow-up, or null for a question that stands alone (or has nothing before it). */
-export async function followUpOf(store: Pick<ChatStore, 'recentMessages'>, claims: JwtClaims, request: FollowUpRequest): Promise<FollowUp | null> {
+export async function followUpOf(
+  store: Pick<ChatStore, 'recentMessages'>,
+  claims: JwtClaims,
+  request: FollowUpRequest,
+): Promise<FollowUp | null> {
   if (request.context === false || !request.session_id || !dependsOnContext(request.query)) return null;
   // Newest first; another visitor's session reads as empty (row-level security), like a new one.
-  const recent = (await store.recentMessages(claims, request.session_id, RECENT_MESSAGES)).filter((m) => m.id !== request.message_id);
+  const recent = (await store.recentMessages(claims, request.session_id, RECENT_MESSAGES)).filter(
+    (m) => m.id !== request.message_id,
+  );
   return followUpFrom(request.query, recent);
 }
 
@@ -63,7 +77,7 @@ export function followUpFrom(question: string, recent: MessageRow[]): FollowUp |
   return {
     terms,
     text: contextualText(question, terms),
-    ...(reply && reply.content ? { earlierAnswer: reply.content } : {}),
+    ...(reply?.content ? { earlierAnswer: reply.content } : {}),
     sql: {
       terms: about,
       documents: [...new Set(cited.map((c) => c.document_id))],

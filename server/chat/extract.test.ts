@@ -3,7 +3,13 @@ import type { ChunkMatch } from '../store/types.ts';
 import { extractAnswer, MAX_RELATED } from './extract.ts';
 import { MAX_CODE_LINES, MAX_LIST_ITEMS, MAX_TABLE_ROWS, unitsOf } from './units.ts';
 
-const make = (id: string, content: string, meta: ChunkMatch['meta'] = {}, document_id = id, similarity = 0.5): ChunkMatch => ({
+const make = (
+  id: string,
+  content: string,
+  meta: ChunkMatch['meta'] = {},
+  document_id = id,
+  similarity = 0.5,
+): ChunkMatch => ({
   chunk_id: id,
   content,
   meta,
@@ -28,7 +34,12 @@ const refunds = make(
     '- Annual plans are refunded pro rata.',
     '- Credits are never refunded.',
   ].join('\n'),
-  { section: 'Billing › Refunds', heading_path: ['Billing', 'Refunds'], page: 3, url: 'https://docs.example/billing#refunds' },
+  {
+    section: 'Billing › Refunds',
+    heading_path: ['Billing', 'Refunds'],
+    page: 3,
+    url: 'https://docs.example/billing#refunds',
+  },
   'd1',
   0.71,
 );
@@ -52,7 +63,12 @@ describe('unitsOf', () => {
   it('bounds blocks: code lines, list items, and a long table keeps its header and the rows the question names', () => {
     const code = `\`\`\`\n${Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n')}\n\`\`\``;
     const list = Array.from({ length: 12 }, (_, i) => `${i + 1}. Step ${i}`).join('\n');
-    const table = ['| Plan | Price |', '| --- | --- |', ...Array.from({ length: 10 }, (_, i) => `| Plan${i} | $${i} |`), '| Hobby | $5 |'].join('\n');
+    const table = [
+      '| Plan | Price |',
+      '| --- | --- |',
+      ...Array.from({ length: 10 }, (_, i) => `| Plan${i} | $${i} |`),
+      '| Hobby | $5 |',
+    ].join('\n');
     const [c, l, t] = unitsOf(`${code}\n\n${list}\n\n${table}`, new Set(['hobby']));
     expect(c!.markdown.split('\n')).toHaveLength(MAX_CODE_LINES + 2);
     expect(l!.markdown.split('\n')).toHaveLength(MAX_LIST_ITEMS);
@@ -65,13 +81,17 @@ describe('unitsOf', () => {
 describe('extractAnswer', () => {
   it('quotes the command with the sentence that introduces it', () => {
     const answer = extractAnswer('How do I request a refund from the command line?', [refunds]);
-    expect(answer.text).toContain('To request a refund, run this from the billing folder: [1]\n\n```sh\nrefund --all\n```');
+    expect(answer.text).toContain(
+      'To request a refund, run this from the billing folder: [1]\n\n```sh\nrefund --all\n```',
+    );
     expect(answer.text).not.toContain('Our plans renew monthly.');
   });
 
   it('a question about the rules gets the list and its lead-in, the marker closing the list', () => {
     const answer = extractAnswer('What are the refund rules?', [refunds]);
-    expect(answer.text).toContain('Refund rules: [1]\n\n- Annual plans are refunded pro rata.\n- Credits are never refunded.');
+    expect(answer.text).toContain(
+      'Refund rules: [1]\n\n- Annual plans are refunded pro rata.\n- Credits are never refunded.',
+    );
   });
 
   it('a one-sentence answer stays one sentence: units far below the best are not quoted', () => {
@@ -84,7 +104,10 @@ describe('extractAnswer', () => {
   });
 
   it('the best sentence brings the rest of its thought: the next sentences of its paragraph', () => {
-    const chunk = make('t', 'Intro text here.\n\nIf every question gets the reply "The knowledge base is empty." no documents were indexed. Run the ingest command. Then restart.');
+    const chunk = make(
+      't',
+      'Intro text here.\n\nIf every question gets the reply "The knowledge base is empty." no documents were indexed. Run the ingest command. Then restart.',
+    );
     const answer = extractAnswer('Every question gets "The knowledge base is empty". Why?', [chunk]);
     expect(answer.text).toBe(
       'If every question gets the reply "The knowledge base is empty." no documents were indexed. [1] Run the ingest command. [1] Then restart. [1]',
@@ -95,13 +118,18 @@ describe('extractAnswer', () => {
     const browsers = make(
       'b',
       'kb-chat supports current versions of Chrome, Edge, Firefox and Safari. The widget needs JavaScript and WebAssembly.',
-      { section: 'Troubleshooting › Which browsers are supported?', heading_path: ['Troubleshooting', 'Which browsers are supported?'] },
+      {
+        section: 'Troubleshooting › Which browsers are supported?',
+        heading_path: ['Troubleshooting', 'Which browsers are supported?'],
+      },
       'd1',
       0.6,
     );
     const model = make('m', 'The embedding model is loaded by the browser on first use.', {}, 'd2', 0.55);
     const answer = extractAnswer('Which browsers are supported?', [model, browsers]);
-    expect(answer.text.startsWith('kb-chat supports current versions of Chrome, Edge, Firefox and Safari. [1]')).toBe(true);
+    expect(answer.text.startsWith('kb-chat supports current versions of Chrome, Edge, Firefox and Safari. [1]')).toBe(
+      true,
+    );
     expect(answer.citations.map((c) => c.chunk_id)).toEqual(['b']);
   });
 
@@ -120,7 +148,14 @@ describe('extractAnswer', () => {
     ]);
     expect(text).toBe('Refunds take five days to arrive. [1] Refunds take five business days. [2]');
     expect(related.map((r) => r.chunk_id)).toEqual(['1', '4', '5'].slice(0, MAX_RELATED));
-    expect(related[0]).toEqual({ chunk_id: '1', document_id: 'd1', title: 'Doc d1', page: null, section: 'A › Intro', url: null });
+    expect(related[0]).toEqual({
+      chunk_id: '1',
+      document_id: 'd1',
+      title: 'Doc d1',
+      page: null,
+      section: 'A › Intro',
+      url: null,
+    });
   });
 
   it('gives each citation title, page, section, link and an excerpt starting at the quoted sentence', () => {
@@ -141,7 +176,13 @@ describe('extractAnswer', () => {
   });
 
   it('prefers a sentence that answers over one that only points elsewhere', () => {
-    const faq = make('f', 'Please refer to [Pricing -> Refunds](/pricing/refunds).', { heading_path: ['How do I request a refund?'] }, 'faq', 0.5);
+    const faq = make(
+      'f',
+      'Please refer to [Pricing -> Refunds](/pricing/refunds).',
+      { heading_path: ['How do I request a refund?'] },
+      'faq',
+      0.5,
+    );
     const page = make('r', 'Refunds are for new customers who no longer wish to use Railway.', {}, 'refunds', 0.45);
     const answer = extractAnswer('How do refunds work?', [faq, page]);
     expect(answer.text).toBe('Refunds are for new customers who no longer wish to use Railway. [1]');
@@ -151,35 +192,64 @@ describe('extractAnswer', () => {
   it('never exceeds three sentences and one block, whatever matches', () => {
     const many = make(
       'x',
-      ['Deploy one. Deploy two. Deploy three. Deploy four.', '```', 'deploy a', '```', '', '- deploy b', '', '| deploy | c |', '| - | - |', '| deploy | d |'].join('\n'),
+      [
+        'Deploy one. Deploy two. Deploy three. Deploy four.',
+        '```',
+        'deploy a',
+        '```',
+        '',
+        '- deploy b',
+        '',
+        '| deploy | c |',
+        '| - | - |',
+        '| deploy | d |',
+      ].join('\n'),
     );
     const { text } = extractAnswer('deploy', [many]);
-    const blocks = (text.match(/^```/gm) ?? []).length / 2 + (text.match(/^- /gm) ? 1 : 0) + (text.match(/^\|/m) ? 1 : 0);
-    const sentences = text.split('\n\n').filter((p) => !/^(```|- |\||\[\d\]$)/.test(p)).join(' ').match(/\[\d\]/g)?.length ?? 0;
+    const blocks =
+      (text.match(/^```/gm) ?? []).length / 2 + (text.match(/^- /gm) ? 1 : 0) + (text.match(/^\|/m) ? 1 : 0);
+    const sentences =
+      text
+        .split('\n\n')
+        .filter((p) => !/^(```|- |\||\[\d\]$)/.test(p))
+        .join(' ')
+        .match(/\[\d\]/g)?.length ?? 0;
     expect(blocks).toBeLessThanOrEqual(1);
     expect(sentences).toBeLessThanOrEqual(3);
   });
 
   it('still answers from the best chunk when no unit shares a word with the question', () => {
-    const answer = extractAnswer('zzz', [make('s', 'Support answers within one business day.\n\nRefund questions go to billing.')]);
+    const answer = extractAnswer('zzz', [
+      make('s', 'Support answers within one business day.\n\nRefund questions go to billing.'),
+    ]);
     expect(answer.text).toBe('Support answers within one business day. [1]');
   });
 
   it('a code block without a lead-in gets its marker on its own line after the block', () => {
-    const answer = extractAnswer('brew install railway', [make('h', '```sh\nbrew install railway\n```', { heading_path: ['Homebrew'] })]);
+    const answer = extractAnswer('brew install railway', [
+      make('h', '```sh\nbrew install railway\n```', { heading_path: ['Homebrew'] }),
+    ]);
     expect(answer.text).toBe('```sh\nbrew install railway\n```\n\n[1]');
   });
 });
 
 describe('extractAnswer: the fact asked', () => {
   it('a "how long" question gets the duration over the intro that repeats its words', () => {
-    const logs = make('l', 'Logs in the log explorer are kept searchable for every plan.\n\nOn Hobby, entries stay for 7 days.', { section: 'Logs' });
+    const logs = make(
+      'l',
+      'Logs in the log explorer are kept searchable for every plan.\n\nOn Hobby, entries stay for 7 days.',
+      { section: 'Logs' },
+    );
     const answer = extractAnswer('How long are logs kept in the log explorer on Hobby?', [logs]);
     expect(answer.text).toContain('On Hobby, entries stay for 7 days. [1]');
   });
 
   it('a "which command" question gets the code span over prose about the command', () => {
-    const cli = make('c', 'The CLI can log in from a terminal.\n\nWithout a browser, use `railway login --browserless`.', {});
+    const cli = make(
+      'c',
+      'The CLI can log in from a terminal.\n\nWithout a browser, use `railway login --browserless`.',
+      {},
+    );
     const answer = extractAnswer('Which command logs in to the CLI from a terminal without a browser?', [cli]);
     expect(answer.text).toContain('`railway login --browserless`');
   });
@@ -192,11 +262,20 @@ describe('extractAnswer: the fact asked', () => {
   });
 
   it('under a heading that asks the question, the section opening is quoted first', () => {
-    const intro = make('i', 'Moving a service with a volume to another region causes downtime.', { section: 'Regions' }, 'd1', 0.7);
+    const intro = make(
+      'i',
+      'Moving a service with a volume to another region causes downtime.',
+      { section: 'Regions' },
+      'd1',
+      0.7,
+    );
     const faq = make(
       'q',
       'No, the service keeps running.',
-      { section: 'Regions › Does moving a service to another region cause downtime?', heading_path: ['Regions', 'Does moving a service to another region cause downtime?'] },
+      {
+        section: 'Regions › Does moving a service to another region cause downtime?',
+        heading_path: ['Regions', 'Does moving a service to another region cause downtime?'],
+      },
       'd1',
       0.6,
     );
@@ -205,17 +284,37 @@ describe('extractAnswer: the fact asked', () => {
   });
 
   it('an FAQ title (a bold line) is the heading of the answer after it, never quoted itself', () => {
-    const faq = make('t', '**Can I transfer a domain into Railway?**\n\nNot yet. Add it as a custom domain instead.', {});
+    const faq = make(
+      't',
+      '**Can I transfer a domain into Railway?**\n\nNot yet. Add it as a custom domain instead.',
+      {},
+    );
     const answer = extractAnswer('Can I transfer my domain into Railway?', [faq]);
     expect(answer.text).not.toContain('**Can I transfer');
     expect(answer.text.startsWith('Not yet. [1]')).toBe(true);
   });
 
   it('a "how do I" question gets the numbered steps from another section of the answering page', () => {
-    const intro = make('i', 'Webhooks tell your app about deployment status changes. They are configured per project.', { section: 'Webhooks' }, 'd1', 0.7);
-    const steps = make('s', 'Complete the following steps:\n\n1. Open the project.\n2. Navigate to the Webhooks tab.', { section: 'Webhooks › Setup' }, 'd1', 0.6);
+    const intro = make(
+      'i',
+      'Webhooks tell your app about deployment status changes. They are configured per project.',
+      { section: 'Webhooks' },
+      'd1',
+      0.7,
+    );
+    const steps = make(
+      's',
+      'Complete the following steps:\n\n1. Open the project.\n2. Navigate to the Webhooks tab.',
+      { section: 'Webhooks › Setup' },
+      'd1',
+      0.6,
+    );
     const other = make('o', '1. Open the billing page.\n2. Add a card.', { section: 'Billing' }, 'd2', 0.5);
-    const answer = extractAnswer('How do I get told about deployment status changes with a webhook?', [intro, steps, other]);
+    const answer = extractAnswer('How do I get told about deployment status changes with a webhook?', [
+      intro,
+      steps,
+      other,
+    ]);
     expect(answer.text).toContain('2. Navigate to the Webhooks tab.');
     expect(answer.text).not.toContain('Add a card');
   });
@@ -227,6 +326,8 @@ describe('extractAnswer: the fact asked', () => {
       {},
     );
     const answer = extractAnswer('My healthcheck fails with status 400 because the app rejects requests', [hc]);
-    expect(answer.text).toContain('Railway uses the hostname `healthcheck.railway.app` for them. [1] If your app rejects');
+    expect(answer.text).toContain(
+      'Railway uses the hostname `healthcheck.railway.app` for them. [1] If your app rejects',
+    );
   });
 });

@@ -122,12 +122,18 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
         chunk: c,
         words,
         // Retrieval's order of the chunks counts: the 2nd chunk's units weigh 0.65, the 3rd's 0.3, the rest 0.2.
-        weight: Math.max(0.2, 1 - c * CHUNK_RANK_PENALTY) * (unit.pointer ? POINTER_WEIGHT : 1) * (said(unit, c) ? REPEAT_WEIGHT : 1),
+        weight:
+          Math.max(0.2, 1 - c * CHUNK_RANK_PENALTY) *
+          (unit.pointer ? POINTER_WEIGHT : 1) *
+          (said(unit, c) ? REPEAT_WEIGHT : 1),
         bonus: 0.05 * chunks[c]!.similarity - unit.index * 1e-3,
         score: 0,
         // A follow-up's heading must also share a word it asks now: the earlier topic's heading answered the
         // earlier question.
-        answersTitle: headingMatches(title, asked) && (borrowed.length === 0 || title.words.some((w) => own.has(w))) && !said(unit, c),
+        answersTitle:
+          headingMatches(title, asked) &&
+          (borrowed.length === 0 || title.words.some((w) => own.has(w))) &&
+          !said(unit, c),
         documentId: chunks[c]!.document_id,
       };
     });
@@ -176,14 +182,19 @@ interface Heading {
 function headingOf(chunk: ChunkMatch): Heading {
   const path = chunk.meta.heading_path;
   const last = Array.isArray(path) && path.length > 0 ? path[path.length - 1] : chunk.meta.section?.split(' › ').pop();
-  return typeof last === 'string' ? { words: contentWords(last), asks: /\?\s*$/.test(last) } : { words: [], asks: false };
+  return typeof last === 'string'
+    ? { words: contentWords(last), asks: /\?\s*$/.test(last) }
+    : { words: [], asks: false };
 }
 
 function score(candidates: Candidate[], asked: Set<string>, type: AnswerType | null, own: Set<string>): void {
   const weight = new Map<string, number>();
   for (const word of asked) {
     const df = candidates.filter((c) => c.words.has(word)).length;
-    weight.set(word, Math.log(1 + (candidates.length + 1) / (df + 0.5)) * (own.has(word) || own.size === 0 ? 1 : BORROWED_WEIGHT));
+    weight.set(
+      word,
+      Math.log(1 + (candidates.length + 1) / (df + 0.5)) * (own.has(word) || own.size === 0 ? 1 : BORROWED_WEIGHT),
+    );
   }
   const total = [...weight.values()].reduce((a, b) => a + b, 0) || 1;
   for (const c of candidates) {
@@ -201,10 +212,21 @@ function score(candidates: Candidate[], asked: Set<string>, type: AnswerType | n
 export function pointedBlocks(question: string): Set<Unit['kind']> {
   const q = question.toLowerCase();
   const kinds = new Set<Unit['kind']>();
-  if (/`|\b(commands?|cli|terminal|shell|install|run|syntax|expression|snippet|code|curl|headers?|script|flags?|env|variables?|config|configure|set)\b/.test(q)) kinds.add('code');
-  if (/\bhow (do|can|should|would) (i|we|you)\b|\bhow to\b|\bsteps?\b|\bset ?up\b|\benable\b|\bturn on\b/.test(q)) kinds.add('list').add('code');
+  if (
+    /`|\b(commands?|cli|terminal|shell|install|run|syntax|expression|snippet|code|curl|headers?|script|flags?|env|variables?|config|configure|set)\b/.test(
+      q,
+    )
+  )
+    kinds.add('code');
+  if (/\bhow (do|can|should|would) (i|we|you)\b|\bhow to\b|\bsteps?\b|\bset ?up\b|\benable\b|\bturn on\b/.test(q))
+    kinds.add('list').add('code');
   if (/\b(which|what are|list|options|types|kinds|supported|examples?)\b/.test(q)) kinds.add('list');
-  if (/\bhow (long|much|many|fast|often)\b|\b(limits?|maximum|max|minimum|price|pricing|costs?|per (plan|month|hour)|plans?|retention|retained|kept|quotas?|sizes?|tiers?)\b/.test(q)) kinds.add('table');
+  if (
+    /\bhow (long|much|many|fast|often)\b|\b(limits?|maximum|max|minimum|price|pricing|costs?|per (plan|month|hour)|plans?|retention|retained|kept|quotas?|sizes?|tiers?)\b/.test(
+      q,
+    )
+  )
+    kinds.add('table');
   return kinds;
 }
 
@@ -242,7 +264,9 @@ function choose(
   // Under a heading that asks the question, the section's first unit is the answer: quoted first, with the
   // best unit's score (so the relevance cut-off still applies to the rest).
   // Only on the best unit's page or a page retrieval ranked higher: a heading elsewhere does not outweigh it.
-  const titled = ranked.find((c) => c.answersTitle && (c.chunk <= ranked[0]!.chunk || c.documentId === ranked[0]!.documentId));
+  const titled = ranked.find(
+    (c) => c.answersTitle && (c.chunk <= ranked[0]!.chunk || c.documentId === ranked[0]!.documentId),
+  );
   if (titled && titled !== ranked[0]) {
     ranked.splice(ranked.indexOf(titled), 1);
     titled.score = ranked[0]!.score;
@@ -304,7 +328,8 @@ function choose(
   if (top.unit.kind === 'sentence') {
     for (let i = 1; i <= CONTINUATION && sentences < sentenceLimit; i++) {
       const next = byUnit.get(`${top.chunk}:${top.unit.index + i}`);
-      if (next?.unit.kind !== 'sentence' || next.unit.paragraph !== top.unit.paragraph || said(next.unit, next.chunk)) break;
+      if (next?.unit.kind !== 'sentence' || next.unit.paragraph !== top.unit.paragraph || said(next.unit, next.chunk))
+        break;
       take(next, sentenceLimit);
     }
   }
@@ -312,13 +337,20 @@ function choose(
   for (const c of [...chosen.values()]) {
     if (c.unit.kind !== 'sentence' || sentences >= MAX_ANSWER_SENTENCES) continue;
     const before = byUnit.get(`${c.chunk}:${c.unit.index - 1}`);
-    if (before?.unit.kind !== 'sentence' || before.unit.title || before.unit.introduces !== undefined || said(before.unit, before.chunk)) continue;
+    if (
+      before?.unit.kind !== 'sentence' ||
+      before.unit.title ||
+      before.unit.introduces !== undefined ||
+      said(before.unit, before.chunk)
+    )
+      continue;
     if (refersBack(c.unit.markdown, before.unit.words)) take(before, MAX_ANSWER_SENTENCES);
   }
   // Chunks in the order of their best quoted unit; units in reading order within a chunk.
   const list = [...chosen.values()];
   const chunkRank = new Map<number, number>();
-  for (const c of [...list].sort((a, b) => b.score - a.score)) if (!chunkRank.has(c.chunk)) chunkRank.set(c.chunk, chunkRank.size);
+  for (const c of [...list].sort((a, b) => b.score - a.score))
+    if (!chunkRank.has(c.chunk)) chunkRank.set(c.chunk, chunkRank.size);
   return list.sort((a, b) => chunkRank.get(a.chunk)! - chunkRank.get(b.chunk)! || a.unit.index - b.unit.index);
 }
 
@@ -351,7 +383,8 @@ function compose(chosen: Candidate[], chunks: ChunkMatch[]): ExtractiveAnswer {
       continue;
     }
     flush();
-    const introduced = unit.leadIn !== undefined && chosen.some((c) => c.chunk === chunk && c.unit.index === unit.leadIn);
+    const introduced =
+      unit.leadIn !== undefined && chosen.some((c) => c.chunk === chunk && c.unit.index === unit.leadIn);
     if (introduced) parts.push(unit.markdown);
     else if (unit.kind === 'list' || unit.kind === 'note') parts.push(withTrailingMarker(unit.markdown, n));
     else parts.push(unit.markdown, `[${n}]`);

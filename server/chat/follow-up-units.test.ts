@@ -28,11 +28,15 @@ const EARLIER = extractAnswer('Is there a size limit for manual volume backups?'
 
 describe('saidBefore', () => {
   it('finds a unit the earlier answer quoted, whatever its spacing, and not a short or new one', () => {
-    const said = saidBefore('Volume backups have size limitations based on the volume capacity: [1]\n\n- **Manual backups** are  limited');
+    const said = saidBefore(
+      'Volume backups have size limitations based on the volume capacity: [1]\n\n- **Manual backups** are  limited',
+    );
     expect(said({ markdown: 'Volume backups have size limitations based on the volume capacity:' })).toBe(true);
     expect(said({ markdown: 'Yes.' })).toBe(false);
     expect(said({ markdown: 'Backups can be scheduled to run on a daily basis.' })).toBe(false);
-    expect(saidBefore(undefined)({ markdown: 'Volume backups have size limitations based on the volume capacity:' })).toBe(false);
+    expect(
+      saidBefore(undefined)({ markdown: 'Volume backups have size limitations based on the volume capacity:' }),
+    ).toBe(false);
   });
 });
 
@@ -40,13 +44,19 @@ describe('extractAnswer for a follow-up', () => {
   it('quotes the new fact instead of the earlier answer when retrieval ranked the earlier passage second', () => {
     expect(EARLIER).toContain('50%');
     const borrowed = ['size', 'limit', 'manual', 'volume', 'backups'];
-    const { text } = extractAnswer('How long are the daily ones kept?', [SCHEDULES, LIMITS], { borrowed, earlierAnswer: EARLIER });
+    const { text } = extractAnswer('How long are the daily ones kept?', [SCHEDULES, LIMITS], {
+      borrowed,
+      earlierAnswer: EARLIER,
+    });
     expect(text).toContain('kept for 6 days');
     expect(text).not.toContain('50%');
   });
 
   it('quotes the earlier answer again when it is in the passage ranked first (then it is the answer)', () => {
-    const { text } = extractAnswer('How long are they limited?', [LIMITS, SCHEDULES], { borrowed: ['manual', 'backups'], earlierAnswer: EARLIER });
+    const { text } = extractAnswer('How long are they limited?', [LIMITS, SCHEDULES], {
+      borrowed: ['manual', 'backups'],
+      earlierAnswer: EARLIER,
+    });
     expect(text).toContain('50%');
   });
 });

@@ -6,7 +6,13 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { followUpText, type AnswerContext, type Citation, type RetrievalMode, type SessionDetail } from '../../protocol/index.ts';
+import {
+  followUpText,
+  type AnswerContext,
+  type Citation,
+  type RetrievalMode,
+  type SessionDetail,
+} from '../../protocol/index.ts';
 import { createEmbedder, type Embedder } from '../ingest/embedder.ts';
 import { ingest } from '../ingest/pipeline.ts';
 import { createTestApi, type TestApi } from '../testing/api.ts';
@@ -38,16 +44,25 @@ async function ask(
   mode: RetrievalMode,
   token: string,
   message: string,
-  { earlier = null, ...extra }: { earlier?: string | null; session_id?: string; context?: boolean; message_id?: string } = {},
+  {
+    earlier = null,
+    ...extra
+  }: { earlier?: string | null; session_id?: string; context?: boolean; message_id?: string } = {},
 ): Promise<Answer> {
   const app = api.instance({ retrieval: { mode } });
   const text = extra.context === false ? message : followUpText(message, earlier ? { question: earlier } : null);
   const embedding = mode === 'lexical' ? undefined : (await embedder.embed([text]))[0];
-  const res = await api.chat(token, { message, message_id: extra.message_id ?? crypto.randomUUID(), ...(embedding ? { embedding } : {}), ...extra }, {}, app);
+  const res = await api.chat(
+    token,
+    { message, message_id: extra.message_id ?? crypto.randomUUID(), ...(embedding ? { embedding } : {}), ...extra },
+    {},
+    app,
+  );
   expect(res.headers.get('content-type')).toContain('text/event-stream');
   const answer: Partial<Answer> = { text: '' };
   for (const { event } of await readChatEvents(res)) {
-    if (event.event === 'answer_start') Object.assign(answer, { session_id: event.data.session_id, context: event.data.context });
+    if (event.event === 'answer_start')
+      Object.assign(answer, { session_id: event.data.session_id, context: event.data.context });
     if (event.event === 'answer_delta') answer.text += event.data.text;
     if (event.event === 'sources') answer.citations = event.data.citations;
   }
@@ -88,7 +103,10 @@ describe.each(['hybrid', 'vector', 'lexical'] as const)('follow-ups in %s mode',
   it('answers a complete question in the same session exactly as in a new one (topic switch)', async () => {
     const { token } = await api.signIn();
     const first = await ask(mode, token, THRESHOLD);
-    const inSession = await ask(mode, token, 'Which browsers are supported?', { earlier: THRESHOLD, session_id: first.session_id });
+    const inSession = await ask(mode, token, 'Which browsers are supported?', {
+      earlier: THRESHOLD,
+      session_id: first.session_id,
+    });
     const alone = await ask(mode, (await api.signIn()).token, 'Which browsers are supported?');
     expect(inSession.context).toBeUndefined();
     expect(inSession.text).toBe(alone.text);
@@ -102,10 +120,26 @@ describe.each(['hybrid', 'vector', 'lexical'] as const)('follow-ups in %s mode',
     const first = await ask(mode, token, THRESHOLD);
     const app = api.instance({ retrieval: { mode } });
     const lunch = 'And lunch?';
-    const embedding = mode === 'lexical' ? undefined : (await embedder.embed([followUpText(lunch, { question: THRESHOLD })]))[0];
-    const inSession = await api.chat(token, { message: lunch, message_id: crypto.randomUUID(), session_id: first.session_id, ...(embedding ? { embedding } : {}) }, { headers: { Accept: 'application/json' } }, app);
+    const embedding =
+      mode === 'lexical' ? undefined : (await embedder.embed([followUpText(lunch, { question: THRESHOLD })]))[0];
+    const inSession = await api.chat(
+      token,
+      {
+        message: lunch,
+        message_id: crypto.randomUUID(),
+        session_id: first.session_id,
+        ...(embedding ? { embedding } : {}),
+      },
+      { headers: { Accept: 'application/json' } },
+      app,
+    );
     const aloneEmbedding = mode === 'lexical' ? undefined : (await embedder.embed([lunch]))[0];
-    const alone = await api.chat((await api.signIn()).token, { message: lunch, message_id: crypto.randomUUID(), ...(aloneEmbedding ? { embedding: aloneEmbedding } : {}) }, { headers: { Accept: 'application/json' } }, app);
+    const alone = await api.chat(
+      (await api.signIn()).token,
+      { message: lunch, message_id: crypto.randomUUID(), ...(aloneEmbedding ? { embedding: aloneEmbedding } : {}) },
+      { headers: { Accept: 'application/json' } },
+      app,
+    );
     expect(((await alone.json()) as { type: string }).type).toBe('refusal');
     expect(((await inSession.json()) as { type: string }).type).toBe('refusal');
   });
@@ -128,7 +162,10 @@ describe('follow-ups and the session', () => {
     const follow = await ask('hybrid', bob.token, CHANGE, { session_id: first.session_id });
     expect(follow.context).toBeUndefined();
     expect(follow.session_id).not.toBe(first.session_id);
-    const { rows } = await api.store.db.query<{ n: number }>('select count(*)::int as n from chat_messages where session_id = $1', [first.session_id]);
+    const { rows } = await api.store.db.query<{ n: number }>(
+      'select count(*)::int as n from chat_messages where session_id = $1',
+      [first.session_id],
+    );
     expect(rows[0]!.n).toBe(2);
   });
 
@@ -139,9 +176,16 @@ describe('follow-ups and the session', () => {
     const follow = await ask('hybrid', token, CHANGE, { earlier: THRESHOLD, session_id: first.session_id, message_id });
     const replay = await ask('hybrid', token, CHANGE, { earlier: THRESHOLD, session_id: first.session_id, message_id });
     expect(replay.context).toEqual(follow.context);
-    const res = await api.app.request(`/api/sessions/${first.session_id}`, { headers: { Authorization: `Bearer ${token}` } });
+    const res = await api.app.request(`/api/sessions/${first.session_id}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     const detail = (await res.json()) as SessionDetail;
-    expect(detail.messages.map((m) => m.context)).toEqual([undefined, undefined, undefined, { used: true, about: 'evidence threshold' }]);
+    expect(detail.messages.map((m) => m.context)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      { used: true, about: 'evidence threshold' },
+    ]);
   });
 
   it('reads only the last turns of a session with hundreds of them', async () => {

@@ -5,7 +5,14 @@
  * citing only the answer's own sources.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PASSAGE_MAX_CHARS, type ChatEvent, type ErrorBody, type Generated, type SessionDetail, type SourcesSchema } from '../../protocol/index.ts';
+import {
+  PASSAGE_MAX_CHARS,
+  type ChatEvent,
+  type ErrorBody,
+  type Generated,
+  type SessionDetail,
+  type SourcesSchema,
+} from '../../protocol/index.ts';
 import { question, useTestApi } from '../testing/api.ts';
 import { readChatEvents } from '../../protocol/sse.ts';
 import { basis } from '../testing/vectors.ts';
@@ -23,10 +30,13 @@ async function setMode(mode: 'extractive' | 'generative' | null): Promise<void> 
 
 async function ask(token: string, body = question(basis(0))) {
   const events = await readChatEvents(await api().chat(token, body));
-  const find = <N extends ChatEvent['event']>(name: N) => events.map((e) => e.event).filter((e): e is Extract<ChatEvent, { event: N }> => e.event === name);
+  const find = <N extends ChatEvent['event']>(name: N) =>
+    events.map((e) => e.event).filter((e): e is Extract<ChatEvent, { event: N }> => e.event === name);
   const sources: Sources = find('sources')[0]!.data;
   const answerId = find('answer_end')[0]!.data.message_id;
-  const text = find('answer_delta').map((e) => e.data.text).join('');
+  const text = find('answer_delta')
+    .map((e) => e.data.text)
+    .join('');
   return { events, sources, answerId, text, body };
 }
 
@@ -39,7 +49,11 @@ async function saveGenerated(token: string | null, answerId: string, body: unkno
 }
 
 const storedGenerated = async (answerId: string) =>
-  (await api().store.db.query<{ g: unknown }>(`select meta -> 'generated' as g from chat_messages where id = $1`, [answerId])).rows[0]?.g ?? null;
+  (
+    await api().store.db.query<{ g: unknown }>(`select meta -> 'generated' as g from chat_messages where id = $1`, [
+      answerId,
+    ])
+  ).rows[0]?.g ?? null;
 
 describe('the answer events in each mode', () => {
   it('extractive (the default) sends no passages; generative adds the cited passages and changes nothing else', async () => {
@@ -58,7 +72,10 @@ describe('the answer events in each mode', () => {
       expect(written.sources.passages!.map((p) => p.n)).toEqual(written.sources.citations.map((c) => c.n));
       for (const passage of written.sources.passages!) {
         const chunk = written.sources.citations.find((c) => c.n === passage.n)!;
-        const { rows } = await api().store.db.query<{ content: string }>('select content from kb_chunks where id = $1', [chunk.chunk_id]);
+        const { rows } = await api().store.db.query<{ content: string }>(
+          'select content from kb_chunks where id = $1',
+          [chunk.chunk_id],
+        );
         expect(passage.text).toBe(rows[0]!.content.slice(0, PASSAGE_MAX_CHARS));
       }
       // A refusal is the same refusal: the gate does not move with the mode.
@@ -90,31 +107,44 @@ describe('POST /api/chat/:answer_id/generated', () => {
   it('stores the written answer once, shows it in history and in a replay, flagged with its model', async () => {
     const { token } = await api().signIn();
     const { answerId, body } = await ask(token);
-    const first = await saveGenerated(token, answerId, { text: '  Refunds are issued in 14 days [1].  ', model: 'test-double/lm' });
+    const first = await saveGenerated(token, answerId, {
+      text: '  Refunds are issued in 14 days [1].  ',
+      model: 'test-double/lm',
+    });
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual<Generated>({ text: 'Refunds are issued in 14 days [1].', model: 'test-double/lm' });
+    expect(await first.json()).toEqual<Generated>({
+      text: 'Refunds are issued in 14 days [1].',
+      model: 'test-double/lm',
+    });
     // A second one (another tab, a retry after a lost response) does not replace it.
     const again = await saveGenerated(token, answerId, { text: 'Something else [1].', model: MODEL });
     expect(await again.json()).toEqual({ text: 'Refunds are issued in 14 days [1].', model: 'test-double/lm' });
 
     const replay = await ask(token, body);
     expect(replay.sources.generated).toEqual({ text: 'Refunds are issued in 14 days [1].', model: 'test-double/lm' });
-    const sessions = (await (await api().app.request('/api/sessions', { headers: { Authorization: `Bearer ${token}` } })).json()) as { sessions: { id: string }[] };
+    const sessions = (await (
+      await api().app.request('/api/sessions', { headers: { Authorization: `Bearer ${token}` } })
+    ).json()) as { sessions: { id: string }[] };
     const detail = (await (
-      await api().app.request(`/api/sessions/${sessions.sessions[0]!.id}`, { headers: { Authorization: `Bearer ${token}` } })
+      await api().app.request(`/api/sessions/${sessions.sessions[0]!.id}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })
     ).json()) as SessionDetail;
     const stored = detail.messages.find((m) => m.id === answerId)!;
     expect(stored.generated).toEqual({ text: 'Refunds are issued in 14 days [1].', model: 'test-double/lm' });
     expect(stored.content).toBe(replay.text); // the quoted answer stays the message's content
   });
 
-  it('refuses a [n] that is not one of the answer\'s citations (400 naming text), storing nothing', async () => {
+  it("refuses a [n] that is not one of the answer's citations (400 naming text), storing nothing", async () => {
     const { token } = await api().signIn();
     const { answerId, sources } = await ask(token);
     const invented = sources.citations.length + 8;
     const res = await saveGenerated(token, answerId, { text: `Refunds take 14 days [1] [${invented}].`, model: MODEL });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as ErrorBody).error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^text: /) });
+    expect(((await res.json()) as ErrorBody).error).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/^text: /),
+    });
     for (const text of [`A list [1, ${invented}].`, `Zero-padded [0${invented}].`]) {
       expect((await saveGenerated(token, answerId, { text, model: MODEL })).status, text).toBe(400);
     }
@@ -131,7 +161,9 @@ describe('POST /api/chat/:answer_id/generated', () => {
     expect(await storedGenerated(answerId)).toBeNull();
 
     await api().chat(mallory.token, question(basis(300), 'Who won the match?'));
-    const { rows } = await api().store.db.query<{ id: string }>(`select id from chat_messages where meta ->> 'kind' = 'refusal' limit 1`);
+    const { rows } = await api().store.db.query<{ id: string }>(
+      `select id from chat_messages where meta ->> 'kind' = 'refusal' limit 1`,
+    );
     const refusal = await saveGenerated(mallory.token, rows[0]!.id, { text: 'Actually, I know [1]', model: MODEL });
     expect(refusal.status).toBe(404);
     const unknown = await saveGenerated(mallory.token, crypto.randomUUID(), { text: 'x', model: MODEL });
@@ -162,7 +194,11 @@ describe('POST /api/chat/:answer_id/generated', () => {
   it('is refused in extractive mode (409) and under any model but the configured one (400), storing nothing, counting nothing', async () => {
     const { token } = await api().signIn();
     const { answerId } = await ask(token);
-    const hits = async () => Number((await api().store.db.query<{ n: number }>('select coalesce(sum(hits), 0)::int as n from rate_limits')).rows[0]!.n);
+    const hits = async () =>
+      Number(
+        (await api().store.db.query<{ n: number }>('select coalesce(sum(hits), 0)::int as n from rate_limits')).rows[0]!
+          .n,
+      );
     const before = await hits();
     // A free-text name would be shown in the console as the model that wrote the answer.
     for (const model of ['evil/model', `${MODEL} `, MODEL.toUpperCase()]) {
@@ -180,6 +216,8 @@ describe('POST /api/chat/:answer_id/generated', () => {
     expect(await storedGenerated(answerId)).toBeNull();
     expect(await hits()).toBe(before);
     await setMode('generative');
-    expect((await saveGenerated(token, answerId, { text: 'Refunds take 14 days [1].', model: MODEL })).status).toBe(200);
+    expect((await saveGenerated(token, answerId, { text: 'Refunds take 14 days [1].', model: MODEL })).status).toBe(
+      200,
+    );
   });
 });

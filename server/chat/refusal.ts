@@ -24,7 +24,10 @@ export function refusalChoices(list: readonly string[]): { suggestions: string[]
   return { suggestions, actions };
 }
 
-export function noEvidenceRefusal(suggestions: readonly string[] = DEFAULT_SUGGESTIONS, closest: Related[] = []): Refusal {
+export function noEvidenceRefusal(
+  suggestions: readonly string[] = DEFAULT_SUGGESTIONS,
+  closest: Related[] = [],
+): Refusal {
   return {
     type: 'refusal',
     reason: 'no_evidence',
@@ -49,7 +52,12 @@ export function emptyKbRefusal(): Refusal {
  * A refusal as stored in a message's meta, for a replay or the history: meta written before actions
  * existed kept them among the suggestions.
  */
-export function storedRefusal(meta: { reason?: string; suggestions?: string[]; actions?: string[]; closest?: Related[] }): Pick<Refusal, 'suggestions' | 'actions' | 'closest'> {
+export function storedRefusal(meta: {
+  reason?: string;
+  suggestions?: string[];
+  actions?: string[];
+  closest?: Related[];
+}): Pick<Refusal, 'suggestions' | 'actions' | 'closest'> {
   const { suggestions, actions } = refusalChoices(Array.isArray(meta.suggestions) ? meta.suggestions : []);
   const stored = (Array.isArray(meta.actions) ? meta.actions : []) as RefusalAction[];
   return {

@@ -22,7 +22,9 @@ export function cleanText(text: string): string {
 }
 
 export function cleanMessage(message: string): string {
-  return cleanText(message).replace(TEMPLATE_TOKENS, ' ').replace(/[ \t]{2,}/g, ' ');
+  return cleanText(message)
+    .replace(TEMPLATE_TOKENS, ' ')
+    .replace(/[ \t]{2,}/g, ' ');
 }
 
 /**

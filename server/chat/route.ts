@@ -44,7 +44,17 @@ export interface ChatRouteOptions {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming, streams, settings, generationModel, webhooks }: ChatRouteOptions) {
+export function chatRoute({
+  store,
+  auth,
+  rateLimit: limits,
+  retrieval,
+  streaming,
+  streams,
+  settings,
+  generationModel,
+  webhooks,
+}: ChatRouteOptions) {
   const app = new Hono<{ Variables: AuthVariables & { chatRequest: ReadChatRequest; generated: Generated } }>();
 
   // The body is read and validated before the rate limiter: an invalid request costs no database work and
@@ -70,10 +80,14 @@ export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming
         // After the refusal is stored, off the request path: the visitor's answer never waits for it. A
         // retried request repeats the event with the same id (the refusal's), so receivers can drop it.
         if (webhooks && outcome.refusal.message_id) {
-          webhooks.emit('question.refused', refusedEvent(claims, request.message_id, request.message, outcome.session_id, outcome.refusal), {
-            id: `evt_${outcome.refusal.message_id}`,
-            waitUntil: waitUntilOf(c),
-          });
+          webhooks.emit(
+            'question.refused',
+            refusedEvent(claims, request.message_id, request.message, outcome.session_id, outcome.refusal),
+            {
+              id: `evt_${outcome.refusal.message_id}`,
+              waitUntil: waitUntilOf(c),
+            },
+          );
         }
         return c.json(outcome.refusal);
       }
@@ -103,39 +117,63 @@ export function chatRoute({ store, auth, rateLimit: limits, retrieval, streaming
     }
   });
 
-  app.post('/:answer_id/generated', requireAuth(auth), async (c, next) => {
-    // Validated before the rate limiter, like a question: a bad request writes nothing, not even a count.
-    if (!UUID.test(c.req.param('answer_id'))) throw new AppError(400, 'invalid_request', 'answer_id: must be a UUID');
-    const generated = parseBody(GeneratedRequestSchema, await readJson(c.req.raw));
-    // A written answer is shown in the console as the configured model's: any other name is refused, and in
-    // extractive mode there is nothing to store (the widget writes nothing then). Before the rate limiter, so
-    // a refused request counts nothing; reading the settings writes nothing either.
-    if (generated.model !== generationModel) {
-      throw new AppError(400, 'invalid_request', 'model: must be the generation model this server is configured with');
-    }
-    // Without a settings reader, extractive, as answerTurn decides (the app's reader never rejects).
-    if (((await settings?.())?.answerMode ?? 'extractive') !== 'generative') {
-      throw new AppError(409, 'conflict', 'Written answers are stored only in generative mode.');
-    }
-    c.set('generated', generated);
-    await next();
-  }, rateLimit({ store, ...limits }), async function saveGenerated(c) {
-    const stored = await store.saveGenerated(c.get('claims'), c.req.param('answer_id'), c.get('generated')).catch((error: unknown) => {
-      // The only argument SQL checks beyond the schema: every [n] must be one of the answer's citations.
-      if (error instanceof StoreError && error.kind === 'invalid') {
-        throw new AppError(400, 'invalid_request', 'text: cites a source that is not one of this answer\'s citations', { cause: error });
+  app.post(
+    '/:answer_id/generated',
+    requireAuth(auth),
+    async (c, next) => {
+      // Validated before the rate limiter, like a question: a bad request writes nothing, not even a count.
+      if (!UUID.test(c.req.param('answer_id'))) throw new AppError(400, 'invalid_request', 'answer_id: must be a UUID');
+      const generated = parseBody(GeneratedRequestSchema, await readJson(c.req.raw));
+      // A written answer is shown in the console as the configured model's: any other name is refused, and in
+      // extractive mode there is nothing to store (the widget writes nothing then). Before the rate limiter, so
+      // a refused request counts nothing; reading the settings writes nothing either.
+      if (generated.model !== generationModel) {
+        throw new AppError(
+          400,
+          'invalid_request',
+          'model: must be the generation model this server is configured with',
+        );
       }
-      // Someone else's answer, a refusal, or no such message: one answer, so ids cannot be probed.
-      if (error instanceof StoreError && error.kind === 'forbidden') throw new AppError(404, 'not_found', 'No such answer.', { cause: error });
-      throw error;
-    });
-    return c.json<Generated>(stored);
-  });
+      // Without a settings reader, extractive, as answerTurn decides (the app's reader never rejects).
+      if (((await settings?.())?.answerMode ?? 'extractive') !== 'generative') {
+        throw new AppError(409, 'conflict', 'Written answers are stored only in generative mode.');
+      }
+      c.set('generated', generated);
+      await next();
+    },
+    rateLimit({ store, ...limits }),
+    async function saveGenerated(c) {
+      const stored = await store
+        .saveGenerated(c.get('claims'), c.req.param('answer_id'), c.get('generated'))
+        .catch((error: unknown) => {
+          // The only argument SQL checks beyond the schema: every [n] must be one of the answer's citations.
+          if (error instanceof StoreError && error.kind === 'invalid') {
+            throw new AppError(
+              400,
+              'invalid_request',
+              "text: cites a source that is not one of this answer's citations",
+              { cause: error },
+            );
+          }
+          // Someone else's answer, a refusal, or no such message: one answer, so ids cannot be probed.
+          if (error instanceof StoreError && error.kind === 'forbidden')
+            throw new AppError(404, 'not_found', 'No such answer.', { cause: error });
+          throw error;
+        });
+      return c.json<Generated>(stored);
+    },
+  );
 
   return app;
 }
 
-async function refusedEvent(claims: JwtClaims, questionId: string, question: string, sessionId: string, refusal: { reason: string; message_id?: string }) {
+async function refusedEvent(
+  claims: JwtClaims,
+  questionId: string,
+  question: string,
+  sessionId: string,
+  refusal: { reason: string; message_id?: string },
+) {
   return {
     message_id: refusal.message_id!,
     question_id: questionId,

@@ -79,43 +79,42 @@ export function streamAnswer(
   onClose: () => void,
 ): Response {
   const skipThrough = resumeAfter(c.req.header('Last-Event-ID'), outcome.message_id);
-  const response = streamSSE(
-    c,
-    async (stream) => {
-      const heartbeat = setInterval(() => void stream.write(': keep-alive\n\n').catch(() => {}), options.heartbeatMs);
-      // Stored once, when answer_end needs the id — after the deltas, so a database failure there still
-      // reaches the client as an in-band error — or at the latest when the stream ends for any reason, so a
-      // retry with the same message id replays the answer even if this client left or stalled.
-      // Stored by one call (the store retries what it safely can); a failure is not tried again at the end,
-      // so a database that is down costs the visitor one bounded wait, and their Retry stores it later.
-      let answerId = outcome.answer_message_id;
-      let storing: Promise<string> | undefined;
-      const stored = () => (answerId ? Promise.resolve(answerId) : (storing ??= store(outcome).then((id) => (answerId = id))));
-      const body = answerBody(outcome);
-      const send = async (seq: number, event: ChatEvent) => {
-        if (seq <= skipThrough) return;
-        await writeWithin(stream, event, `${outcome.message_id}:${seq}`, options.idleTimeoutMs);
-        if (event.event === 'answer_delta' && options.deltaDelayMs > 0) await sleep(options.deltaDelayMs);
-      };
-      try {
-        for (const [seq, event] of body.entries()) {
-          if (stream.aborted) return;
-          await send(seq, event);
-        }
-        if (!stream.aborted) await send(body.length, { event: 'answer_end', data: { message_id: await stored() } });
-      } catch (error) {
-        // Handled here, not by streamSSE's onError: Hono follows onError with an `error` event carrying the
-        // raw exception message, which must never reach a client.
-        console.error('[kb-chat] stream failed', error);
-        const { code, message } = fromStoreError(error);
-        if (!stream.aborted) await stream.writeSSE({ event: 'error', data: JSON.stringify({ code, message }) }).catch(() => {});
-      } finally {
-        clearInterval(heartbeat);
-        await stored().catch(() => {});
-        onClose();
+  const response = streamSSE(c, async (stream) => {
+    const heartbeat = setInterval(() => void stream.write(': keep-alive\n\n').catch(() => {}), options.heartbeatMs);
+    // Stored once, when answer_end needs the id — after the deltas, so a database failure there still
+    // reaches the client as an in-band error — or at the latest when the stream ends for any reason, so a
+    // retry with the same message id replays the answer even if this client left or stalled.
+    // Stored by one call (the store retries what it safely can); a failure is not tried again at the end,
+    // so a database that is down costs the visitor one bounded wait, and their Retry stores it later.
+    let answerId = outcome.answer_message_id;
+    let storing: Promise<string> | undefined;
+    const stored = () =>
+      answerId ? Promise.resolve(answerId) : (storing ??= store(outcome).then((id) => (answerId = id)));
+    const body = answerBody(outcome);
+    const send = async (seq: number, event: ChatEvent) => {
+      if (seq <= skipThrough) return;
+      await writeWithin(stream, event, `${outcome.message_id}:${seq}`, options.idleTimeoutMs);
+      if (event.event === 'answer_delta' && options.deltaDelayMs > 0) await sleep(options.deltaDelayMs);
+    };
+    try {
+      for (const [seq, event] of body.entries()) {
+        if (stream.aborted) return;
+        await send(seq, event);
       }
-    },
-  );
+      if (!stream.aborted) await send(body.length, { event: 'answer_end', data: { message_id: await stored() } });
+    } catch (error) {
+      // Handled here, not by streamSSE's onError: Hono follows onError with an `error` event carrying the
+      // raw exception message, which must never reach a client.
+      console.error('[kb-chat] stream failed', error);
+      const { code, message } = fromStoreError(error);
+      if (!stream.aborted)
+        await stream.writeSSE({ event: 'error', data: JSON.stringify({ code, message }) }).catch(() => {});
+    } finally {
+      clearInterval(heartbeat);
+      await stored().catch(() => {});
+      onClose();
+    }
+  });
   // Cloudflare (and other proxies) may buffer or compress a response they think is compressible; an
   // explicit identity encoding keeps an event stream flowing event by event. Set through the context as
   // well as on the response: Hono copies headers already set on `c.res` (by streamSSE, by middleware) over

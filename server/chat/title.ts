@@ -1,7 +1,23 @@
 /** Session titles: deterministic, no model. */
 const MAX_TITLE_CHARS = 80;
 // A title cut after "in" or "and" reads as broken; trim such words from the end before the ellipsis.
-const DANGLING = new Set(['a', 'an', 'and', 'as', 'at', 'by', 'for', 'from', 'in', 'of', 'on', 'or', 'the', 'to', 'with']);
+const DANGLING = new Set([
+  'a',
+  'an',
+  'and',
+  'as',
+  'at',
+  'by',
+  'for',
+  'from',
+  'in',
+  'of',
+  'on',
+  'or',
+  'the',
+  'to',
+  'with',
+]);
 
 /**
  * The first 80 characters of the first message, cut at the last word boundary, with "…" when cut.

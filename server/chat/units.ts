@@ -80,7 +80,13 @@ export function unitsOf(markdown: string, question: Set<string>): Unit[] {
       for (const sentence of sentencesOf(token.raw.replace(/\s*\n\s*/g, ' ').trim())) {
         const words = contentWords(sentence);
         if (words.length === 0) continue;
-        lastSentence = push({ kind: 'sentence', markdown: sentence, words: new Set(words), paragraph, ...(isPointer(sentence) ? { pointer: true } : {}) });
+        lastSentence = push({
+          kind: 'sentence',
+          markdown: sentence,
+          words: new Set(words),
+          paragraph,
+          ...(isPointer(sentence) ? { pointer: true } : {}),
+        });
       }
     }
   }
@@ -106,7 +112,8 @@ export function sentencesOf(text: string): string[] {
   return out;
 }
 
-const POINTER = /^(please\s+)?(see|refer\s+to|read|visit|check\s+out|learn\s+more|for\s+more\s+(information|details))\b/i;
+const POINTER =
+  /^(please\s+)?(see|refer\s+to|read|visit|check\s+out|learn\s+more|for\s+more\s+(information|details))\b/i;
 
 /** Mostly a link, or a "see …" sentence: it tells the visitor where the answer is instead of answering. */
 function isPointer(sentence: string): boolean {

@@ -175,14 +175,17 @@ function webhookConfig(env: Env): Config['webhook'] {
   const problem = url === null ? null : webhookUrlProblem(url, allowLoopback);
   if (problem) throw new Error(`KB_WEBHOOK_URL ${problem}`);
   if (secret !== null && secret.length < 16) {
-    throw new Error('KB_WEBHOOK_SECRET must be at least 16 characters (e.g. `openssl rand -hex 32`): receivers check signatures with it');
+    throw new Error(
+      'KB_WEBHOOK_SECRET must be at least 16 characters (e.g. `openssl rand -hex 32`): receivers check signatures with it',
+    );
   }
   return { url, secret, allowLoopback };
 }
 
 function answerMode(raw: string | undefined): AnswerMode {
   const value = nonEmpty(raw) ?? 'extractive';
-  if (!v.is(AnswerModeSchema, value)) throw new Error(`KB_ANSWER_MODE must be extractive or generative, got "${value}"`);
+  if (!v.is(AnswerModeSchema, value))
+    throw new Error(`KB_ANSWER_MODE must be extractive or generative, got "${value}"`);
   return value;
 }
 

@@ -41,7 +41,9 @@ async function run(script: string, args: string[], env: Record<string, string>) 
 
 describe('KB_JWT_SECRET shorter than 32 bytes', () => {
   it('readConfig refuses it, counting bytes, and says how to make one; 32 bytes are enough', () => {
-    expect(() => readConfig({ KB_JWT_SECRET: SHORT })).toThrow(/KB_JWT_SECRET is 27 bytes long; it must be at least 32/);
+    expect(() => readConfig({ KB_JWT_SECRET: SHORT })).toThrow(
+      /KB_JWT_SECRET is 27 bytes long; it must be at least 32/,
+    );
     expect(() => readConfig({ KB_JWT_SECRET: SHORT })).toThrow(HOW);
     expect(() => readConfig({ KB_JWT_SECRET: 'é'.repeat(15) })).toThrow(/30 bytes/);
     expect(readConfig({ KB_JWT_SECRET: 'x'.repeat(32) }).jwtSecret).toBe('x'.repeat(32));
@@ -72,7 +74,13 @@ describe('KB_JWT_SECRET shorter than 32 bytes', () => {
   });
 
   it('the Worker refuses to build its app (each request fails; nothing is served with the weak secret)', async () => {
-    const env = { SUPABASE_URL: 'http://127.0.0.1:9', SUPABASE_ANON_KEY: 'anon', KB_ANSWER_WRITE_KEY: 'k'.repeat(43), KB_JWT_SECRET: SHORT, MODELS_URL: '/models/' };
+    const env = {
+      SUPABASE_URL: 'http://127.0.0.1:9',
+      SUPABASE_ANON_KEY: 'anon',
+      KB_ANSWER_WRITE_KEY: 'k'.repeat(43),
+      KB_JWT_SECRET: SHORT,
+      MODELS_URL: '/models/',
+    };
     await expect(worker.fetch(new Request('http://kb-chat.test/api/health'), env, {} as never)).rejects.toThrow(HOW);
   });
 });

@@ -12,7 +12,16 @@ import { join } from 'node:path';
 import { sign } from 'hono/jwt';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AdminConversation, AdminDocument, AdminGap, AdminMe, Overview, Page, TryResult, UploadEvent } from '../../protocol/index.ts';
+import type {
+  AdminConversation,
+  AdminDocument,
+  AdminGap,
+  AdminMe,
+  Overview,
+  Page,
+  TryResult,
+  UploadEvent,
+} from '../../protocol/index.ts';
 import { publicAddressesOnly } from '../ingest/address-policy.ts';
 import { createEmbedder } from '../ingest/embedder.ts';
 import { nodeUploader, sharedEmbedder } from '../runtime/node/upload.ts';
@@ -30,7 +39,9 @@ let visitor: string;
 beforeAll(async () => {
   const created = await createTestApi({ generationModel: 'test-double/lm' });
   // The uploader writes with the server's own connection (the store), as on the Node server.
-  const app = created.instance({ admin: { uploader: nodeUploader({ store: created.store, model: 'test-double/bert-384', embedder }) } });
+  const app = created.instance({
+    admin: { uploader: nodeUploader({ store: created.store, model: 'test-double/bert-384', embedder }) },
+  });
   api = { ...created, app };
   await api.seedKb();
   admin = await tokenFor({ role: 'admin' });
@@ -41,13 +52,20 @@ afterAll(() => api?.close());
 async function tokenFor(appMetadata: Record<string, unknown>): Promise<string> {
   const userId = await api.store.createAnonymousUser();
   const now = Math.floor(Date.now() / 1000);
-  return sign({ sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: appMetadata, iat: now, exp: now + 600 }, TEST_SECRET, 'HS256');
+  return sign(
+    { sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: appMetadata, iat: now, exp: now + 600 },
+    TEST_SECRET,
+    'HS256',
+  );
 }
 
 const call = (method: string, path: string, token: string | null, body?: unknown) =>
   api.app.request(`/api/admin${path}`, {
     method,
-    headers: { ...(body instanceof FormData ? {} : { 'Content-Type': 'application/json' }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      ...(body instanceof FormData ? {} : { 'Content-Type': 'application/json' }),
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
     ...(body === undefined ? {} : { body: body instanceof FormData ? body : JSON.stringify(body) }),
   });
 const json = async <T>(res: Response | Promise<Response>): Promise<T> => (await (await res).json()) as T;
@@ -71,20 +89,31 @@ const ENDPOINTS: [string, string, unknown?][] = [
 ];
 
 describe('auth on every admin endpoint', () => {
-  it.each(ENDPOINTS)('%s %s: 401 without a token, 403 for a visitor and for another role', async (method, path, body) => {
-    expect((await call(method, path, null, body)).status).toBe(401);
-    const refused = await call(method, path, visitor, body);
-    expect(refused.status).toBe(403);
-    expect((await errorOf(refused)).code).toBe('forbidden');
-    expect((await call(method, path, await tokenFor({ role: 'editor' }), body)).status).toBe(403);
-  });
+  it.each(ENDPOINTS)(
+    '%s %s: 401 without a token, 403 for a visitor and for another role',
+    async (method, path, body) => {
+      expect((await call(method, path, null, body)).status).toBe(401);
+      const refused = await call(method, path, visitor, body);
+      expect(refused.status).toBe(403);
+      expect((await errorOf(refused)).code).toBe('forbidden');
+      expect((await call(method, path, await tokenFor({ role: 'editor' }), body)).status).toBe(403);
+    },
+  );
 
   it('the SQL functions refuse a non-admin themselves (whatever API calls them)', async () => {
     const claims = { sub: crypto.randomUUID(), role: 'authenticated' };
-    await expect(api.store.adminListGaps(claims, { status: 'all', limit: 10, offset: 0 })).rejects.toMatchObject({ kind: 'forbidden' });
-    await expect(api.store.adminListConversations(claims, { rating: 'any', outcome: 'any', limit: 10, offset: 0 })).rejects.toMatchObject({ kind: 'forbidden' });
-    await expect(api.store.adminOverview(claims, '2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z')).rejects.toMatchObject({ kind: 'forbidden' });
-    await expect(api.store.adminDeleteDocument(claims, crypto.randomUUID())).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(api.store.adminListGaps(claims, { status: 'all', limit: 10, offset: 0 })).rejects.toMatchObject({
+      kind: 'forbidden',
+    });
+    await expect(
+      api.store.adminListConversations(claims, { rating: 'any', outcome: 'any', limit: 10, offset: 0 }),
+    ).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(api.store.adminOverview(claims, '2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z')).rejects.toMatchObject(
+      { kind: 'forbidden' },
+    );
+    await expect(api.store.adminDeleteDocument(claims, crypto.randomUUID())).rejects.toMatchObject({
+      kind: 'forbidden',
+    });
   });
 });
 
@@ -93,9 +122,12 @@ describe('rate limit', () => {
     const limited = api.instance({ admin: { rateLimit: { limit: 3, windowSeconds: 3600 } } });
     const token = await tokenFor({ role: 'admin' });
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await limited.request('/api/admin/me', { headers: { Authorization: `Bearer ${token}` } })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await limited.request('/api/admin/me', { headers: { Authorization: `Bearer ${token}` } })).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
-    const over = await limited.request('/api/admin/gaps?status=open', { headers: { Authorization: `Bearer ${token}` } });
+    const over = await limited.request('/api/admin/gaps?status=open', {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     expect(over.headers.get('Retry-After')).toMatch(/^\d+$/);
     expect((await api.chat(token, question(basis(0), 'How do refunds work?'))).status).toBe(200);
   });
@@ -139,13 +171,30 @@ describe('sign-in by one-time link', () => {
     expect(first.status).toBe(200);
     const { access_token } = await json<{ access_token: string }>(first);
     const me = await json<AdminMe>(call('GET', '/me', access_token));
-    expect(me).toMatchObject({ role: 'admin', capabilities: { upload: true, link_sign_in: true, password_sign_in: false } });
+    expect(me).toMatchObject({
+      role: 'admin',
+      capabilities: { upload: true, link_sign_in: true, password_sign_in: false },
+    });
     expect((await call('POST', '/session', null, { link_token: link })).status).toBe(401);
     // A second link signs in as the same local admin.
-    const again = await json<{ access_token: string }>(call('POST', '/session', null, { link_token: await createLinkToken(TEST_SECRET) }));
+    const again = await json<{ access_token: string }>(
+      call('POST', '/session', null, { link_token: await createLinkToken(TEST_SECRET) }),
+    );
     expect((await json<AdminMe>(call('GET', '/me', again.access_token))).user_id).toBe(me.user_id);
-    expect((await call('POST', '/session', null, { link_token: await createLinkToken('another-secret-another-secret-0123') })).status).toBe(401);
-    expect((await call('POST', '/session', null, { link_token: await createLinkToken(TEST_SECRET, Math.floor(Date.now() / 1000) - 3600) })).status).toBe(401);
+    expect(
+      (
+        await call('POST', '/session', null, {
+          link_token: await createLinkToken('another-secret-another-secret-0123'),
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await call('POST', '/session', null, {
+          link_token: await createLinkToken(TEST_SECRET, Math.floor(Date.now() / 1000) - 3600),
+        })
+      ).status,
+    ).toBe(401);
     // An access token is not a link, and a link is not an access token.
     expect((await call('POST', '/session', null, { link_token: visitor })).status).toBe(401);
     expect((await call('GET', '/me', await createLinkToken(TEST_SECRET))).status).toBe(401);
@@ -156,16 +205,25 @@ describe('sign-in by one-time link', () => {
 describe('what the endpoints do', () => {
   it('gaps: grouped and counted; mark done hides one until it is asked again', async () => {
     const v = await api.signIn();
-    for (const m of ['Do you ship to Mars?', 'do you SHIP   to mars?', 'Is there a student discount?']) await api.chat(v.token, question(basis(300), m));
+    for (const m of ['Do you ship to Mars?', 'do you SHIP   to mars?', 'Is there a student discount?'])
+      await api.chat(v.token, question(basis(300), m));
     const open = await json<Page<AdminGap>>(call('GET', '/gaps?status=open&limit=10', admin));
     expect(open.total).toBe(2);
-    expect(open.items.map((g) => [g.question_key, g.asked])).toEqual([['do you ship to mars?', 2], ['is there a student discount?', 1]]);
+    expect(open.items.map((g) => [g.question_key, g.asked])).toEqual([
+      ['do you ship to mars?', 2],
+      ['is there a student discount?', 1],
+    ]);
     expect((await call('PUT', '/gaps', admin, { question_key: 'do you ship to mars?', done: true })).status).toBe(200);
-    expect((await json<Page<AdminGap>>(call('GET', '/gaps?status=open', admin))).items.map((g) => g.question_key)).toEqual(['is there a student discount?']);
+    expect(
+      (await json<Page<AdminGap>>(call('GET', '/gaps?status=open', admin))).items.map((g) => g.question_key),
+    ).toEqual(['is there a student discount?']);
     expect((await json<Page<AdminGap>>(call('GET', '/gaps?status=done', admin))).items[0]!.done_at).not.toBeNull();
     expect((await call('PUT', '/gaps', admin, { question_key: 'never asked', done: true })).status).toBe(404);
     await api.chat(v.token, question(basis(300), 'Do you ship to Mars?'));
-    expect((await json<Page<AdminGap>>(call('GET', '/gaps?status=open', admin))).items[0]).toMatchObject({ question_key: 'do you ship to mars?', asked: 3 });
+    expect((await json<Page<AdminGap>>(call('GET', '/gaps?status=open', admin))).items[0]).toMatchObject({
+      question_key: 'do you ship to mars?',
+      asked: 3,
+    });
     // Paginated: one per page, the total stays.
     const page2 = await json<Page<AdminGap>>(call('GET', '/gaps?status=all&limit=1&offset=1', admin));
     expect([page2.items.length, page2.total, page2.offset]).toEqual([1, 2, 1]);
@@ -173,19 +231,33 @@ describe('what the endpoints do', () => {
 
   it('conversations: answers and refusals with rating and comment, filtered; visitors as opaque ids', async () => {
     const v = await api.signIn();
-    const answered = await api.chat(v.token, question(basis(0), 'How do refunds work?'), { headers: { Accept: 'application/json' } });
+    const answered = await api.chat(v.token, question(basis(0), 'How do refunds work?'), {
+      headers: { Accept: 'application/json' },
+    });
     const { answer_message_id } = (await answered.json()) as { answer_message_id: string };
     await api.chat(v.token, question(basis(300), 'Can I pay in seashells?'));
-    await api.store.db.query('insert into chat_feedback (message_id, user_id, rating, comment) values ($1, $2, -1, $3)', [answer_message_id, v.userId, 'Wrong: I meant annual plans']);
+    await api.store.db.query(
+      'insert into chat_feedback (message_id, user_id, rating, comment) values ($1, $2, -1, $3)',
+      [answer_message_id, v.userId, 'Wrong: I meant annual plans'],
+    );
 
     const all = await json<Page<AdminConversation>>(call('GET', '/conversations?limit=50', admin));
-    const mine = all.items.filter((c) => ['How do refunds work?', 'Can I pay in seashells?'].includes(c.question) && c.visitor === all.items.find((x) => x.message_id === answer_message_id)!.visitor);
+    const mine = all.items.filter(
+      (c) =>
+        ['How do refunds work?', 'Can I pay in seashells?'].includes(c.question) &&
+        c.visitor === all.items.find((x) => x.message_id === answer_message_id)!.visitor,
+    );
     expect(mine.map((c) => [c.question, c.kind, c.rating])).toEqual([
       ['Can I pay in seashells?', 'refusal', null],
       ['How do refunds work?', 'answer', -1],
     ]);
     const answer = mine[1]!;
-    expect(answer).toMatchObject({ comment: 'Wrong: I meant annual plans', confidence: expect.any(String), mode: 'vector', generated: null });
+    expect(answer).toMatchObject({
+      comment: 'Wrong: I meant annual plans',
+      confidence: expect.any(String),
+      mode: 'vector',
+      generated: null,
+    });
     expect(mine[0]!.generated).toBeNull();
     // Generative mode: the visitor's written version shows beside the quoted answer, flagged with its model.
     await api.store.db.query(`update kb_settings set answer_mode = 'generative'`);
@@ -197,7 +269,10 @@ describe('what the endpoints do', () => {
     await api.store.db.query('update kb_settings set answer_mode = null');
     expect(save.status).toBe(200);
     const withWritten = await json<Page<AdminConversation>>(call('GET', '/conversations?rating=down', admin));
-    expect(withWritten.items[0]!.generated).toEqual({ text: 'Refunds come within 14 days [1].', model: 'test-double/lm' });
+    expect(withWritten.items[0]!.generated).toEqual({
+      text: 'Refunds come within 14 days [1].',
+      model: 'test-double/lm',
+    });
     expect(answer.citations[0]).toMatchObject({ title: 'Billing' });
     expect(answer.visitor).toMatch(/^v-[0-9a-f]{10}$/);
     expect(JSON.stringify(all)).not.toContain(v.userId);
@@ -206,7 +281,9 @@ describe('what the endpoints do', () => {
     expect(down.items.map((c) => c.message_id)).toEqual([answer_message_id]);
     const refused = await json<Page<AdminConversation>>(call('GET', '/conversations?outcome=refused', admin));
     expect(refused.items.every((c) => c.kind === 'refusal')).toBe(true);
-    const future = await json<Page<AdminConversation>>(call('GET', `/conversations?from=${new Date(Date.now() + 86_400_000).toISOString()}`, admin));
+    const future = await json<Page<AdminConversation>>(
+      call('GET', `/conversations?from=${new Date(Date.now() + 86_400_000).toISOString()}`, admin),
+    );
     expect(future.total).toBe(0);
   });
 
@@ -223,10 +300,14 @@ describe('what the endpoints do', () => {
 
   it('documents: list with search, disable (never retrieved), enable, delete', async () => {
     const list = await json<Page<AdminDocument>>(call('GET', '/documents?q=bill', admin));
-    expect(list.items.map((d) => [d.title, d.chunks, d.enabled, d.embedding_model])).toEqual([['Billing', 2, true, 'test-model']]);
+    expect(list.items.map((d) => [d.title, d.chunks, d.enabled, d.embedding_model])).toEqual([
+      ['Billing', 2, true, 'test-model'],
+    ]);
     const id = list.items[0]!.id;
     expect((await call('PUT', `/documents/${id}`, admin, { enabled: false })).status).toBe(200);
-    const tried = await json<TryResult>(call('POST', '/try', admin, { message: 'How do refunds work?', embedding: basis(0) }));
+    const tried = await json<TryResult>(
+      call('POST', '/try', admin, { message: 'How do refunds work?', embedding: basis(0) }),
+    );
     expect(tried.decision).toBe('refuse');
     expect((await call('PUT', `/documents/${id}`, admin, { enabled: true })).status).toBe(200);
     expect((await call('PUT', `/documents/${crypto.randomUUID()}`, admin, { enabled: true })).status).toBe(404);
@@ -237,15 +318,24 @@ describe('what the endpoints do', () => {
   });
 
   it('try a question: candidates with their signals, the decision and the answer a visitor gets; nothing stored', async () => {
-    const count = async () => (await api.store.db.query<{ n: number }>('select (select count(*) from chat_messages)::int + (select count(*) from content_gaps)::int as n')).rows[0]!.n;
+    const count = async () =>
+      (
+        await api.store.db.query<{ n: number }>(
+          'select (select count(*) from chat_messages)::int + (select count(*) from content_gaps)::int as n',
+        )
+      ).rows[0]!.n;
     const before = await count();
-    const yes = await json<TryResult>(call('POST', '/try', admin, { message: 'How do refunds work?', embedding: basis(0) }));
+    const yes = await json<TryResult>(
+      call('POST', '/try', admin, { message: 'How do refunds work?', embedding: basis(0) }),
+    );
     expect(yes).toMatchObject({ decision: 'answer', mode: 'vector', embedded: true, threshold: 0.35 });
     expect(yes.answer!.text).toContain('Refunds are issued within 14 days');
     const top = yes.candidates.find((c) => c.cited)!;
     expect(top).toMatchObject({ title: 'Billing', vector_rank: 1 });
     expect(top.evidence).toBeCloseTo(1, 5);
-    const no = await json<TryResult>(call('POST', '/try', admin, { message: 'Do you ship to Mars?', embedding: basis(300) }));
+    const no = await json<TryResult>(
+      call('POST', '/try', admin, { message: 'Do you ship to Mars?', embedding: basis(300) }),
+    );
     expect(no).toMatchObject({ decision: 'refuse', answer: null, refusal: { reason: 'no_evidence' } });
     expect(no.evidence).toBeLessThan(no.threshold);
     const keywords = await json<TryResult>(call('POST', '/try', admin, { message: 'refunds issued days' }));
@@ -261,19 +351,36 @@ describe('uploads (Node: the ingestion pipeline)', () => {
     form.set('file', new File([content], name));
     return call('POST', '/documents/upload', token, form);
   };
-  const events = async (res: Response) => (await res.text()).trim().split('\n').map((line) => JSON.parse(line) as UploadEvent);
+  const events = async (res: Response) =>
+    (await res.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as UploadEvent);
 
   it('ingests a Markdown file with progress; it is then listed and retrievable', async () => {
-    const res = await upload('shipping.md', '# Shipping\n\nWe ship to every planet of the solar system, Mars included, within 30 days.\n');
+    const res = await upload(
+      'shipping.md',
+      '# Shipping\n\nWe ship to every planet of the solar system, Mars included, within 30 days.\n',
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('Content-Type')).toContain('application/x-ndjson');
     const progress = await events(res);
     expect(progress[0]).toEqual({ type: 'start', total: 1 });
-    expect(progress).toContainEqual(expect.objectContaining({ type: 'document', source: 'uploads/shipping.md', outcome: 'added', done: 1, total: 1 }));
+    expect(progress).toContainEqual(
+      expect.objectContaining({ type: 'document', source: 'uploads/shipping.md', outcome: 'added', done: 1, total: 1 }),
+    );
     expect(progress.at(-1)).toMatchObject({ type: 'done', added: 1, failed: [] });
     const [doc] = (await json<Page<AdminDocument>>(call('GET', '/documents?q=shipping', admin))).items;
-    expect(doc).toMatchObject({ source: 'uploads/shipping.md', title: 'Shipping', status: 'ready', embedding_model: 'test-double/bert-384', source_type: 'markdown' });
-    const tried = await json<TryResult>(call('POST', '/try', admin, { message: 'Do you ship to Mars?', mode: 'lexical' }));
+    expect(doc).toMatchObject({
+      source: 'uploads/shipping.md',
+      title: 'Shipping',
+      status: 'ready',
+      embedding_model: 'test-double/bert-384',
+      source_type: 'markdown',
+    });
+    const tried = await json<TryResult>(
+      call('POST', '/try', admin, { message: 'Do you ship to Mars?', mode: 'lexical' }),
+    );
     expect(tried.candidates[0]!.title).toBe('Shipping');
   });
 
@@ -308,21 +415,32 @@ describe('uploads (Node: the ingestion pipeline)', () => {
     expect(doc).toMatchObject({ source: 'uploads/warranty.pdf', source_type: 'pdf', status: 'ready' });
   });
 
-  it.each(['js', 'javascript'])('refuses ---%s front matter without running it; the next upload is stored', async (language) => {
-    const marker = join(tmpdir(), `kb-upload-${language}-${process.pid}-${Date.now()}.ran`);
-    const res = await upload(`evil-${language}.md`, codeFrontMatter(language, marker));
-    expect(res.status).toBe(200);
-    const progress = await events(res);
-    expect(existsSync(marker)).toBe(false);
-    expect(progress.at(-1)).toMatchObject({
-      type: 'done',
-      added: 0,
-      failed: [{ source: `uploads/evil-${language}.md`, error: `front matter in '${language}' is refused: only YAML front matter is read` }],
-    });
-    expect((await api.store.db.query('select 1 from kb_documents where source = $1', [`uploads/evil-${language}.md`])).rows).toEqual([]);
-    const next = await upload(`after-${language}.md`, '# Returns\n\nReturns are accepted within 60 days.\n');
-    expect((await events(next)).at(-1)).toMatchObject({ type: 'done', added: 1, failed: [] });
-  });
+  it.each(['js', 'javascript'])(
+    'refuses ---%s front matter without running it; the next upload is stored',
+    async (language) => {
+      const marker = join(tmpdir(), `kb-upload-${language}-${process.pid}-${Date.now()}.ran`);
+      const res = await upload(`evil-${language}.md`, codeFrontMatter(language, marker));
+      expect(res.status).toBe(200);
+      const progress = await events(res);
+      expect(existsSync(marker)).toBe(false);
+      expect(progress.at(-1)).toMatchObject({
+        type: 'done',
+        added: 0,
+        failed: [
+          {
+            source: `uploads/evil-${language}.md`,
+            error: `front matter in '${language}' is refused: only YAML front matter is read`,
+          },
+        ],
+      });
+      expect(
+        (await api.store.db.query('select 1 from kb_documents where source = $1', [`uploads/evil-${language}.md`]))
+          .rows,
+      ).toEqual([]);
+      const next = await upload(`after-${language}.md`, '# Returns\n\nReturns are accepted within 60 days.\n');
+      expect((await events(next)).at(-1)).toMatchObject({ type: 'done', added: 1, failed: [] });
+    },
+  );
 
   it('two uploads at once: one runs, the other gets 409 and nothing of it is written; the slot is free again after', async () => {
     // The first upload's body arrives slowly (a client on a slow line): the second arrives while it is read.
@@ -364,10 +482,14 @@ describe('uploads (Node: the ingestion pipeline)', () => {
     const first = await slow;
 
     expect(second.status).toBe(409);
-    expect(await errorOf(second)).toEqual({ code: 'conflict', message: 'Another upload is running. Please wait for it to finish.' });
+    expect(await errorOf(second)).toEqual({
+      code: 'conflict',
+      message: 'Another upload is running. Please wait for it to finish.',
+    });
     expect(first.status).toBe(200);
     expect((await events(first)).at(-1)).toMatchObject({ type: 'done', added: 1, failed: [] });
-    const stored = async (name: string) => (await api.store.db.query('select 1 from kb_documents where source = $1', [`uploads/${name}`])).rows.length;
+    const stored = async (name: string) =>
+      (await api.store.db.query('select 1 from kb_documents where source = $1', [`uploads/${name}`])).rows.length;
     expect(await stored('race-slow.md')).toBe(1);
     expect(await stored('race-fast.md')).toBe(0);
     const again = await upload('race-fast.md', '# Fast\n\nA page sent while another upload was still arriving.\n');
@@ -376,16 +498,34 @@ describe('uploads (Node: the ingestion pipeline)', () => {
 
   it('leaves nothing half-written when the pipeline fails on a document', async () => {
     const real = await embedder();
-    const failing = Object.assign(Object.create(real) as typeof real, { embed: async () => { throw new Error('the model crashed'); } });
-    const broken = api.instance({ admin: { uploader: nodeUploader({ store: api.store, model: 'test-double/bert-384', embedder: async () => failing }) } });
+    const failing = Object.assign(Object.create(real) as typeof real, {
+      embed: async () => {
+        throw new Error('the model crashed');
+      },
+    });
+    const broken = api.instance({
+      admin: {
+        uploader: nodeUploader({ store: api.store, model: 'test-double/bert-384', embedder: async () => failing }),
+      },
+    });
     const before = (await json<Page<AdminDocument>>(call('GET', '/documents', admin))).total;
     const form = new FormData();
     form.set('file', new File(['# Broken\n\nThis page never makes it.\n'], 'broken.md'));
-    const res = await broken.request('/api/admin/documents/upload', { method: 'POST', headers: { Authorization: `Bearer ${admin}` }, body: form });
+    const res = await broken.request('/api/admin/documents/upload', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${admin}` },
+      body: form,
+    });
     const progress = await events(res);
-    expect(progress.at(-1)).toMatchObject({ type: 'done', added: 0, failed: [{ source: 'uploads/broken.md', error: expect.stringContaining('the model crashed') }] });
+    expect(progress.at(-1)).toMatchObject({
+      type: 'done',
+      added: 0,
+      failed: [{ source: 'uploads/broken.md', error: expect.stringContaining('the model crashed') }],
+    });
     expect((await json<Page<AdminDocument>>(call('GET', '/documents', admin))).total).toBe(before);
-    expect((await api.store.db.query("select 1 from kb_documents where source = 'uploads/broken.md'")).rows).toEqual([]);
+    expect((await api.store.db.query("select 1 from kb_documents where source = 'uploads/broken.md'")).rows).toEqual(
+      [],
+    );
   });
 
   it('a server without an uploader (Workers) answers 501 and says to use the CLI', async () => {
@@ -406,9 +546,14 @@ describe('uploads (Node: the ingestion pipeline)', () => {
       const server = createServer((req, res) => (hits.push(req.url ?? ''), handler(req, res)));
       servers.push(server);
       await new Promise<void>((resolve) => server.listen(0, host, resolve));
-      return { base: `http://${host}:${(server.address() as AddressInfo).port}`, port: (server.address() as AddressInfo).port, hits };
+      return {
+        base: `http://${host}:${(server.address() as AddressInfo).port}`,
+        port: (server.address() as AddressInfo).port,
+        hits,
+      };
     };
-    const page = (text: string) => `<html><head><title>${text}</title></head><body><main><p>${text}</p></main></body></html>`;
+    const page = (text: string) =>
+      `<html><head><title>${text}</title></head><body><main><p>${text}</p></main></body></html>`;
     const crawlUrl = (app: typeof api.app, url: string) =>
       app.request('/api/admin/documents/url', {
         method: 'POST',
@@ -417,26 +562,50 @@ describe('uploads (Node: the ingestion pipeline)', () => {
       });
 
     it('refuses a loopback URL by default, with the reason in the progress, and sends it nothing', async () => {
-      const internal = await serve((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page('Internal admin page')), '127.0.0.1');
+      const internal = await serve(
+        (_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page('Internal admin page')),
+        '127.0.0.1',
+      );
       const progress = await events(await crawlUrl(api.app, `${internal.base}/`));
       const reason = 'refused: 127.0.0.1 is a loopback address';
-      expect(progress).toContainEqual({ type: 'document', source: `${internal.base}/`, outcome: 'failed', chunks: 0, done: 1, total: 1, error: reason });
-      expect(progress.at(-1)).toMatchObject({ type: 'done', added: 0, failed: [{ source: `${internal.base}/`, error: reason }] });
+      expect(progress).toContainEqual({
+        type: 'document',
+        source: `${internal.base}/`,
+        outcome: 'failed',
+        chunks: 0,
+        done: 1,
+        total: 1,
+        error: reason,
+      });
+      expect(progress.at(-1)).toMatchObject({
+        type: 'done',
+        added: 0,
+        failed: [{ source: `${internal.base}/`, error: reason }],
+      });
       expect(internal.hits).toEqual([]);
     });
 
     it('reads a page of at most 5 MiB (the upload limit) and skips sitemap entries of another origin, saying so', async () => {
-      const internal = await serve((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page('Internal')), '127.0.0.1');
+      const internal = await serve(
+        (_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page('Internal')),
+        '127.0.0.1',
+      );
       // docs.stand-in.test stands in for a public docs site (no public host can be reached from the test
       // machine): served on 127.0.0.2, which the policy treats as public; every other address keeps the
       // real policy.
       const site = await serve((req, res) => {
         if (req.url === '/sitemap.xml') {
-          const locs = [`${standIn}/big`, `${standIn}/small`, `${internal.base}/other`].map((loc) => `<url><loc>${loc}</loc></url>`);
-          return void res.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset>${locs.join('')}</urlset>`);
+          const locs = [`${standIn}/big`, `${standIn}/small`, `${internal.base}/other`].map(
+            (loc) => `<url><loc>${loc}</loc></url>`,
+          );
+          return void res
+            .writeHead(200, { 'content-type': 'application/xml' })
+            .end(`<urlset>${locs.join('')}</urlset>`);
         }
-        if (req.url === '/big') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('x'.repeat(6 * 1024 * 1024)));
-        if (req.url === '/small') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('Pluto is served on Tuesdays.'));
+        if (req.url === '/big')
+          return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('x'.repeat(6 * 1024 * 1024)));
+        if (req.url === '/small')
+          return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('Pluto is served on Tuesdays.'));
         res.writeHead(404).end();
       }, '127.0.0.2');
       const standIn = `http://docs.stand-in.test:${site.port}`;
@@ -450,8 +619,17 @@ describe('uploads (Node: the ingestion pipeline)', () => {
         },
       });
       const progress = await events(await crawlUrl(api.instance({ admin: { uploader } }), `${standIn}/sitemap.xml`));
-      expect(progress).toContainEqual(expect.objectContaining({ type: 'document', source: `${standIn}/big`, outcome: 'failed', error: 'too large: over 5 MiB' }));
-      expect(progress).toContainEqual(expect.objectContaining({ type: 'document', source: `${standIn}/small`, outcome: 'added' }));
+      expect(progress).toContainEqual(
+        expect.objectContaining({
+          type: 'document',
+          source: `${standIn}/big`,
+          outcome: 'failed',
+          error: 'too large: over 5 MiB',
+        }),
+      );
+      expect(progress).toContainEqual(
+        expect.objectContaining({ type: 'document', source: `${standIn}/small`, outcome: 'added' }),
+      );
       expect(progress.at(-1)).toMatchObject({
         type: 'done',
         added: 1,

@@ -21,9 +21,24 @@ let hugeAnswer: string;
 
 /** What an old chat_finish_turn accepted from a visitor, inserted as the table owner. */
 const MALFORMED = {
-  meta: { kind: 'answer', evidence: 'high', confidence: 'very high', mode: { not: 'a mode' }, generated: { text: 42, model: ['x'] } },
+  meta: {
+    kind: 'answer',
+    evidence: 'high',
+    confidence: 'very high',
+    mode: { not: 'a mode' },
+    generated: { text: 42, model: ['x'] },
+  },
   citations: [
-    { n: '1', title: 7, section: null, page: 'two', url: 'https://evil.example/', chunk_id: 1, document_id: true, similarity: '0.99' },
+    {
+      n: '1',
+      title: 7,
+      section: null,
+      page: 'two',
+      url: 'https://evil.example/',
+      chunk_id: 1,
+      document_id: true,
+      similarity: '0.99',
+    },
     'not a citation',
     { n: 2, title: 'Billing', similarity: { value: 1 } },
   ],
@@ -42,7 +57,12 @@ beforeAll(async () => {
   await db.query(`insert into chat_sessions (id, user_id, title) values ($1, $2, 'Old')`, [session, user]);
   /** Inserts a question and its answer with the JSON given as text, so that values JSON.stringify cannot write (1e400) can be stored. */
   const insertTurn = async (meta: string, citations: string) => {
-    const asked = (await db.query<{ id: string }>(`insert into chat_messages (session_id, role, content) values ($1, 'user', 'Old question?') returning id`, [session])).rows[0]!.id;
+    const asked = (
+      await db.query<{ id: string }>(
+        `insert into chat_messages (session_id, role, content) values ($1, 'user', 'Old question?') returning id`,
+        [session],
+      )
+    ).rows[0]!.id;
     return (
       await db.query<{ id: string }>(
         `insert into chat_messages (session_id, role, content, citations, reply_to, meta) values ($1, 'assistant', 'Forged [1]', $2::jsonb, $3, $4::jsonb) returning id`,
@@ -52,24 +72,60 @@ beforeAll(async () => {
   };
   badAnswer = await insertTurn(JSON.stringify(MALFORMED.meta), JSON.stringify(MALFORMED.citations));
   // A JSON number no double precision holds, and a confidence that is a number.
-  hugeAnswer = await insertTurn('{"kind": "answer", "evidence": 1e400, "confidence": 3}', '[{"n": 1, "similarity": 1e400}]');
+  hugeAnswer = await insertTurn(
+    '{"kind": "answer", "evidence": 1e400, "confidence": 3}',
+    '[{"n": 1, "similarity": 1e400}]',
+  );
 
   const userId = await api().store.createAnonymousUser();
   const now = Math.floor(Date.now() / 1000);
-  adminToken = await sign({ sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' }, iat: now, exp: now + 600 }, TEST_SECRET, 'HS256');
+  adminToken = await sign(
+    {
+      sub: userId,
+      role: 'authenticated',
+      aud: 'authenticated',
+      app_metadata: { role: 'admin' },
+      iat: now,
+      exp: now + 600,
+    },
+    TEST_SECRET,
+    'HS256',
+  );
   adminClaims = { sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' } };
 });
 
-const range = () => ({ from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() });
-const get = (path: string) => api().app.request(`/api/admin${path}`, { headers: { Authorization: `Bearer ${adminToken}` } });
+const range = () => ({
+  from: new Date(Date.now() - 86_400_000).toISOString(),
+  to: new Date(Date.now() + 60_000).toISOString(),
+});
+const get = (path: string) =>
+  api().app.request(`/api/admin${path}`, { headers: { Authorization: `Bearer ${adminToken}` } });
 
 function expectShownAsUnknown(items: AdminConversation[]) {
   const bad = items.find((c) => c.message_id === badAnswer)!;
   expect(bad).toMatchObject({ kind: 'answer', confidence: null, mode: null, generated: null, answer: 'Forged [1]' });
   // Objects only, each field of its type or null: nothing of the wrong type reaches the console.
   expect(bad.citations).toEqual([
-    { n: null, chunk_id: null, document_id: null, title: null, page: null, section: null, url: 'https://evil.example/', similarity: null },
-    { n: 2, chunk_id: null, document_id: null, title: 'Billing', page: null, section: null, url: null, similarity: null },
+    {
+      n: null,
+      chunk_id: null,
+      document_id: null,
+      title: null,
+      page: null,
+      section: null,
+      url: 'https://evil.example/',
+      similarity: null,
+    },
+    {
+      n: 2,
+      chunk_id: null,
+      document_id: null,
+      title: 'Billing',
+      page: null,
+      section: null,
+      url: null,
+      similarity: null,
+    },
   ]);
   const huge = items.find((c) => c.message_id === hugeAnswer)!;
   expect(huge).toMatchObject({ confidence: null });
@@ -89,38 +145,86 @@ describe('a malformed stored answer', () => {
     // Only the well-formed answer has a usable evidence and tier: the odd ones are left out of the medians.
     expect(overview.median_evidence).toBeCloseTo(1, 5);
     expect(overview.median_confidence).toMatch(/^(high|medium|low)$/);
-    const page = await api().store.adminListConversations(adminClaims, { rating: 'any', outcome: 'any', limit: 50, offset: 0 });
+    const page = await api().store.adminListConversations(adminClaims, {
+      rating: 'any',
+      outcome: 'any',
+      limit: 50,
+      offset: 0,
+    });
     expect(page.total).toBe(3);
     expectShownAsUnknown(page.items);
     // What the SQL function itself returns (the stores' row mapping checks again; below).
     const raw = await api().store.db.transaction(async (tx) => {
-      await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)", [JSON.stringify(adminClaims)]);
-      return (await tx.query<{ confidence: unknown; mode: unknown; generated: unknown; citations: unknown }>(
-        `select confidence, mode, generated, citations from admin_list_conversations('any', 'any', null, null, 50, 0) where message_id = $1`,
-        [badAnswer],
-      )).rows[0]!;
+      await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)", [
+        JSON.stringify(adminClaims),
+      ]);
+      return (
+        await tx.query<{ confidence: unknown; mode: unknown; generated: unknown; citations: unknown }>(
+          `select confidence, mode, generated, citations from admin_list_conversations('any', 'any', null, null, 50, 0) where message_id = $1`,
+          [badAnswer],
+        )
+      ).rows[0]!;
     });
     expect(raw).toEqual({
       confidence: null,
       mode: null,
       generated: null,
       citations: [
-        { n: null, chunk_id: null, document_id: null, title: null, page: null, section: null, url: 'https://evil.example/', similarity: null },
-        { n: 2, chunk_id: null, document_id: null, title: 'Billing', page: null, section: null, url: null, similarity: null },
+        {
+          n: null,
+          chunk_id: null,
+          document_id: null,
+          title: null,
+          page: null,
+          section: null,
+          url: 'https://evil.example/',
+          similarity: null,
+        },
+        {
+          n: 2,
+          chunk_id: null,
+          document_id: null,
+          title: 'Billing',
+          page: null,
+          section: null,
+          url: null,
+          similarity: null,
+        },
       ],
     });
     // The outcome filter still sees it as an answer.
-    const answered = await api().store.adminListConversations(adminClaims, { rating: 'any', outcome: 'answered', limit: 50, offset: 0 });
+    const answered = await api().store.adminListConversations(adminClaims, {
+      rating: 'any',
+      outcome: 'answered',
+      limit: 50,
+      offset: 0,
+    });
     expect(answered.total).toBe(3);
   });
 
-  it('is typed again by the stores\' row mapping, whatever a function returns', () => {
+  it("is typed again by the stores' row mapping, whatever a function returns", () => {
     const row = toAdminConversation({
-      message_id: 'm', session_id: 's', visitor: 'v-0', question: 'q', asked_at: new Date(0), answer: 'a', kind: 'weird', reason: 5,
-      citations: [...MALFORMED.citations, null], confidence: 'very high', mode: 3, rating: null, comment: null, generated: MALFORMED.meta.generated, total: 1,
+      message_id: 'm',
+      session_id: 's',
+      visitor: 'v-0',
+      question: 'q',
+      asked_at: new Date(0),
+      answer: 'a',
+      kind: 'weird',
+      reason: 5,
+      citations: [...MALFORMED.citations, null],
+      confidence: 'very high',
+      mode: 3,
+      rating: null,
+      comment: null,
+      generated: MALFORMED.meta.generated,
+      total: 1,
     });
     expect(row).toMatchObject({ kind: 'answer', reason: null, confidence: null, mode: null, generated: null });
-    expect(row.citations.map((c) => [c.n, c.title, c.similarity, c.page])).toEqual([[null, null, null, null], [2, 'Billing', null, null]]);
+    expect(row.citations.map((c) => [c.n, c.title, c.similarity, c.page])).toEqual([
+      [null, null, null, null],
+      [2, 'Billing', null, null],
+    ]);
   });
 
   it('the console API answers 200 for the overview and the conversations, with the same nulls', async () => {

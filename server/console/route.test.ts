@@ -30,7 +30,9 @@ describe('GET /api/admin/gaps', () => {
     }
     await (await api.chat(visitor.token, question(basis(0), 'How do refunds work?'))).text();
 
-    const res = await api.app.request('/api/admin/gaps', { headers: { Authorization: `Bearer ${await tokenFor({ role: 'admin' })}` } });
+    const res = await api.app.request('/api/admin/gaps', {
+      headers: { Authorization: `Bearer ${await tokenFor({ role: 'admin' })}` },
+    });
     expect(res.status).toBe(200);
     const { gaps } = (await res.json()) as { gaps: ContentGap[] };
     expect(gaps.map((g) => [g.question.toLowerCase().replace(/\s+/g, ' '), g.asked, g.reason])).toEqual([
@@ -58,13 +60,18 @@ describe('GET/PUT /api/admin/settings (the answer mode)', () => {
       headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-  const configMode = async (target = api.app) => ((await (await target.request('/api/config')).json()) as { answer_mode: string }).answer_mode;
+  const configMode = async (target = api.app) =>
+    ((await (await target.request('/api/config')).json()) as { answer_mode: string }).answer_mode;
 
   it('switches the mode at runtime for every server over the same database, and back to the server default', async () => {
     const admin = await tokenFor({ role: 'admin' });
     // Another server instance over the same database, whose KB_ANSWER_MODE says generative.
     const other = api.instance({ answerMode: 'generative' });
-    expect(await (await call('GET', admin)).json()).toMatchObject({ answer_mode: 'extractive', answer_mode_source: 'server', server_answer_mode: 'extractive' });
+    expect(await (await call('GET', admin)).json()).toMatchObject({
+      answer_mode: 'extractive',
+      answer_mode_source: 'server',
+      server_answer_mode: 'extractive',
+    });
     expect(await configMode()).toBe('extractive');
     expect(await configMode(other)).toBe('generative');
 
@@ -76,7 +83,10 @@ describe('GET/PUT /api/admin/settings (the answer mode)', () => {
     await call('PUT', admin, { answer_mode: 'extractive' });
     expect(await configMode(other)).toBe('extractive'); // the admin's choice wins over the server's default
 
-    expect(await (await call('PUT', admin, { answer_mode: null })).json()).toMatchObject({ answer_mode: 'extractive', answer_mode_source: 'server' });
+    expect(await (await call('PUT', admin, { answer_mode: null })).json()).toMatchObject({
+      answer_mode: 'extractive',
+      answer_mode_source: 'server',
+    });
     expect(await configMode(other)).toBe('generative');
   });
 
@@ -95,6 +105,9 @@ describe('GET/PUT /api/admin/settings (the answer mode)', () => {
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`^${field}: `));
     }
-    expect(await (await call('GET', admin)).json()).toMatchObject({ answer_mode: 'extractive', answer_mode_source: 'server' });
+    expect(await (await call('GET', admin)).json()).toMatchObject({
+      answer_mode: 'extractive',
+      answer_mode_source: 'server',
+    });
   });
 });

@@ -65,7 +65,10 @@ const UUID = v.pipe(v.string(), v.uuid('must be a UUID'));
 
 export function adminRoute(options: AdminRouteOptions) {
   const { store, auth } = options;
-  const defaults: SettingsDefaults = options.settings ?? { answerMode: 'extractive', retrieval: { evidenceThreshold: DEFAULT_EVIDENCE_THRESHOLD } };
+  const defaults: SettingsDefaults = options.settings ?? {
+    answerMode: 'extractive',
+    retrieval: { evidenceThreshold: DEFAULT_EVIDENCE_THRESHOLD },
+  };
   const app = new Hono<{ Variables: AuthVariables }>();
   // Sign-in comes before the token check: it is how a token is obtained.
   app.route('/', sessionRoute(options.signIn ?? {}));
@@ -80,10 +83,12 @@ export function adminRoute(options: AdminRouteOptions) {
 
   /** A store refusal for want of the admin role is a 403 here, not the 404 the visitor routes answer. */
   const adminsOnly = (what: string) => (error: unknown) => {
-    if (error instanceof StoreError && error.kind === 'forbidden') throw new AppError(403, 'forbidden', `Only administrators can ${what}.`);
+    if (error instanceof StoreError && error.kind === 'forbidden')
+      throw new AppError(403, 'forbidden', `Only administrators can ${what}.`);
     throw fromStoreError(error);
   };
-  const query = <S extends v.GenericSchema>(schema: S, c: { req: { query(): Record<string, string> } }) => parseBody(schema, c.req.query());
+  const query = <S extends v.GenericSchema>(schema: S, c: { req: { query(): Record<string, string> } }) =>
+    parseBody(schema, c.req.query());
   const id = (raw: string) => parseBody(v.object({ id: UUID }), { id: raw }).id;
 
   app.get('/me', async function me(c) {
@@ -114,7 +119,9 @@ export function adminRoute(options: AdminRouteOptions) {
 
   app.put('/gaps', async function markGap(c) {
     const update = parseBody(GapUpdateSchema, await readJson(c.req.raw));
-    const found = await store.adminSetGapDone(c.get('claims'), update.question_key, update.done).catch(adminsOnly('change content gaps'));
+    const found = await store
+      .adminSetGapDone(c.get('claims'), update.question_key, update.done)
+      .catch(adminsOnly('change content gaps'));
     if (!found) throw new AppError(404, 'not_found', 'question_key: no such content gap.');
     return c.json({ question_key: update.question_key, done: update.done });
   });
@@ -139,7 +146,9 @@ export function adminRoute(options: AdminRouteOptions) {
   app.put('/documents/:id', async function enableDocument(c) {
     const documentId = id(c.req.param('id'));
     const { enabled } = parseBody(DocumentUpdateSchema, await readJson(c.req.raw));
-    const found = await store.adminSetDocumentEnabled(c.get('claims'), documentId, enabled).catch(adminsOnly('change documents'));
+    const found = await store
+      .adminSetDocumentEnabled(c.get('claims'), documentId, enabled)
+      .catch(adminsOnly('change documents'));
     if (!found) throw new AppError(404, 'not_found', 'id: no such document.');
     return c.json({ id: documentId, enabled });
   });
@@ -159,7 +168,8 @@ export function adminRoute(options: AdminRouteOptions) {
     const from = q.from ?? new Date(Date.parse(to) - 30 * 86_400_000).toISOString();
     const span = Date.parse(to) - Date.parse(from);
     if (!(span > 0)) throw new AppError(400, 'invalid_request', 'from: must be before to.');
-    if (span > 366 * 86_400_000) throw new AppError(400, 'invalid_request', 'from: must be at most 366 days before to.');
+    if (span > 366 * 86_400_000)
+      throw new AppError(400, 'invalid_request', 'from: must be at most 366 days before to.');
     return c.json(await store.adminOverview(c.get('claims'), from, to).catch(adminsOnly('see the overview')));
   });
 
@@ -169,10 +179,15 @@ export function adminRoute(options: AdminRouteOptions) {
     await store.adminWhoami(c.get('claims')).catch(adminsOnly('try questions'));
     // The settings in effect, read as the chat reads them (the server's defaults if they cannot be read).
     const { retrieval, refusalSuggestions } = await settingsReader(store, defaults)();
-    return c.json(await tryQuestion(store, c.get('claims'), request, retrieval, options.embedQuestion, refusalSuggestions));
+    return c.json(
+      await tryQuestion(store, c.get('claims'), request, retrieval, options.embedQuestion, refusalSuggestions),
+    );
   });
 
-  app.route('/export', exportRoute({ store, onStoreError: adminsOnly('export data'), pageRows: options.exportPageRows }));
+  app.route(
+    '/export',
+    exportRoute({ store, onStoreError: adminsOnly('export data'), pageRows: options.exportPageRows }),
+  );
 
   // The webhook's URL and whether a secret is set come from admin_get_webhook (admins only); the secret
   // itself is in no response: kb_get_settings / kb_set_settings do not return it.
@@ -191,7 +206,11 @@ export function adminRoute(options: AdminRouteOptions) {
     // A webhook stored where this server never reads it back (a Worker) would look set and do nothing.
     const webhookField = (['webhook_url', 'webhook_secret'] as const).find((key) => key in update);
     if (webhookField && !options.webhookSetting) {
-      throw new AppError(400, 'invalid_request', `${webhookField}: this server reads the webhook only from KB_WEBHOOK_URL and KB_WEBHOOK_SECRET.`);
+      throw new AppError(
+        400,
+        'invalid_request',
+        `${webhookField}: this server reads the webhook only from KB_WEBHOOK_URL and KB_WEBHOOK_SECRET.`,
+      );
     }
     if (typeof update.webhook_url === 'string') {
       // Loopback passes here (a development receiver); the server sends to it only with KB_WEBHOOK_ALLOW_LOOPBACK.

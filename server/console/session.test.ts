@@ -33,7 +33,11 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 const exchange = (link_token: string) =>
-  api.app.request('/api/admin/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ link_token }) });
+  api.app.request('/api/admin/session', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ link_token }),
+  });
 
 describe('POST /api/admin/session: a link signs in once, whichever of its spellings is used', () => {
   it('has 8 spellings that all verify (so the test below is not vacuous)', async () => {
@@ -41,7 +45,8 @@ describe('POST /api/admin/session: a link signs in once, whichever of its spelli
     const spellings = reencodings(link);
     expect(new Set(spellings).size).toBe(8);
     expect(spellings).toContain(link);
-    for (const spelling of spellings) await expect(verify(spelling, TEST_SECRET, { alg: 'HS256', aud: 'kb-chat-admin-link' })).resolves.toBeTruthy();
+    for (const spelling of spellings)
+      await expect(verify(spelling, TEST_SECRET, { alg: 'HS256', aud: 'kb-chat-admin-link' })).resolves.toBeTruthy();
   });
 
   it('the first use signs in; then all 8 spellings of that link are refused', async () => {
@@ -68,11 +73,18 @@ describe('POST /api/admin/session: a link signs in once, whichever of its spelli
 describe('sign-in attempts per client network (both routes, one budget)', () => {
   it('answers 429 rate_limited with Retry-After past the limit, before the link is looked at; another client is not affected', async () => {
     const app = api.instance({
-      admin: { signInLimiter: new MemoryClientLimiter(3, 60), passwordSignIn: async () => ({ access_token: 'x', expires_in: 1 }) },
+      admin: {
+        signInLimiter: new MemoryClientLimiter(3, 60),
+        passwordSignIn: async () => ({ access_token: 'x', expires_in: 1 }),
+      },
       clientIp: (c) => c.req.header('X-Test-Client') ?? null,
     });
     const attempt = (path: string, body: unknown, ip: string) =>
-      app.request(`/api/admin/${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Test-Client': ip }, body: JSON.stringify(body) });
+      app.request(`/api/admin/${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Test-Client': ip },
+        body: JSON.stringify(body),
+      });
     const statuses = [
       (await attempt('session', { link_token: 'forged' }, '2001:db8:9:9::1')).status,
       (await attempt('password', { email: 'a@b.co', password: 'guess' }, '2001:db8:9:9::2')).status,
@@ -81,7 +93,10 @@ describe('sign-in attempts per client network (both routes, one budget)', () => 
     expect(statuses).toEqual([401, 200, 401]);
     // A valid, unused link is refused too once the client is over its budget (and stays unused).
     const link = await createLinkToken(TEST_SECRET);
-    for (const [path, body] of [['session', { link_token: link }], ['password', { email: 'a@b.co', password: 'guess' }]] as const) {
+    for (const [path, body] of [
+      ['session', { link_token: link }],
+      ['password', { email: 'a@b.co', password: 'guess' }],
+    ] as const) {
       const refused = await attempt(path, body, '2001:db8:9:9::4');
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0);

@@ -47,31 +47,58 @@ export async function createLinkToken(secret: string, now = Math.floor(Date.now(
 }
 
 /** An access token for the local admin: Supabase's claims, plus the admin role where Supabase keeps it. */
-export async function issueAdminToken(userId: string, secret: string, now = Math.floor(Date.now() / 1000)): Promise<string> {
+export async function issueAdminToken(
+  userId: string,
+  secret: string,
+  now = Math.floor(Date.now() / 1000),
+): Promise<string> {
   return sign(
-    { sub: userId, role: 'authenticated', aud: 'authenticated', is_anonymous: false, app_metadata: { role: 'admin', provider: 'kb-chat-link' }, iat: now, exp: now + TOKEN_TTL_SECONDS },
+    {
+      sub: userId,
+      role: 'authenticated',
+      aud: 'authenticated',
+      is_anonymous: false,
+      app_metadata: { role: 'admin', provider: 'kb-chat-link' },
+      iat: now,
+      exp: now + TOKEN_TTL_SECONDS,
+    },
     secret,
     'HS256',
   );
 }
 
-const badLink = () => new AppError(401, 'unauthorized', 'This sign-in link is invalid, expired or already used. Run `npm run console -- link` for a new one.');
+const badLink = () =>
+  new AppError(
+    401,
+    'unauthorized',
+    'This sign-in link is invalid, expired or already used. Run `npm run console -- link` for a new one.',
+  );
 
 export function sessionRoute({ link, password, limiter, clientIp }: AdminSignIn) {
   const app = new Hono();
   if (limiter) {
-    const limit = limitPerClient({ limiter, clientIp, message: 'Too many sign-in attempts from your network. Please wait a minute and try again.' });
+    const limit = limitPerClient({
+      limiter,
+      clientIp,
+      message: 'Too many sign-in attempts from your network. Please wait a minute and try again.',
+    });
     app.use('/session', limit);
     app.use('/password', limit);
   }
 
   app.post('/session', async function linkSession(c) {
-    if (!link) throw new AppError(404, 'not_found', 'Sign-in links are for the embedded server; sign in with Supabase Auth.');
+    if (!link)
+      throw new AppError(404, 'not_found', 'Sign-in links are for the embedded server; sign in with Supabase Auth.');
     const { link_token } = parseBody(LinkSessionSchema, await readJson(c.req.raw));
     let jti: string;
     try {
       const payload = await verify(link_token, link.secret, { alg: 'HS256', aud: LINK_AUDIENCE });
-      if (typeof payload.exp !== 'number' || typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 100) {
+      if (
+        typeof payload.exp !== 'number' ||
+        typeof payload.jti !== 'string' ||
+        !payload.jti ||
+        payload.jti.length > 100
+      ) {
         throw new Error('no exp or jti');
       }
       jti = payload.jti;
@@ -85,15 +112,21 @@ export function sessionRoute({ link, password, limiter, clientIp }: AdminSignIn)
       throw fromStoreError(error);
     });
     if (!userId) throw badLink();
-    return c.json<AdminSession>({ access_token: await issueAdminToken(userId, link.secret), expires_in: TOKEN_TTL_SECONDS });
+    return c.json<AdminSession>({
+      access_token: await issueAdminToken(userId, link.secret),
+      expires_in: TOKEN_TTL_SECONDS,
+    });
   });
 
   app.post('/password', async function passwordSession(c) {
-    if (!password) throw new AppError(404, 'not_found', 'Password sign-in is for Supabase; locally, run `npm run console -- link`.');
+    if (!password)
+      throw new AppError(404, 'not_found', 'Password sign-in is for Supabase; locally, run `npm run console -- link`.');
     const { email, password: secret } = parseBody(PasswordSessionSchema, await readJson(c.req.raw));
-    return c.json<AdminSession>(await password(email, secret).catch((error) => {
-      throw fromStoreError(error);
-    }));
+    return c.json<AdminSession>(
+      await password(email, secret).catch((error) => {
+        throw fromStoreError(error);
+      }),
+    );
   });
 
   return app;
@@ -103,7 +136,15 @@ export function sessionRoute({ link, password, limiter, clientIp }: AdminSignIn)
  * Supabase Auth's password grant, relayed (a plain fetch, no shared client keeping a session). The console
  * still checks `/api/admin/me`: a user without the admin role gets a token that every admin call refuses.
  */
-export function supabasePasswordSignIn({ url, anonKey, timeoutMs = 4_000 }: { url: string; anonKey: string; timeoutMs?: number }) {
+export function supabasePasswordSignIn({
+  url,
+  anonKey,
+  timeoutMs = 4_000,
+}: {
+  url: string;
+  anonKey: string;
+  timeoutMs?: number;
+}) {
   const endpoint = new URL('auth/v1/token?grant_type=password', url.endsWith('/') ? url : `${url}/`).href;
   return async function passwordSignIn(email: string, password: string): Promise<AdminSession> {
     let response: Response;
@@ -118,9 +159,12 @@ export function supabasePasswordSignIn({ url, anonKey, timeoutMs = 4_000 }: { ur
       throw new StoreError('unavailable', `password sign-in: ${String(error)}`, { cause: error });
     }
     const body = (await response.json().catch(() => null)) as { access_token?: string; expires_in?: number } | null;
-    if (response.status === 400 || response.status === 401) throw new AppError(401, 'unauthorized', 'Wrong email or password.');
-    if (response.status === 429) throw new AppError(429, 'rate_limited', 'Too many sign-in attempts. Please wait a minute.');
-    if (!response.ok || !body?.access_token) throw new StoreError('unavailable', `password sign-in failed: ${response.status}`);
+    if (response.status === 400 || response.status === 401)
+      throw new AppError(401, 'unauthorized', 'Wrong email or password.');
+    if (response.status === 429)
+      throw new AppError(429, 'rate_limited', 'Too many sign-in attempts. Please wait a minute.');
+    if (!response.ok || !body?.access_token)
+      throw new StoreError('unavailable', `password sign-in failed: ${response.status}`);
     return { access_token: body.access_token, expires_in: body.expires_in ?? 3600 };
   };
 }

@@ -15,9 +15,21 @@ const api = useTestApi({ seed: true });
 async function adminToken(): Promise<string> {
   const userId = await api().store.createAnonymousUser();
   const now = Math.floor(Date.now() / 1000);
-  return sign({ sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' }, iat: now, exp: now + 600 }, TEST_SECRET, 'HS256');
+  return sign(
+    {
+      sub: userId,
+      role: 'authenticated',
+      aud: 'authenticated',
+      app_metadata: { role: 'admin' },
+      iat: now,
+      exp: now + 600,
+    },
+    TEST_SECRET,
+    'HS256',
+  );
 }
-const get = (path: string, token: string) => api().app.request(`/api/admin${path}`, { headers: { Authorization: `Bearer ${token}` } });
+const get = (path: string, token: string) =>
+  api().app.request(`/api/admin${path}`, { headers: { Authorization: `Bearer ${token}` } });
 
 describe('GET /api/admin/conversations/:session_id', () => {
   it('returns the turns in order: answer with citations and rating, refusal with closest pages, the written answer', async () => {
@@ -34,26 +46,48 @@ describe('GET /api/admin/conversations/:session_id', () => {
       body: JSON.stringify({ message_id: answerId, rating: -1, comment: 'Too short' }),
     });
     expect(rated.status).toBe(200);
-    await api().store.db.query(`update chat_messages set meta = meta || '{"generated":{"text":"Refunds take 14 days [1].","model":"m"}}' where id = $1`, [answerId]);
+    await api().store.db.query(
+      `update chat_messages set meta = meta || '{"generated":{"text":"Refunds take 14 days [1].","model":"m"}}' where id = $1`,
+      [answerId],
+    );
     // Asked as a new question (context: false): "And …?" would otherwise be read as a follow-up about refunds,
     // and this turn is here to be a refusal just under the threshold, with its closest pages.
-    await api().chat(token, question(withSimilarity(0, 0.345), 'And lunch?', { session_id: sessionId, context: false }), { headers: { Accept: 'application/json' } });
-    await api().chat(token, question(basis(300), 'Who won the match?', { session_id: sessionId }), { headers: { Accept: 'application/json' } });
+    await api().chat(
+      token,
+      question(withSimilarity(0, 0.345), 'And lunch?', { session_id: sessionId, context: false }),
+      { headers: { Accept: 'application/json' } },
+    );
+    await api().chat(token, question(basis(300), 'Who won the match?', { session_id: sessionId }), {
+      headers: { Accept: 'application/json' },
+    });
 
     const res = await get(`/conversations/${sessionId}`, await adminToken());
     expect(res.status).toBe(200);
     const thread = (await res.json()) as AdminThread;
-    expect(thread).toMatchObject({ session_id: sessionId, title: 'How do refunds work?', visitor: expect.stringMatching(/^v-[0-9a-f]{10}$/) });
+    expect(thread).toMatchObject({
+      session_id: sessionId,
+      title: 'How do refunds work?',
+      visitor: expect.stringMatching(/^v-[0-9a-f]{10}$/),
+    });
     expect(thread.turns.map((t) => [t.question, t.kind])).toEqual([
       ['How do refunds work?', 'answer'],
       ['And lunch?', 'refusal'],
       ['Who won the match?', 'refusal'],
     ]);
     const [answered, near, off] = thread.turns;
-    expect(answered).toMatchObject({ message_id: answerId, rating: -1, comment: 'Too short', generated: { text: 'Refunds take 14 days [1].', model: 'm' } });
+    expect(answered).toMatchObject({
+      message_id: answerId,
+      rating: -1,
+      comment: 'Too short',
+      generated: { text: 'Refunds take 14 days [1].', model: 'm' },
+    });
     expect(answered!.citations[0]).toMatchObject({ title: 'Billing', section: 'Billing › Refunds' });
     expect(answered!.answer).toContain('14 days');
-    expect(near).toMatchObject({ reason: 'no_evidence', rating: null, closest: [expect.objectContaining({ title: 'Billing' })] });
+    expect(near).toMatchObject({
+      reason: 'no_evidence',
+      rating: null,
+      closest: [expect.objectContaining({ title: 'Billing' })],
+    });
     expect(off!.closest).toEqual([]);
   });
 
@@ -68,6 +102,8 @@ describe('GET /api/admin/conversations/:session_id', () => {
   it('is refused to visitors by the API and by the SQL function itself', async () => {
     const { token } = await api().signIn();
     expect((await get(`/conversations/${crypto.randomUUID()}`, token)).status).toBe(403);
-    await expect(api().store.adminGetThread({ sub: crypto.randomUUID(), role: 'authenticated' }, crypto.randomUUID())).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(
+      api().store.adminGetThread({ sub: crypto.randomUUID(), role: 'authenticated' }, crypto.randomUUID()),
+    ).rejects.toMatchObject({ kind: 'forbidden' });
   });
 });

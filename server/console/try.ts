@@ -12,7 +12,13 @@ import { closestPages } from '../chat/closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal } from '../chat/refusal.ts';
 import { cleanMessage, truncateForModel } from '../chat/request.ts';
 import { fromStoreError } from '../http/errors.ts';
-import { decide, DEFAULT_CITATION_FLOOR, evidenceOf, gatherEvidence, type RetrievalOptions } from '../retrieval/index.ts';
+import {
+  decide,
+  DEFAULT_CITATION_FLOOR,
+  evidenceOf,
+  gatherEvidence,
+  type RetrievalOptions,
+} from '../retrieval/index.ts';
 import type { ChatStore, JwtClaims } from '../store/types.ts';
 
 /** Embeds one question as the widget's embedder would (same model); rejects when the model is unavailable. */
@@ -28,7 +34,8 @@ export async function tryQuestion(
 ): Promise<TryResult> {
   const { text: query } = truncateForModel(cleanMessage(request.message));
   // A visitor whose browser has loaded the model sends an embedding; the server embeds here when it can.
-  const embedding = request.embedding ?? (embedQuestion ? await embedQuestion(query).catch(() => undefined) : undefined);
+  const embedding =
+    request.embedding ?? (embedQuestion ? await embedQuestion(query).catch(() => undefined) : undefined);
   const options: RetrievalOptions = { ...retrieval, ...(request.mode ? { mode: request.mode } : {}) };
   const { mode, rows } = await gatherEvidence(store, { claims, question: query, embedding }, options).catch((error) => {
     throw fromStoreError(error);

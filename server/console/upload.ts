@@ -12,7 +12,13 @@
  */
 import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
-import { UPLOAD_EXTENSIONS, UPLOAD_MAX_BYTES, UrlUploadSchema, type SyncOverview, type UploadEvent } from '../../protocol/index.ts';
+import {
+  UPLOAD_EXTENSIONS,
+  UPLOAD_MAX_BYTES,
+  UrlUploadSchema,
+  type SyncOverview,
+  type UploadEvent,
+} from '../../protocol/index.ts';
 import type { AuthVariables } from '../auth/jwt.ts';
 import { parseBody, readJson } from '../http/body.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
@@ -39,13 +45,18 @@ const TEXT_EXTENSIONS = new Set(['.md', '.mdx', '.markdown', '.html', '.htm', '.
 /** A file's name as stored (its source id is `uploads/<name>`): no folders, no odd characters. */
 export function safeFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  return base.normalize('NFKC').replace(/[^\p{L}\p{N}._ -]/gu, '_').replace(/^[.\s]+/, '').slice(-120);
+  return base
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}._ -]/gu, '_')
+    .replace(/^[.\s]+/, '')
+    .slice(-120);
 }
 
 /** Why a file cannot be ingested, or null when it can. */
 export function uploadProblem(name: string, bytes: Uint8Array): string | null {
   const ext = /\.[^.]+$/.exec(name.toLowerCase())?.[0] ?? '';
-  if (!(UPLOAD_EXTENSIONS as readonly string[]).includes(ext)) return `file: must be one of ${UPLOAD_EXTENSIONS.join(', ')}`;
+  if (!(UPLOAD_EXTENSIONS as readonly string[]).includes(ext))
+    return `file: must be one of ${UPLOAD_EXTENSIONS.join(', ')}`;
   if (bytes.length === 0) return 'file: is empty';
   if (bytes.length > UPLOAD_MAX_BYTES) return `file: must be at most ${UPLOAD_MAX_BYTES / 1024 / 1024} MB`;
   if (ext === '.pdf' && new TextDecoder().decode(bytes.subarray(0, 5)) !== '%PDF-') return 'file: is not a PDF';
@@ -70,10 +81,15 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
    */
   const start = async (claims: AuthVariables['claims'], what = 'an upload'): Promise<() => void> => {
     if (!uploader) {
-      throw new AppError(501, 'unavailable', 'Uploads run on the Node server. Here, add documents with the CLI: npm run ingest -- <files|urls> (see docs/ingestion.md).');
+      throw new AppError(
+        501,
+        'unavailable',
+        'Uploads run on the Node server. Here, add documents with the CLI: npm run ingest -- <files|urls> (see docs/ingestion.md).',
+      );
     }
     await store.adminWhoami(claims).catch((error) => {
-      if (error instanceof StoreError && error.kind === 'forbidden') throw new AppError(403, 'forbidden', 'Only administrators can add documents.');
+      if (error instanceof StoreError && error.kind === 'forbidden')
+        throw new AppError(403, 'forbidden', 'Only administrators can add documents.');
       throw fromStoreError(error);
     });
     const release = slot.tryAcquire(what);
@@ -100,7 +116,10 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
       } catch (error) {
         // The pipeline's own message (a model that cannot load, an unreachable URL) helps the owner; a
         // database failure's does not leave the server.
-        const message = error instanceof StoreError || !(error instanceof Error) ? 'The knowledge base is unavailable.' : error.message;
+        const message =
+          error instanceof StoreError || !(error instanceof Error)
+            ? 'The knowledge base is unavailable.'
+            : error.message;
         await write({ type: 'error', code: 'ingest_failed', message });
       } finally {
         release();
@@ -112,7 +131,8 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
     const release = await start(c.get('claims'));
     try {
       const type = c.req.header('Content-Type') ?? '';
-      if (!type.startsWith('multipart/form-data')) throw new AppError(400, 'invalid_request', 'body: must be multipart/form-data with a file field.');
+      if (!type.startsWith('multipart/form-data'))
+        throw new AppError(400, 'invalid_request', 'body: must be multipart/form-data with a file field.');
       const form = await c.req.formData().catch(() => {
         throw new AppError(400, 'invalid_request', 'body: is not valid multipart/form-data.');
       });
@@ -122,7 +142,12 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
       if (!name) throw new AppError(400, 'invalid_request', 'file: needs a name.');
       const bytes = new Uint8Array(await file.arrayBuffer());
       const problem = uploadProblem(name, bytes);
-      if (problem) throw new AppError(problem.includes('at most') ? 413 : 400, problem.includes('at most') ? 'payload_too_large' : 'invalid_request', `${problem}.`);
+      if (problem)
+        throw new AppError(
+          problem.includes('at most') ? 413 : 400,
+          problem.includes('at most') ? 'payload_too_large' : 'invalid_request',
+          `${problem}.`,
+        );
       return progress(c, release, (onProgress) => uploader!.files([{ name, bytes }], onProgress));
     } catch (error) {
       release();
@@ -140,7 +165,8 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
   // workflow, this server), plus this server's schedule and what holds its ingestion slot right now.
   app.get('/sync', async function syncStatus(c) {
     const sources = await store.adminSyncStatus(c.get('claims')).catch((error) => {
-      if (error instanceof StoreError && error.kind === 'forbidden') throw new AppError(403, 'forbidden', 'Only administrators can see sync runs.');
+      if (error instanceof StoreError && error.kind === 'forbidden')
+        throw new AppError(403, 'forbidden', 'Only administrators can see sync runs.');
       throw fromStoreError(error);
     });
     return c.json<SyncOverview>({
@@ -153,10 +179,18 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
 
   app.post('/sync', async function syncNow(c) {
     if (!uploader) {
-      throw new AppError(501, 'unavailable', 'Syncing runs on the Node server. Here, sync with the CLI (npm run ingest -- <sources>) or the scheduled workflow (see docs/deploy.md).');
+      throw new AppError(
+        501,
+        'unavailable',
+        'Syncing runs on the Node server. Here, sync with the CLI (npm run ingest -- <sources>) or the scheduled workflow (see docs/deploy.md).',
+      );
     }
     if (!uploader.sync) {
-      throw new AppError(501, 'unavailable', 'No sources to sync: set KB_SYNC_SOURCES on the server (see docs/configuration.md), or run npm run ingest -- <sources>.');
+      throw new AppError(
+        501,
+        'unavailable',
+        'No sources to sync: set KB_SYNC_SOURCES on the server (see docs/configuration.md), or run npm run ingest -- <sources>.',
+      );
     }
     const release = await start(c.get('claims'), 'a sync');
     return progress(c, release, (onProgress) => uploader!.sync!(onProgress));

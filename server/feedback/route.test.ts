@@ -34,10 +34,13 @@ async function answered(message = 'How do refunds work?') {
 }
 
 const rows = async () =>
-  (await api().store.db.query<{ message_id: string; user_id: string; rating: number; comment: string | null }>(
-    'select message_id, user_id, rating, comment from chat_feedback order by created_at',
-  )).rows;
-const hits = async () => (await api().store.db.query<{ n: number }>('select coalesce(sum(hits), 0)::int as n from rate_limits')).rows[0]!.n;
+  (
+    await api().store.db.query<{ message_id: string; user_id: string; rating: number; comment: string | null }>(
+      'select message_id, user_id, rating, comment from chat_feedback order by created_at',
+    )
+  ).rows;
+const hits = async () =>
+  (await api().store.db.query<{ n: number }>('select coalesce(sum(hits), 0)::int as n from rate_limits')).rows[0]!.n;
 
 describe('POST /api/feedback', () => {
   it('rates an answer; a change of mind replaces the rating and its comment (one row per answer)', async () => {
@@ -50,8 +53,14 @@ describe('POST /api/feedback', () => {
     expect(new Date(upBody.updated_at).toISOString()).toBe(upBody.updated_at);
 
     const down = await rate(token, { message_id: answerId, rating: -1, comment: '  The refund period is wrong.  ' });
-    expect(await down.json()).toMatchObject({ message_id: answerId, rating: -1, comment: 'The refund period is wrong.' });
-    expect(await rows()).toEqual([{ message_id: answerId, user_id: userId, rating: -1, comment: 'The refund period is wrong.' }]);
+    expect(await down.json()).toMatchObject({
+      message_id: answerId,
+      rating: -1,
+      comment: 'The refund period is wrong.',
+    });
+    expect(await rows()).toEqual([
+      { message_id: answerId, user_id: userId, rating: -1, comment: 'The refund period is wrong.' },
+    ]);
 
     // The same request again (a retry) changes nothing; a rating without a comment clears the old comment.
     await rate(token, { message_id: answerId, rating: -1, comment: 'The refund period is wrong.' });
@@ -65,19 +74,27 @@ describe('POST /api/feedback', () => {
     const body = question(basis(300), 'Do you ship to Mars?');
     const refusal = (await (await api().chat(token, body)).json()) as Refusal;
     expect(refusal.type).toBe('refusal');
-    const stored = await api().store.db.query<{ id: string }>(`select id from chat_messages where role = 'assistant' and meta->>'kind' = 'refusal'`);
+    const stored = await api().store.db.query<{ id: string }>(
+      `select id from chat_messages where role = 'assistant' and meta->>'kind' = 'refusal'`,
+    );
     expect(refusal.message_id).toBe(stored.rows[0]!.id);
     expect(((await (await api().chat(token, body)).json()) as Refusal).message_id).toBe(refusal.message_id);
 
-    expect((await rate(token, { message_id: refusal.message_id, rating: -1, comment: 'I asked about shipping.' })).status).toBe(200);
-    expect(await rows()).toMatchObject([{ message_id: refusal.message_id, rating: -1, comment: 'I asked about shipping.' }]);
+    expect(
+      (await rate(token, { message_id: refusal.message_id, rating: -1, comment: 'I asked about shipping.' })).status,
+    ).toBe(200);
+    expect(await rows()).toMatchObject([
+      { message_id: refusal.message_id, rating: -1, comment: 'I asked about shipping.' },
+    ]);
   });
 
   it('history carries the visitor’s own rating of each rated answer, and nobody else’s', async () => {
     const { token, answerId, sessionId } = await answered();
     await (await api().chat(token, question(basis(0), 'And refunds again?', { session_id: sessionId }))).text();
     await rate(token, { message_id: answerId, rating: -1 });
-    const detail = (await (await api().app.request(`/api/sessions/${sessionId}`, { headers: { Authorization: `Bearer ${token}` } })).json()) as SessionDetail;
+    const detail = (await (
+      await api().app.request(`/api/sessions/${sessionId}`, { headers: { Authorization: `Bearer ${token}` } })
+    ).json()) as SessionDetail;
     expect(detail.messages.map((m) => [m.role, m.feedback ?? null])).toEqual([
       ['user', null],
       ['assistant', -1],
@@ -126,8 +143,16 @@ describe('POST /api/feedback', () => {
     ['rating', { message_id: crypto.randomUUID(), rating: '1' }, /^rating: must be 1/],
     ['comment', { message_id: crypto.randomUUID(), rating: -1, comment: '' }, /^comment: must not be empty/],
     ['comment', { message_id: crypto.randomUUID(), rating: -1, comment: ' \n\t ' }, /^comment: must not be empty/],
-    ['comment', { message_id: crypto.randomUUID(), rating: -1, comment: '\u0000\u0007' }, /^comment: must not be empty/],
-    ['comment', { message_id: crypto.randomUUID(), rating: -1, comment: 'x'.repeat(1001) }, /^comment: must be at most 1000 characters/],
+    [
+      'comment',
+      { message_id: crypto.randomUUID(), rating: -1, comment: '\u0000\u0007' },
+      /^comment: must not be empty/,
+    ],
+    [
+      'comment',
+      { message_id: crypto.randomUUID(), rating: -1, comment: 'x'.repeat(1001) },
+      /^comment: must be at most 1000 characters/,
+    ],
     ['comment', { message_id: crypto.randomUUID(), rating: -1, comment: 7 }, /^comment: must be a string/],
     ['comment', { message_id: crypto.randomUUID(), rating: -1, comment: null }, /^comment: must be a string/],
   ])('400 naming %s for %j, costing no database work', async (_field, body, message) => {
@@ -143,7 +168,9 @@ describe('POST /api/feedback', () => {
 
   it('accepts a comment of exactly 1000 characters (after trimming)', async () => {
     const { token, answerId } = await answered();
-    expect((await rate(token, { message_id: answerId, rating: -1, comment: ` ${'é'.repeat(1000)} ` })).status).toBe(200);
+    expect((await rate(token, { message_id: answerId, rating: -1, comment: ` ${'é'.repeat(1000)} ` })).status).toBe(
+      200,
+    );
     expect((await rows())[0]!.comment).toHaveLength(1000);
   });
 
@@ -164,10 +191,15 @@ describe('POST /api/feedback', () => {
 });
 
 describe.skipIf(!hasSharedData('xss'))('the XSS corpus (../shared/data/xss) as comments', () => {
-  it('is stored verbatim (trimmed, control characters removed) and returned as JSON, never as markup', { timeout: 300_000 }, async () => {
+  it('is stored verbatim (trimmed, control characters removed) and returned as JSON, never as markup', {
+    timeout: 300_000,
+  }, async () => {
     const payloads = [
       ...readFileSync(sharedData('xss/payloadbox-xss-payload-list-public.txt'), 'utf8').split('\n'),
-      ...readFileSync(sharedData('xss/h5sc-vectors-public.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l).payload as string),
+      ...readFileSync(sharedData('xss/h5sc-vectors-public.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l).payload as string),
     ].filter((p) => cleanText(p).trim().length > 0);
     expect(payloads.length).toBeGreaterThan(4000);
     const roomy = api().instance({ rateLimit: { limit: 1_000_000, windowSeconds: 3600 } });

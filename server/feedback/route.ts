@@ -45,15 +45,24 @@ export function feedbackRoute({ store, auth, rateLimit: limits, webhooks }: Feed
 
   app.post('/', requireAuth(auth), validate, rateLimit({ store, ...limits }), async function feedback(c) {
     const { message_id, rating, comment } = c.get('feedback');
-    const stored = await store.setFeedback(c.get('claims'), { message_id, rating, comment: comment ?? null }).catch((error: unknown) => {
-      if (error instanceof StoreError && error.kind === 'forbidden') throw new AppError(404, 'not_found', 'No such answer.', { cause: error });
-      throw fromStoreError(error);
-    });
+    const stored = await store
+      .setFeedback(c.get('claims'), { message_id, rating, comment: comment ?? null })
+      .catch((error: unknown) => {
+        if (error instanceof StoreError && error.kind === 'forbidden')
+          throw new AppError(404, 'not_found', 'No such answer.', { cause: error });
+        throw fromStoreError(error);
+      });
     // Once stored, and off the request path (a slow receiver never delays the visitor's 👍).
     const visitor = c.get('claims').sub;
     webhooks?.emit(
       'answer.rated',
-      visitorId(visitor).then((id) => ({ message_id: stored.message_id, visitor: id, rating: stored.rating, comment: stored.comment, rated_at: stored.updated_at })),
+      visitorId(visitor).then((id) => ({
+        message_id: stored.message_id,
+        visitor: id,
+        rating: stored.rating,
+        comment: stored.comment,
+        rated_at: stored.updated_at,
+      })),
       { waitUntil: waitUntilOf(c) },
     );
     return c.json<FeedbackResponse>(stored);

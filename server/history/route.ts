@@ -5,7 +5,15 @@
  */
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import type { AnswerContext, FeedbackRating, Generated, Related, SessionDetail, SessionList, StoredMessage } from '../../protocol/index.ts';
+import type {
+  AnswerContext,
+  FeedbackRating,
+  Generated,
+  Related,
+  SessionDetail,
+  SessionList,
+  StoredMessage,
+} from '../../protocol/index.ts';
 import { contextOf } from '../chat/answer.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
 import { storedRefusal } from '../chat/refusal.ts';
@@ -37,7 +45,10 @@ export function historyRoute({ store, auth }: { store: ChatStore; auth: TokenVer
     const claims = c.get('claims');
     const session = await store.getSession(claims, id).catch(rethrow);
     if (!session) throw new AppError(404, 'not_found', 'No such chat session.');
-    const [messages, feedback] = await Promise.all([store.getMessages(claims, id), store.getFeedback(claims, id)]).catch(rethrow);
+    const [messages, feedback] = await Promise.all([
+      store.getMessages(claims, id),
+      store.getFeedback(claims, id),
+    ]).catch(rethrow);
     const ratings = new Map(feedback.map((f) => [f.message_id, f.rating]));
     return c.json<SessionDetail>({ session, messages: messages.map((m) => toStoredMessage(m, ratings.get(m.id))) });
   });
@@ -46,7 +57,16 @@ export function historyRoute({ store, auth }: { store: ChatStore; auth: TokenVer
 }
 
 function toStoredMessage(row: MessageRow, rating: FeedbackRating | undefined): StoredMessage {
-  const meta = row.meta as { kind?: string; reason?: string; suggestions?: string[]; actions?: string[]; closest?: Related[]; related?: Related[]; generated?: Generated; context?: AnswerContext };
+  const meta = row.meta as {
+    kind?: string;
+    reason?: string;
+    suggestions?: string[];
+    actions?: string[];
+    closest?: Related[];
+    related?: Related[];
+    generated?: Generated;
+    context?: AnswerContext;
+  };
   return {
     id: row.id,
     role: row.role,

@@ -15,9 +15,14 @@ describe('AdmissionQueue', () => {
   });
 
   /** Settles `promise` without moving the clock: undefined while it is still pending. */
-  async function settled<T>(promise: Promise<T>): Promise<{ value?: T; error?: { status: number; retryAfterSeconds: number } } | undefined> {
+  async function settled<T>(
+    promise: Promise<T>,
+  ): Promise<{ value?: T; error?: { status: number; retryAfterSeconds: number } } | undefined> {
     let out: { value?: T; error?: { status: number; retryAfterSeconds: number } } | undefined;
-    promise.then((value) => (out = { value }), (error) => (out = { error }));
+    promise.then(
+      (value) => (out = { value }),
+      (error) => (out = { error }),
+    );
     await vi.advanceTimersByTimeAsync(0);
     return out;
   }
@@ -123,7 +128,8 @@ describe('POST /api/chat behind admission control', () => {
     const held = heldSearch(api().store);
     const app = api().instance({ store: held.store, admission: { concurrency: 1, maxWaitMs: 50 } });
     const tokens = await Promise.all(Array.from({ length: 12 }, () => api().signIn(app)));
-    const ask = (token: string) => api().chat(token, question(basis(0)), { headers: { Accept: 'application/json' } }, app);
+    const ask = (token: string) =>
+      api().chat(token, question(basis(0)), { headers: { Accept: 'application/json' } }, app);
     const first = ask(tokens[0]!.token);
     await held.entered; // the only place is taken, and stays taken
     const busy = await Promise.all(tokens.slice(1).map(({ token }) => ask(token)));
@@ -136,10 +142,14 @@ describe('POST /api/chat behind admission control', () => {
       expect(await r.json()).toEqual({ error: { code: 'unavailable', message: expect.stringMatching(/try again/) } });
     }
     // Rejected before the turn began: only the served question (and its answer) is stored.
-    const { rows } = await api().store.db.query<{ n: number }>("select count(*)::int as n from chat_messages where role = 'user'");
+    const { rows } = await api().store.db.query<{ n: number }>(
+      "select count(*)::int as n from chat_messages where role = 'user'",
+    );
     expect(rows[0]!.n).toBe(1);
     // Served answers say how long the server took and how long they waited for their turn.
-    expect(served.headers.get('Server-Timing')).toMatch(/app;dur=[\d.]+.*queue;dur=[\d.]+|queue;dur=[\d.]+.*app;dur=[\d.]+/);
+    expect(served.headers.get('Server-Timing')).toMatch(
+      /app;dur=[\d.]+.*queue;dur=[\d.]+|queue;dur=[\d.]+.*app;dur=[\d.]+/,
+    );
     // The place is free again: the next question is served.
     expect((await ask(tokens[1]!.token)).status).toBe(200);
   });

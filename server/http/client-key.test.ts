@@ -11,7 +11,12 @@ describe('clientKey', () => {
   });
 
   it('is the /64 for IPv6: every address of one /64 is one client, the next /64 another', () => {
-    const one = ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:DB8:1:2:ffff:ffff:ffff:ffff', '2001:0db8:0001:0002:abcd::9'];
+    const one = [
+      '2001:db8:1:2::1',
+      '2001:db8:1:2::2',
+      '2001:DB8:1:2:ffff:ffff:ffff:ffff',
+      '2001:0db8:0001:0002:abcd::9',
+    ];
     expect(new Set(one.map(clientKey))).toEqual(new Set(['2001:db8:1:2::/64']));
     expect(clientKey('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
     expect(clientKey('fe80::1%eth0')).toBe('fe80::/64');

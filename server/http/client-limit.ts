@@ -73,10 +73,19 @@ export type ClientAddress = (c: Context) => string | null;
  * Middleware: counts the request against its client's budget before anything else runs (body parsing, a
  * database or Supabase Auth call), and answers 429 `rate_limited` with Retry-After past it.
  */
-export function limitPerClient({ limiter, clientIp, message }: { limiter: ClientLimiter; clientIp?: ClientAddress; message: string }): MiddlewareHandler {
+export function limitPerClient({
+  limiter,
+  clientIp,
+  message,
+}: {
+  limiter: ClientLimiter;
+  clientIp?: ClientAddress;
+  message: string;
+}): MiddlewareHandler {
   return async function limitPerClientMiddleware(c, next) {
     const verdict = await limiter.hit(clientKey(clientIp?.(c)));
-    if (!verdict.allowed) return c.json(errorBody('rate_limited', message), 429, { 'Retry-After': String(verdict.retryAfter) });
+    if (!verdict.allowed)
+      return c.json(errorBody('rate_limited', message), 429, { 'Retry-After': String(verdict.retryAfter) });
     await next();
   };
 }

@@ -56,6 +56,7 @@ export function onAppError(error: Error, c: Context): Response {
   if (appError.status >= 500 && (appError.status !== 503 || appError.cause)) console.error('[kb-chat]', error);
   // A database that is unavailable now is worth one more try in a few seconds (the widget waits and retries
   // once); load shedding has set its own Retry-After already.
-  if (appError.status === 503 && !c.res.headers.has('Retry-After')) c.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+  if (appError.status === 503 && !c.res.headers.has('Retry-After'))
+    c.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
   return c.json(errorBody(appError.code, appError.message), appError.status);
 }

@@ -57,7 +57,12 @@ describe('rate limit across instances', () => {
     const invalid = await api().chat(alice.token, { message: '' }, {}, tight);
     expect(invalid.status).toBe(400);
     expect(invalid.headers.get('X-RateLimit-Remaining')).toBeNull();
-    const served = await api().chat(alice.token, question(basis(0)), { headers: { Accept: 'application/json' } }, tight);
+    const served = await api().chat(
+      alice.token,
+      question(basis(0)),
+      { headers: { Accept: 'application/json' } },
+      tight,
+    );
     expect(served.status).toBe(200);
     expect(served.headers.get('X-RateLimit-Remaining')).toBe('0');
     const limited = await api().chat(alice.token, question(basis(0)), {}, tight);

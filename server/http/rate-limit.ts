@@ -32,7 +32,10 @@ export function rateLimit({ store, limit, windowSeconds, bucket = 'api' }: RateL
     if (!state.allowed) {
       const retryAfter = Math.max(1, resetSeconds - Math.floor(Date.now() / 1000));
       return c.json(
-        errorBody('rate_limited', `You're asking faster than we can answer. Please wait ${retryAfter} seconds and try again.`),
+        errorBody(
+          'rate_limited',
+          `You're asking faster than we can answer. Please wait ${retryAfter} seconds and try again.`,
+        ),
         429,
         { ...headers, 'Retry-After': String(retryAfter) },
       );

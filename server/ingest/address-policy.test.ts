@@ -39,9 +39,12 @@ describe('publicAddressesOnly', () => {
     expect(publicAddressesOnly(address)).toBe(phrase);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '1.1.1.1', '2606:4700::1111', '2a00:1450:4001:80b::200e'])('allows the public address %s', (address) => {
-    expect(publicAddressesOnly(address)).toBeNull();
-  });
+  it.each(['93.184.215.14', '8.8.8.8', '1.1.1.1', '2606:4700::1111', '2a00:1450:4001:80b::200e'])(
+    'allows the public address %s',
+    (address) => {
+      expect(publicAddressesOnly(address)).toBeNull();
+    },
+  );
 
   it('sees through the forms WHATWG URL normalises (decimal, hex, short)', () => {
     for (const url of ['http://2130706433/', 'http://0x7f.1/', 'http://127.1/', 'http://[::ffff:127.0.0.1]/']) {

@@ -23,7 +23,15 @@ describe('chunkDocument', () => {
   it('gives each chunk its section, heading path, anchor and url', () => {
     const chunks = chunk(doc('# Title\n\nIntro text.\n\n## Setup\n\n### On Linux\n\nInstall it.'));
     expect(chunks.map((c) => c.meta)).toEqual([
-      { section: 'Title', heading_path: ['Title'], anchor: 'title', url: 'https://docs.example.com/page#title', page: null, char_start: 9, char_end: 20 },
+      {
+        section: 'Title',
+        heading_path: ['Title'],
+        anchor: 'title',
+        url: 'https://docs.example.com/page#title',
+        page: null,
+        char_start: 9,
+        char_end: 20,
+      },
       {
         section: 'Title › Setup › On Linux',
         heading_path: ['Title', 'Setup', 'On Linux'],
@@ -40,13 +48,20 @@ describe('chunkDocument', () => {
   });
 
   it('uses the document url alone, or null, without headings', () => {
-    expect(chunk(doc('Text.'))[0]!.meta).toMatchObject({ section: null, heading_path: [], anchor: null, url: 'https://docs.example.com/page' });
+    expect(chunk(doc('Text.'))[0]!.meta).toMatchObject({
+      section: null,
+      heading_path: [],
+      anchor: null,
+      url: 'https://docs.example.com/page',
+    });
     expect(chunk(doc('Text.', null))[0]!.meta.url).toBeNull();
   });
 
   it('splits a long section by paragraph, then sentence, into balanced chunks within 256 tokens', () => {
     const sentence = (i: number): string => `Sentence number ${i} talks about ${words(12, 'topic')}.`;
-    const paragraphs = Array.from({ length: 12 }, (_, p) => Array.from({ length: 4 }, (_, s) => sentence(p * 4 + s)).join(' '));
+    const paragraphs = Array.from({ length: 12 }, (_, p) =>
+      Array.from({ length: 4 }, (_, s) => sentence(p * 4 + s)).join(' '),
+    );
     const longParagraph = Array.from({ length: 40 }, (_, i) => sentence(100 + i)).join(' ');
     const chunks = chunk(doc(`## Long\n\n${paragraphs.join('\n\n')}\n\n${longParagraph}`));
     const tokens = chunks.map((c) => embedder.countTokens(c.embedText));
@@ -65,7 +80,9 @@ describe('chunkDocument', () => {
   it('re-fences long code blocks and repeats table headers', () => {
     const code = Array.from({ length: 120 }, (_, i) => `const value${i} = compute(${i});`).join('\n');
     const rows = Array.from({ length: 80 }, (_, i) => `| plan ${i} | ${i} dollars |`).join('\n');
-    const chunks = chunk(doc(`## Code\n\n\`\`\`js\n${code}\n\`\`\`\n\n## Table\n\n| Plan | Price |\n|---|---|\n${rows}`));
+    const chunks = chunk(
+      doc(`## Code\n\n\`\`\`js\n${code}\n\`\`\`\n\n## Table\n\n| Plan | Price |\n|---|---|\n${rows}`),
+    );
     const codeChunks = chunks.filter((c) => c.meta.section === 'Code');
     const tableChunks = chunks.filter((c) => c.meta.section === 'Table');
     expect(codeChunks.length).toBeGreaterThan(1);

@@ -202,7 +202,9 @@ function fitText(text: string, budget: number, count: (t: string) => number, bas
     return {
       text: t,
       tokens: count(t),
-      ...(located.length === piece.length && piece.length > 0 ? { start: piece[0]!.start!, end: piece[piece.length - 1]!.end! } : {}),
+      ...(located.length === piece.length && piece.length > 0
+        ? { start: piece[0]!.start!, end: piece[piece.length - 1]!.end! }
+        : {}),
     };
   });
 }

@@ -46,7 +46,9 @@ beforeAll(async () => {
   site = createServer((req, res) => {
     siteHits.push(req.url ?? '');
     if (req.url === '/robots.txt') return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Intranet</title></head><body><main><p>Internal only.</p></main></body></html>');
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<html><head><title>Intranet</title></head><body><main><p>Internal only.</p></main></body></html>');
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
@@ -74,7 +76,9 @@ describe('scripts/ingest.ts', () => {
     expect(first.stderr).toMatch(/\[2\/2\] added docs\/notes\.txt \(\d+ chunks\)/);
   });
 
-  it('skips unchanged files, updates changed ones, fails a missing path with exit code 1', { timeout: 120_000 }, async () => {
+  it('skips unchanged files, updates changed ones, fails a missing path with exit code 1', {
+    timeout: 120_000,
+  }, async () => {
     await writeFile(path.join(dir, 'docs/notes.txt'), 'Invoices are sent on the fifteenth.\n');
     const second = await cli('docs', 'missing.md');
     expect(second.code).toBe(1);
@@ -85,7 +89,9 @@ describe('scripts/ingest.ts', () => {
     expect(second.stderr).toContain('✗ missing.md: no such file or directory');
   });
 
-  it('--dry-run --prune reports a deleted file without touching the store; docs list/disable/delete', { timeout: 180_000 }, async () => {
+  it('--dry-run --prune reports a deleted file without touching the store; docs list/disable/delete', {
+    timeout: 180_000,
+  }, async () => {
     await rm(path.join(dir, 'docs/notes.txt'));
     const dry = await cli('docs', '--dry-run', '--prune', '--json');
     expect(dry.code).toBe(0);
@@ -106,12 +112,17 @@ describe('scripts/ingest.ts', () => {
     expect(missing.stderr).toContain('No document with id or source "nope.md"');
   });
 
-  it('refuses ---js and ---javascript front matter without running it, and ingests the other files', { timeout: 120_000 }, async () => {
+  it('refuses ---js and ---javascript front matter without running it, and ingests the other files', {
+    timeout: 120_000,
+  }, async () => {
     await mkdir(path.join(dir, 'hostile'));
     const markers = ['js', 'javascript'].map((language) => path.join(dir, `cli-${language}.ran`));
     await writeFile(path.join(dir, 'hostile/a-js.md'), codeFrontMatter('js', markers[0]!));
     await writeFile(path.join(dir, 'hostile/b-javascript.md'), codeFrontMatter('javascript', markers[1]!));
-    await writeFile(path.join(dir, 'hostile/c-good.md'), '# Shipping\n\nWe ship to every planet of the solar system.\n');
+    await writeFile(
+      path.join(dir, 'hostile/c-good.md'),
+      '# Shipping\n\nWe ship to every planet of the solar system.\n',
+    );
     // The worker pool (the default) parses: code there would run in a worker thread with `require` at hand.
     const result = await cli('hostile', '--json', '--workers', '1');
     for (const marker of markers) expect(existsSync(marker), marker).toBe(false);
@@ -120,15 +131,22 @@ describe('scripts/ingest.ts', () => {
       added: 1,
       failed: [
         { source: 'hostile/a-js.md', error: "front matter in 'js' is refused: only YAML front matter is read" },
-        { source: 'hostile/b-javascript.md', error: "front matter in 'javascript' is refused: only YAML front matter is read" },
+        {
+          source: 'hostile/b-javascript.md',
+          error: "front matter in 'javascript' is refused: only YAML front matter is read",
+        },
       ],
     });
-    expect(result.stderr).toContain("✗ hostile/a-js.md: front matter in 'js' is refused: only YAML front matter is read");
+    expect(result.stderr).toContain(
+      "✗ hostile/a-js.md: front matter in 'js' is refused: only YAML front matter is read",
+    );
   });
 });
 
 describe('scripts/ingest.ts on URLs', () => {
-  it('refuses a loopback URL by default, says why, and sends it nothing; --allow-private crawls it', { timeout: 120_000 }, async () => {
+  it('refuses a loopback URL by default, says why, and sends it nothing; --allow-private crawls it', {
+    timeout: 120_000,
+  }, async () => {
     const refused = await cli(siteUrl);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(`[1/1] failed ${siteUrl}: refused: 127.0.0.1 is a loopback address`);

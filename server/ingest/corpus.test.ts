@@ -45,11 +45,20 @@ describe.skipIf(!hasSharedData(RAILWAY_DOCS_PATH))('the Railway corpus end to en
     expect(first.added).toBe(196);
     expect(first.chunks).toBeGreaterThan(2000);
     // Throughput with the model already loaded (the pool started in beforeAll), on whatever this machine is.
-    console.log(`railway corpus: ${first.chunks} chunks in ${first.seconds.toFixed(1)} s = ${Math.round(first.chunks / first.seconds)} chunks/s`);
+    console.log(
+      `railway corpus: ${first.chunks} chunks in ${first.seconds.toFixed(1)} s = ${Math.round(first.chunks / first.seconds)} chunks/s`,
+    );
     const stats = await api.store.kbStats();
-    expect(stats).toMatchObject({ documents: 196, ready_documents: 196, chunks: first.chunks, embeddings: first.chunks });
+    expect(stats).toMatchObject({
+      documents: 196,
+      ready_documents: 196,
+      chunks: first.chunks,
+      embeddings: first.chunks,
+    });
     // The HNSW index was dropped for the bulk load and is back.
-    const { rows } = await api.store.db.query("select 1 from pg_indexes where indexname = 'kb_embeddings_embedding_hnsw'");
+    const { rows } = await api.store.db.query(
+      "select 1 from pg_indexes where indexname = 'kb_embeddings_embedding_hnsw'",
+    );
     expect(rows).toHaveLength(1);
     const [refunds] = (
       await api.store.db.query<{ name: string; meta: Record<string, unknown> }>(
@@ -68,9 +77,14 @@ describe.skipIf(!hasSharedData(RAILWAY_DOCS_PATH))('the Railway corpus end to en
     const res = await api.chat(token, question(embedding));
     expect(res.status).toBe(200);
     const events = await readChatEvents(res);
-    const sources = events.find((e) => e.event.event === 'sources')?.event as { data?: { citations: { url: string | null }[] } } | undefined;
+    const sources = events.find((e) => e.event.event === 'sources')?.event as
+      | { data?: { citations: { url: string | null }[] } }
+      | undefined;
     const urls = (sources?.data?.citations ?? []).map((c) => c.url ?? '');
-    expect(urls.some((u) => u.startsWith('https://docs.railway.com/pricing/refunds')), JSON.stringify(events.map((e) => e.event))).toBe(true);
+    expect(
+      urls.some((u) => u.startsWith('https://docs.railway.com/pricing/refunds')),
+      JSON.stringify(events.map((e) => e.event)),
+    ).toBe(true);
   });
 
   it('re-runs an unchanged corpus in a small fraction of the time, writing nothing', { timeout: 60_000 }, async () => {

@@ -16,7 +16,10 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => new Promise((resolve) => s.close(resolve).closeAllConnections())));
 });
 
-async function serve(handler: RequestListener, host = '127.0.0.1'): Promise<{ base: string; port: number; hits: string[] }> {
+async function serve(
+  handler: RequestListener,
+  host = '127.0.0.1',
+): Promise<{ base: string; port: number; hits: string[] }> {
   const hits: string[] = [];
   const server = createServer((req, res) => {
     hits.push(req.url ?? '');
@@ -39,9 +42,13 @@ async function run(urls: string[], extra: CrawlOptions = {}) {
 
 describe('internal addresses are refused by default, before connecting', () => {
   it('127.0.0.1: nothing reaches the server listening there', async () => {
-    const { base, hits } = await serve((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html('internal')));
+    const { base, hits } = await serve((_, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end(html('internal')),
+    );
     const result = await run([`${base}/`]);
-    expect(result.failed).toEqual([{ source: `${base}/`, error: 'refused: 127.0.0.1 is a loopback address', gone: false }]);
+    expect(result.failed).toEqual([
+      { source: `${base}/`, error: 'refused: 127.0.0.1 is a loopback address', gone: false },
+    ]);
     expect(result.pages).toEqual([]);
     expect(hits).toEqual([]);
   });
@@ -51,7 +58,10 @@ describe('internal addresses are refused by default, before connecting', () => {
     ['http://10.0.0.1/docs', 'refused: 10.0.0.1 is a private address'],
     ['http://169.254.169.254/latest/meta-data/', 'refused: 169.254.169.254 is a link-local address (cloud metadata)'],
     ['http://[::ffff:127.0.0.1]/', 'refused: [::ffff:7f00:1] is a loopback address (IPv4 127.0.0.1)'],
-    ['http://[::ffff:a9fe:a9fe]/', 'refused: [::ffff:a9fe:a9fe] is a link-local address (cloud metadata) (IPv4 169.254.169.254)'],
+    [
+      'http://[::ffff:a9fe:a9fe]/',
+      'refused: [::ffff:a9fe:a9fe] is a link-local address (cloud metadata) (IPv4 169.254.169.254)',
+    ],
     ['http://2130706433/', 'refused: 127.0.0.1 is a loopback address'],
     ['http://100.64.1.1/', 'refused: 100.64.1.1 is a carrier-grade NAT address'],
     ['http://[fd00::1]/', 'refused: [fd00::1] is a unique-local address'],
@@ -69,7 +79,9 @@ describe('internal addresses are refused by default, before connecting', () => {
   it('a sitemap on a loopback address is refused too', async () => {
     const { base, hits } = await serve((_, res) => res.end('<urlset/>'));
     const result = await run([`${base}/sitemap.xml`]);
-    expect(result.failed).toEqual([{ source: `${base}/sitemap.xml`, error: 'refused: 127.0.0.1 is a loopback address', gone: false }]);
+    expect(result.failed).toEqual([
+      { source: `${base}/sitemap.xml`, error: 'refused: 127.0.0.1 is a loopback address', gone: false },
+    ]);
     expect(hits).toEqual([]);
   });
 });
@@ -82,7 +94,8 @@ describe('a public-looking site that redirects inside', () => {
     // address keeps the real policy — 127.0.0.1, where the redirect points, among them.
     const standIn = await serve((req, res) => {
       if (req.url === '/robots.txt') return void res.writeHead(404).end();
-      if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(html('<a href="/moved">moved</a>'));
+      if (req.url === '/')
+        return void res.writeHead(200, { 'content-type': 'text/html' }).end(html('<a href="/moved">moved</a>'));
       res.writeHead(302, { location: `${secret.base}/secret` }).end();
     }, '127.0.0.2');
     const start = `http://docs.stand-in.test:${standIn.port}/`;
@@ -92,7 +105,11 @@ describe('a public-looking site that redirects inside', () => {
     });
     expect(result.pages).toEqual([start]);
     expect(result.failed).toEqual([
-      { source: `${start}moved`, error: `refused: redirect to ${secret.base}/secret (127.0.0.1 is a loopback address)`, gone: false },
+      {
+        source: `${start}moved`,
+        error: `refused: redirect to ${secret.base}/secret (127.0.0.1 is a loopback address)`,
+        gone: false,
+      },
     ]);
     expect(standIn.hits).toEqual(['/robots.txt', '/', '/moved']);
     expect(secret.hits).toEqual([]);
@@ -101,11 +118,18 @@ describe('a public-looking site that redirects inside', () => {
 
 describe('sitemaps', () => {
   it('take entries on their own origin only; others are skipped, reported and never requested', async () => {
-    const other = await serve((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html('elsewhere')), '127.0.0.2');
+    const other = await serve(
+      (_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html('elsewhere')),
+      '127.0.0.2',
+    );
     const site = await serve((req, res) => {
       const urls = (locs: string[]) => locs.map((loc) => `<url><loc>${loc}</loc></url>`).join('');
-      if (req.url === '/sitemap.xml') return void res.end(`<urlset>${urls([`${site.base}/a`, `${other.base}/b`])}</urlset>`);
-      if (req.url === '/sitemap-index.xml') return void res.end(`<sitemapindex><sitemap><loc>${other.base}/sitemap.xml</loc></sitemap><sitemap><loc>${site.base}/sitemap.xml</loc></sitemap></sitemapindex>`);
+      if (req.url === '/sitemap.xml')
+        return void res.end(`<urlset>${urls([`${site.base}/a`, `${other.base}/b`])}</urlset>`);
+      if (req.url === '/sitemap-index.xml')
+        return void res.end(
+          `<sitemapindex><sitemap><loc>${other.base}/sitemap.xml</loc></sitemap><sitemap><loc>${site.base}/sitemap.xml</loc></sitemap></sitemapindex>`,
+        );
       if (req.url === '/a') return void res.writeHead(200, { 'content-type': 'text/html' }).end(html('a'));
       res.writeHead(404).end();
     });
@@ -113,7 +137,10 @@ describe('sitemaps', () => {
     const result = await run([`${site.base}/sitemap-index.xml`], { allowPrivate: true });
     expect(result.pages).toEqual([`${site.base}/a`]);
     expect(result.skipped).toEqual([
-      { source: `${other.base}/sitemap.xml`, reason: `listed by ${site.base}/sitemap-index.xml, another origin than the sitemap's` },
+      {
+        source: `${other.base}/sitemap.xml`,
+        reason: `listed by ${site.base}/sitemap-index.xml, another origin than the sitemap's`,
+      },
       { source: `${other.base}/b`, reason: `listed by ${site.base}/sitemap.xml, another origin than the sitemap's` },
     ]);
     expect(result.origins).toEqual([`${site.base}/`]);
@@ -126,7 +153,10 @@ describe('byte caps', () => {
 
   it('a page over the per-response cap fails with its reason; the others are read', async () => {
     const { base } = await serve((req, res) => {
-      if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(html('<a href="/big">big</a><a href="/small">small</a>'));
+      if (req.url === '/')
+        return void res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(html('<a href="/big">big</a><a href="/small">small</a>'));
       if (req.url === '/big') return void res.writeHead(200, { 'content-type': 'text/html' }).end(sized(100 * 1024));
       if (req.url === '/small') return void res.writeHead(200, { 'content-type': 'text/html' }).end(sized(1024));
       res.writeHead(404).end();
@@ -145,7 +175,9 @@ describe('byte caps', () => {
     });
     const result = await run([`${base}/`], { allowPrivate: true, concurrency: 1, maxTotalBytes: 100 * 1024 });
     expect(result.pages).toEqual([`${base}/`, `${base}/1`, `${base}/2`]);
-    expect(result.failed).toEqual([{ source: `${base}/3`, error: "too large: the crawl's total of 100 KiB was reached", gone: false }]);
+    expect(result.failed).toEqual([
+      { source: `${base}/3`, error: "too large: the crawl's total of 100 KiB was reached", gone: false },
+    ]);
     expect(result.limitReached).toBe(true);
     expect(hits).toEqual(['/robots.txt', '/', '/1', '/2', '/3']);
   });

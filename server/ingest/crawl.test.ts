@@ -31,12 +31,25 @@ const html = (title: string, body: string, head = '') =>
 function site(): void {
   pages.clear();
   pages.set('/robots.txt', { type: 'text/plain', body: 'User-agent: *\nDisallow: /private/\n' });
-  pages.set('/', { type: 'text/html', body: html('Home', '<h1>Welcome</h1><p>Start with <a href="/billing">billing</a> or <a href="/guide.pdf">the guide</a>.</p><a href="https://elsewhere.example/x">away</a>') });
+  pages.set('/', {
+    type: 'text/html',
+    body: html(
+      'Home',
+      '<h1>Welcome</h1><p>Start with <a href="/billing">billing</a> or <a href="/guide.pdf">the guide</a>.</p><a href="https://elsewhere.example/x">away</a>',
+    ),
+  });
   pages.set('/billing', {
     type: 'text/html; charset=utf-8',
-    body: html('Billing', '<h1>Billing</h1><h2>Refunds</h2><p>Refunds are processed within ten business days.</p><a href="/billing?ref=nav#top">self</a> <a href="/flaky">flaky</a>', '<link rel="canonical" href="/docs/billing">'),
+    body: html(
+      'Billing',
+      '<h1>Billing</h1><h2>Refunds</h2><p>Refunds are processed within ten business days.</p><a href="/billing?ref=nav#top">self</a> <a href="/flaky">flaky</a>',
+      '<link rel="canonical" href="/docs/billing">',
+    ),
   });
-  pages.set('/flaky', { type: 'text/html', body: html('Flaky', '<p>Webhooks retry five times with exponential backoff.</p>') });
+  pages.set('/flaky', {
+    type: 'text/html',
+    body: html('Flaky', '<p>Webhooks retry five times with exponential backoff.</p>'),
+  });
   pages.set('/private/admin', { type: 'text/html', body: html('Admin', '<p>SECRET ADMIN PAGE</p>') });
   pages.set('/guide.pdf', { type: 'application/pdf', body: pdfBytes });
   pages.set('/sitemap.xml', {
@@ -89,33 +102,73 @@ describe('ingesting URLs', () => {
     expect(hits.get('/flaky')).toBe(3);
     const docs = await store.listDocuments();
     const billing = docs.find((d) => d.source === `${base}/docs/billing`)!;
-    expect(billing.meta).toMatchObject({ url: `${base}/docs/billing`, source_type: 'html', language: 'en', fetched_url: `${base}/billing` });
+    expect(billing.meta).toMatchObject({
+      url: `${base}/docs/billing`,
+      source_type: 'html',
+      language: 'en',
+      fetched_url: `${base}/billing`,
+    });
     expect(docs.find((d) => d.source === `${base}/guide.pdf`)!.meta).toMatchObject({ source_type: 'pdf' });
     const [vector] = await embedder.embed(['How long do refunds take?']);
-    const [best] = await store.matchChunks({ sub: await store.createAnonymousUser(), role: 'authenticated' }, vector!, 0.1, 1);
+    const [best] = await store.matchChunks(
+      { sub: await store.createAnonymousUser(), role: 'authenticated' },
+      vector!,
+      0.1,
+      1,
+    );
     expect(best).toMatchObject({ document_url: `${base}/docs/billing` });
     expect(best!.meta).toMatchObject({ url: `${base}/docs/billing#refunds`, section: 'Billing › Refunds' });
-    const pdfChunk = (await store.db.query<{ meta: { page: number } }>(
-      "select c.meta from kb_chunks c join kb_documents d on d.id = c.document_id where d.source like '%guide.pdf'",
-    )).rows;
+    const pdfChunk = (
+      await store.db.query<{ meta: { page: number } }>(
+        "select c.meta from kb_chunks c join kb_documents d on d.id = c.document_id where d.source like '%guide.pdf'",
+      )
+    ).rows;
     expect(pdfChunk.map((r) => r.meta.page)).toEqual([1]);
   });
 
   it('reads a sitemap, and stops at the page limit without pruning', async () => {
     hits.clear();
-    const summary = await ingest({ store, embedder, model: MODEL, inputs: [`${base}/sitemap.xml`], crawl: { ...crawlOptions, maxPages: 1 }, prune: true });
+    const summary = await ingest({
+      store,
+      embedder,
+      model: MODEL,
+      inputs: [`${base}/sitemap.xml`],
+      crawl: { ...crawlOptions, maxPages: 1 },
+      prune: true,
+    });
     expect(summary).toMatchObject({ unchanged: 1, failed: [], pruned: [] });
     expect(hits.get('/flaky')).toBeUndefined();
   });
 
   it('prunes pages that disappeared (dry run first), keeping pages that failed for other reasons', async () => {
     pages.delete('/guide.pdf');
-    pages.set('/', { type: 'text/html', body: html('Home', '<h1>Welcome</h1><p>Start with <a href="/billing">billing</a> or <a href="/guide.pdf">the old guide</a>.</p>') });
-    const dry = await ingest({ store, embedder, model: MODEL, inputs: [`${base}/`], crawl: crawlOptions, prune: true, dryRun: true });
+    pages.set('/', {
+      type: 'text/html',
+      body: html(
+        'Home',
+        '<h1>Welcome</h1><p>Start with <a href="/billing">billing</a> or <a href="/guide.pdf">the old guide</a>.</p>',
+      ),
+    });
+    const dry = await ingest({
+      store,
+      embedder,
+      model: MODEL,
+      inputs: [`${base}/`],
+      crawl: crawlOptions,
+      prune: true,
+      dryRun: true,
+    });
     expect(dry).toMatchObject({ dry_run: true, updated: 1, pruned: [`${base}/guide.pdf`] });
     expect(dry.failed).toEqual([{ source: `${base}/guide.pdf`, error: 'HTTP 404' }]);
     expect(await sources()).toContain(`${base}/guide.pdf`);
-    const summary = await ingest({ store, embedder, model: MODEL, inputs: [`${base}/`], crawl: crawlOptions, prune: true });
+    const summary = await ingest({
+      store,
+      embedder,
+      model: MODEL,
+      inputs: [`${base}/`],
+      crawl: crawlOptions,
+      prune: true,
+    });
     expect(summary).toMatchObject({ updated: 1, unchanged: 2, pruned: [`${base}/guide.pdf`] });
     expect(await sources()).toEqual([`${base}/`, `${base}/docs/billing`, `${base}/flaky`]);
   });
@@ -129,12 +182,23 @@ describe('managing documents', () => {
     expect(billing.chunks).toBeGreaterThan(0);
     const [vector] = await embedder.embed(['How long do refunds take?']);
     const search = async () =>
-      (await store.matchChunks({ sub: await store.createAnonymousUser(), role: 'authenticated' }, vector!, 0, 10)).map((m) => m.document_id);
+      (await store.matchChunks({ sub: await store.createAnonymousUser(), role: 'authenticated' }, vector!, 0, 10)).map(
+        (m) => m.document_id,
+      );
 
     expect(await store.setDocumentEnabled(billing.id, false)).toBe(true);
     expect(await search()).not.toContain(billing.id);
-    pages.set('/billing', { type: 'text/html', body: html('Billing', '<h1>Billing</h1><h2>Refunds</h2><p>Refunds now take five days.</p>') });
-    await ingest({ store, embedder, model: MODEL, inputs: [`${base}/billing`], crawl: { ...crawlOptions, maxPages: 1 } });
+    pages.set('/billing', {
+      type: 'text/html',
+      body: html('Billing', '<h1>Billing</h1><h2>Refunds</h2><p>Refunds now take five days.</p>'),
+    });
+    await ingest({
+      store,
+      embedder,
+      model: MODEL,
+      inputs: [`${base}/billing`],
+      crawl: { ...crawlOptions, maxPages: 1 },
+    });
     expect((await store.listDocuments()).find((d) => d.id === billing.id)).toMatchObject({ enabled: false });
     expect(await search()).not.toContain(billing.id);
 
@@ -147,31 +211,52 @@ describe('managing documents', () => {
   });
 
   it('reindex re-embeds exactly the rows of another model', async () => {
-    await store.db.query("update kb_embeddings set model = 'old/model' where chunk_id in (select id from kb_chunks limit 1)");
+    await store.db.query(
+      "update kb_embeddings set model = 'old/model' where chunk_id in (select id from kb_chunks limit 1)",
+    );
     expect(await store.staleDocuments(MODEL)).toHaveLength(1);
     const dry = await reindex({ store, model: MODEL, embedder: async () => embedder, dryRun: true });
     expect(dry).toMatchObject({ documents: 1, chunks: 1 });
     const summary = await reindex({ store, model: MODEL, embedder: async () => embedder });
     expect(summary.documents).toBe(1);
     expect(await store.staleDocuments(MODEL)).toEqual([]);
-    expect((await store.db.query("select 1 from kb_embeddings where model <> $1", [MODEL])).rows).toHaveLength(0);
+    expect((await store.db.query('select 1 from kb_embeddings where model <> $1', [MODEL])).rows).toHaveLength(0);
   });
 });
 
 describe('crawled Markdown whose front matter is code', () => {
-  it('refuses ---js (text/markdown) and ---javascript (a .md path as text/plain) without running it; the sitemap\'s other page is stored', async () => {
-    const markers = ['js', 'javascript'].map((language) => path.join(tmpdir(), `kb-crawl-${language}-${process.pid}-${Date.now()}.ran`));
+  it("refuses ---js (text/markdown) and ---javascript (a .md path as text/plain) without running it; the sitemap's other page is stored", async () => {
+    const markers = ['js', 'javascript'].map((language) =>
+      path.join(tmpdir(), `kb-crawl-${language}-${process.pid}-${Date.now()}.ran`),
+    );
     pages.set('/hostile/js', { type: 'text/markdown; charset=utf-8', body: codeFrontMatter('js', markers[0]!) });
     pages.set('/hostile/javascript.md', { type: 'text/plain', body: codeFrontMatter('javascript', markers[1]!) });
-    pages.set('/hostile/good.md', { type: 'text/markdown', body: '# Shipping\n\nWe ship to every planet of the solar system.\n' });
-    const urls = ['/hostile/js', '/hostile/javascript.md', '/hostile/good.md'].map((p) => `<url><loc>${base}${p}</loc></url>`).join('');
-    pages.set('/hostile/sitemap.xml', { type: 'application/xml', body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls}</urlset>` });
+    pages.set('/hostile/good.md', {
+      type: 'text/markdown',
+      body: '# Shipping\n\nWe ship to every planet of the solar system.\n',
+    });
+    const urls = ['/hostile/js', '/hostile/javascript.md', '/hostile/good.md']
+      .map((p) => `<url><loc>${base}${p}</loc></url>`)
+      .join('');
+    pages.set('/hostile/sitemap.xml', {
+      type: 'application/xml',
+      body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls}</urlset>`,
+    });
 
-    const summary = await ingest({ store, embedder, model: MODEL, inputs: [`${base}/hostile/sitemap.xml`], crawl: crawlOptions });
+    const summary = await ingest({
+      store,
+      embedder,
+      model: MODEL,
+      inputs: [`${base}/hostile/sitemap.xml`],
+      crawl: crawlOptions,
+    });
     for (const marker of markers) expect(existsSync(marker), marker).toBe(false);
     expect(summary.failed).toEqual([
       { source: `${base}/hostile/js`, error: "front matter in 'js' is refused: only YAML front matter is read" },
-      { source: `${base}/hostile/javascript.md`, error: "front matter in 'javascript' is refused: only YAML front matter is read" },
+      {
+        source: `${base}/hostile/javascript.md`,
+        error: "front matter in 'javascript' is refused: only YAML front matter is read",
+      },
     ]);
     expect(summary.added).toBe(1);
     expect(await sources()).toContain(`${base}/hostile/good.md`);

@@ -111,7 +111,15 @@ type RobotsRules = ReturnType<typeof robotsParser>;
 
 /** One crawl's state: the queue, what was seen, each origin's robots.txt, and the result being built. */
 class Crawl {
-  readonly result: CrawlResult = { seen: [], failed: [], disallowed: [], skipped: [], origins: [], limitReached: false, bytes: 0 };
+  readonly result: CrawlResult = {
+    seen: [],
+    failed: [],
+    disallowed: [],
+    skipped: [],
+    origins: [],
+    limitReached: false,
+    bytes: 0,
+  };
   private readonly robots = new Map<string, Promise<RobotsRules | null>>();
   private readonly queued = new Set<string>();
   private readonly canonicalSeen = new Set<string>();
@@ -146,7 +154,8 @@ class Crawl {
         try {
           const skip = (source: string, reason: string) => this.result.skipped.push({ source, reason });
           const get = (url: string, accept: string) => this.get(url, accept);
-          for (const loc of await readSitemap(start, get, (url) => this.allowed(url), skip)) this.enqueue(loc, start, false);
+          for (const loc of await readSitemap(start, get, (url) => this.allowed(url), skip))
+            this.enqueue(loc, start, false);
         } catch (error) {
           this.result.failed.push({ source: start, error: message(error), gone: false });
         }
@@ -232,14 +241,22 @@ class Crawl {
     if (res.status === 304 && cached) return this.notModified(url, res, cached, follow);
     if (!res.ok) {
       await res.discard();
-      this.result.failed.push({ source: url, error: `HTTP ${res.status}`, gone: res.status === 404 || res.status === 410 });
+      this.result.failed.push({
+        source: url,
+        error: `HTTP ${res.status}`,
+        gone: res.status === 404 || res.status === 410,
+      });
       return;
     }
     const fetchedUrl = res.url;
     const format = formatOfResponse(res.headers.get('content-type'), fetchedUrl);
     if (!format) {
       await res.discard();
-      this.result.failed.push({ source: url, error: `unsupported content type ${res.headers.get('content-type') ?? '(none)'}`, gone: false });
+      this.result.failed.push({
+        source: url,
+        error: `unsupported content type ${res.headers.get('content-type') ?? '(none)'}`,
+        gone: false,
+      });
       return;
     }
     let bytes: Uint8Array;
@@ -249,10 +266,16 @@ class Crawl {
       this.fail(url, error);
       return;
     }
-    const { canonical, followed } = format === 'html' ? this.readHtml(bytes, fetchedUrl, follow) : { canonical: stripHash(fetchedUrl) };
+    const { canonical, followed } =
+      format === 'html' ? this.readHtml(bytes, fetchedUrl, follow) : { canonical: stripHash(fetchedUrl) };
     await this.handOn({
-      url: canonical, fetchedUrl, requestedUrl: url, format, bytes,
-      etag: res.headers.get('etag'), lastModified: res.headers.get('last-modified'),
+      url: canonical,
+      fetchedUrl,
+      requestedUrl: url,
+      format,
+      bytes,
+      etag: res.headers.get('etag'),
+      lastModified: res.headers.get('last-modified'),
       ...(followed ? { links: followed } : {}),
     });
   }
@@ -260,10 +283,18 @@ class Crawl {
   /** 304: the stored page is current. Its stored links are followed again; it is handed on without a body. */
   private async notModified(url: string, res: GuardedResponse, cached: CachedPage, follow: boolean): Promise<void> {
     await res.discard();
-    if (follow) for (const link of cached.links ?? []) if (this.startOrigins.has(new URL(link).origin)) this.enqueue(link, undefined, true);
+    if (follow)
+      for (const link of cached.links ?? [])
+        if (this.startOrigins.has(new URL(link).origin)) this.enqueue(link, undefined, true);
     await this.handOn({
-      url: cached.source, fetchedUrl: res.url, requestedUrl: url, format: 'html', bytes: new Uint8Array(),
-      etag: cached.etag, lastModified: cached.lastModified, notModified: true,
+      url: cached.source,
+      fetchedUrl: res.url,
+      requestedUrl: url,
+      format: 'html',
+      bytes: new Uint8Array(),
+      etag: cached.etag,
+      lastModified: cached.lastModified,
+      notModified: true,
     });
   }
 
@@ -274,7 +305,10 @@ class Crawl {
   private readHtml(bytes: Uint8Array, fetchedUrl: string, follow: boolean): { canonical: string; followed?: string[] } {
     const { links, canonical: declared } = scanHtml(new TextDecoder().decode(bytes));
     const resolved = declared ? safeUrl(declared, fetchedUrl) : null;
-    const canonical = resolved && resolved.origin === new URL(fetchedUrl).origin ? stripHash(resolved.toString()) : stripHash(fetchedUrl);
+    const canonical =
+      resolved && resolved.origin === new URL(fetchedUrl).origin
+        ? stripHash(resolved.toString())
+        : stripHash(fetchedUrl);
     if (!follow) return { canonical };
     const targets = new Set<string>();
     for (const link of links) {

@@ -27,7 +27,10 @@ export async function fetchWithRetry(
     let res: GuardedResponse | null = null;
     let failure: unknown = null;
     try {
-      res = await guard.fetch(url, { headers: { ...extra, 'user-agent': userAgent, accept }, signal: AbortSignal.timeout(timeoutMs) });
+      res = await guard.fetch(url, {
+        headers: { ...extra, 'user-agent': userAgent, accept },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
     } catch (error) {
       if (error instanceof CrawlRefusal) throw error;
       failure = error;
@@ -39,7 +42,10 @@ export async function fetchWithRetry(
     }
     const retryAfter = Number(res?.headers.get('retry-after'));
     await res?.discard();
-    const delay = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 30_000) : backoffMs * 2 ** attempt * (0.75 + Math.random() / 2);
+    const delay =
+      Number.isFinite(retryAfter) && retryAfter > 0
+        ? Math.min(retryAfter * 1000, 30_000)
+        : backoffMs * 2 ** attempt * (0.75 + Math.random() / 2);
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }

@@ -62,7 +62,15 @@ describe('parseHtml', () => {
     expect(text).toContain('- Annual plans: pro rata\n- Monthly plans: none');
     expect(text).toContain('```sh\ncurl https://api.example.com/refunds\n```');
     expect(text).toContain('| Plan | Price |\n| --- | --- |\n| Pro | $20 |');
-    for (const noise of ['SCRIPT TEXT', 'color: red', 'NAVIGATION', 'SITE HEADER', 'HIDDEN TEXT', 'RELATED', 'FOOTER']) {
+    for (const noise of [
+      'SCRIPT TEXT',
+      'color: red',
+      'NAVIGATION',
+      'SITE HEADER',
+      'HIDDEN TEXT',
+      'RELATED',
+      'FOOTER',
+    ]) {
       expect(text).not.toContain(noise);
     }
   });
@@ -71,7 +79,10 @@ describe('parseHtml', () => {
     const refunds = doc.sections[1]!.blocks[0]!;
     expect(HTML.slice(refunds.start, refunds.end)).toMatch(/^<p>Refunds are processed[\s\S]*<\/p>$/);
     const chunks = chunkDocument(doc, { countTokens: (t) => embedder.countTokens(t) });
-    expect(chunks[1]!.meta).toMatchObject({ url: 'https://help.example.com/help/billing#refund-policy', char_start: refunds.start });
+    expect(chunks[1]!.meta).toMatchObject({
+      url: 'https://help.example.com/help/billing#refund-policy',
+      char_start: refunds.start,
+    });
   });
 });
 
@@ -103,16 +114,27 @@ async function makePdf(pages: { heading?: string; paragraphs: string[] }[]): Pro
 
 describe('parsePdf', () => {
   const filler = (topic: string, n: number) =>
-    Array.from({ length: n }, (_, i) => `Sentence ${i} explains the ${topic} policy in plain words for every employee.`).join(' ');
+    Array.from(
+      { length: n },
+      (_, i) => `Sentence ${i} explains the ${topic} policy in plain words for every employee.`,
+    ).join(' ');
 
   it('puts a page number on every chunk, sections from large headings, metadata from the document', async () => {
     const bytes = await makePdf([
-      { heading: 'Holidays', paragraphs: ['Every employee gets twenty-five days of paid holiday per year.', filler('holiday', 30)] },
+      {
+        heading: 'Holidays',
+        paragraphs: ['Every employee gets twenty-five days of paid holiday per year.', filler('holiday', 30)],
+      },
       { paragraphs: [filler('carry-over', 10)] },
       { heading: 'Expenses', paragraphs: ['Expenses are reimbursed within five working days of approval.'] },
     ]);
     const doc = await parsePdf(bytes, { fileTitle: 'handbook', url: null });
-    expect(doc).toMatchObject({ title: 'Employee handbook', format: 'pdf', language: 'en-GB', publishedAt: '2025-06-15T00:00:00.000Z' });
+    expect(doc).toMatchObject({
+      title: 'Employee handbook',
+      format: 'pdf',
+      language: 'en-GB',
+      publishedAt: '2025-06-15T00:00:00.000Z',
+    });
     const chunks = chunkDocument(doc, { countTokens: (t) => embedder.countTokens(t) });
     expect(chunks.length).toBeGreaterThan(3);
     expect(chunks.every((c) => typeof c.meta.page === 'number')).toBe(true);
@@ -132,6 +154,8 @@ describe('parsePdf', () => {
   });
 
   it('fails clearly on a file that is not a PDF', async () => {
-    await expect(parsePdf(new TextEncoder().encode('hello'), { fileTitle: 'x', url: null })).rejects.toThrow(/not a readable PDF/);
+    await expect(parsePdf(new TextEncoder().encode('hello'), { fileTitle: 'x', url: null })).rejects.toThrow(
+      /not a readable PDF/,
+    );
   });
 });

@@ -33,13 +33,17 @@ describe('readFrontMatter', () => {
     const marker = path.join(dir, `marker-${language.trim()}`);
     const source = codeFrontMatter(language, marker);
     expect(() => readFrontMatter(source)).toThrow(FrontMatterError);
-    expect(() => readFrontMatter(source)).toThrow(`front matter in '${language.trim()}' is refused: only YAML front matter is read`);
+    expect(() => readFrontMatter(source)).toThrow(
+      `front matter in '${language.trim()}' is refused: only YAML front matter is read`,
+    );
     expect(existsSync(marker)).toBe(false);
   });
 
   it('refuses every other language too (json, coffee, toml, an unknown one)', () => {
     for (const language of ['json', 'coffee', 'toml', 'whatever']) {
-      expect(() => readFrontMatter(`---${language}\n{"title": "x"}\n---\nbody`), language).toThrow(`front matter in '${language}' is refused`);
+      expect(() => readFrontMatter(`---${language}\n{"title": "x"}\n---\nbody`), language).toThrow(
+        `front matter in '${language}' is refused`,
+      );
     }
   });
 
@@ -47,7 +51,7 @@ describe('readFrontMatter', () => {
     expect(() => readFrontMatter('---\ntitle: !!js/function "function () { return 1 }"\n---\n')).toThrow(/unknown tag/);
   });
 
-  it('keeps nothing in gray-matter\'s input cache', () => {
+  it("keeps nothing in gray-matter's input cache", () => {
     const cache = (matter as unknown as { cache: Record<string, unknown> }).cache;
     const before = Object.keys(cache).length;
     readFrontMatter(`---\ntitle: cache ${Math.random()}\n---\nbody`);

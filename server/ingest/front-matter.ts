@@ -65,5 +65,8 @@ export function readFrontMatter(source: string): FrontMatter {
   // are no options passed") — unbounded memory for a long-running server taking uploads.
   const file = matter(text, { language: 'yaml', engines: ENGINES, excerpt: false });
   const data = file.data;
-  return { data: data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {}, content: file.content };
+  return {
+    data: data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {},
+    content: file.content,
+  };
 }

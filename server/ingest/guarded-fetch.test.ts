@@ -15,7 +15,11 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => new Promise((resolve) => s.close(resolve).closeAllConnections())));
 });
 
-async function serve(handler: RequestListener, host = '127.0.0.1', port = 0): Promise<{ port: number; hits: string[] }> {
+async function serve(
+  handler: RequestListener,
+  host = '127.0.0.1',
+  port = 0,
+): Promise<{ port: number; hits: string[] }> {
   const hits: string[] = [];
   const server = createServer((req, res) => {
     hits.push(req.url ?? '');
@@ -82,7 +86,9 @@ describe('redirects', () => {
     const five = await g.fetch(`http://127.0.0.1:${port}/5`, { headers: {} });
     expect(five.url).toBe(`http://127.0.0.1:${port}/10`);
     hits.length = 0;
-    expect(await refusal(g.fetch(`http://127.0.0.1:${port}/0`, { headers: {} }))).toBe('refused: more than 5 redirects');
+    expect(await refusal(g.fetch(`http://127.0.0.1:${port}/0`, { headers: {} }))).toBe(
+      'refused: more than 5 redirects',
+    );
     expect(hits).toEqual(['/0', '/1', '/2', '/3', '/4', '/5']);
   });
 
@@ -90,9 +96,13 @@ describe('redirects', () => {
     const secret = await serve((_, res) => res.end('secret'));
     // docs.stand-in.test stands in for a public site (no public host can be reached from here): on
     // 127.0.0.2, which the policy treats as public; intranet.test is an internal name on 127.0.0.1.
-    const standIn = await serve((_, res) => res.writeHead(307, { location: `http://intranet.test:${secret.port}/secret` }).end(), '127.0.0.2');
+    const standIn = await serve(
+      (_, res) => res.writeHead(307, { location: `http://intranet.test:${secret.port}/secret` }).end(),
+      '127.0.0.2',
+    );
     const g = guard({
-      resolve: async (host) => (host === 'docs.stand-in.test' ? ['127.0.0.2'] : host === 'intranet.test' ? ['127.0.0.1'] : []),
+      resolve: async (host) =>
+        host === 'docs.stand-in.test' ? ['127.0.0.2'] : host === 'intranet.test' ? ['127.0.0.1'] : [],
       addressPolicy: (address) => (address === '127.0.0.2' ? null : publicAddressesOnly(address)),
     });
     expect(await refusal(g.fetch(`http://docs.stand-in.test:${standIn.port}/`, { headers: {} }))).toBe(
@@ -126,7 +136,9 @@ describe('byte caps', () => {
       };
       pump();
     });
-    const res = await guard({ allowPrivate: true, maxResponseBytes: 64 * 1024 }).fetch(`http://127.0.0.1:${port}/`, { headers: {} });
+    const res = await guard({ allowPrivate: true, maxResponseBytes: 64 * 1024 }).fetch(`http://127.0.0.1:${port}/`, {
+      headers: {},
+    });
     expect(await refusal(res.bytes())).toBe('too large: over 64 KiB');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(finished).toBe(false);
@@ -134,8 +146,12 @@ describe('byte caps', () => {
 
   it('refuses a declared Content-Length over the cap before reading any of it', async () => {
     // Only the headers are sent: a guard that waited for the body would wait for ever.
-    const { port } = await serve((_, res) => res.writeHead(200, { 'content-length': String(1024 * 1024) }).flushHeaders());
-    const res = await guard({ allowPrivate: true, maxResponseBytes: 1000 }).fetch(`http://127.0.0.1:${port}/`, { headers: {} });
+    const { port } = await serve((_, res) =>
+      res.writeHead(200, { 'content-length': String(1024 * 1024) }).flushHeaders(),
+    );
+    const res = await guard({ allowPrivate: true, maxResponseBytes: 1000 }).fetch(`http://127.0.0.1:${port}/`, {
+      headers: {},
+    });
     const waited = new Promise((resolve) => setTimeout(resolve, 2000, 'still reading'));
     expect(await Promise.race([refusal(res.bytes()), waited])).toBe('too large: over 1000 bytes');
   });
@@ -143,11 +159,16 @@ describe('byte caps', () => {
   it('counts every response against the crawl total, then fetches nothing more', async () => {
     const { port, hits } = await serve((_, res) => res.end(Buffer.alloc(40 * 1024, 'b')));
     const g = guard({ allowPrivate: true, maxTotalBytes: 100 * 1024 });
-    for (const path of ['/1', '/2']) expect((await (await g.fetch(`http://127.0.0.1:${port}${path}`, { headers: {} })).bytes()).length).toBe(40 * 1024);
+    for (const path of ['/1', '/2'])
+      expect((await (await g.fetch(`http://127.0.0.1:${port}${path}`, { headers: {} })).bytes()).length).toBe(
+        40 * 1024,
+      );
     const third = await g.fetch(`http://127.0.0.1:${port}/3`, { headers: {} });
     expect(await refusal(third.bytes())).toBe("too large: the crawl's total of 100 KiB was reached");
     expect(g.exhausted).toBe(true);
-    expect(await refusal(g.fetch(`http://127.0.0.1:${port}/4`, { headers: {} }))).toBe("too large: the crawl's total of 100 KiB was reached");
+    expect(await refusal(g.fetch(`http://127.0.0.1:${port}/4`, { headers: {} }))).toBe(
+      "too large: the crawl's total of 100 KiB was reached",
+    );
     expect(hits).toEqual(['/1', '/2', '/3']);
   });
 });

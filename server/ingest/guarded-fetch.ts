@@ -91,15 +91,20 @@ export function createFetchGuard(options: GuardOptions = {}): FetchGuard {
   const lookup: LookupFunction = (hostname, opts, callback) => {
     resolve(hostname).then(
       (addresses) => {
-        const family = opts.family === 4 || opts.family === 'IPv4' ? 4 : opts.family === 6 || opts.family === 'IPv6' ? 6 : 0;
+        const family =
+          opts.family === 4 || opts.family === 'IPv4' ? 4 : opts.family === 6 || opts.family === 'IPv6' ? 6 : 0;
         const found: LookupAddress[] = addresses
           .map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
           .filter((a) => family === 0 || a.family === family);
         const allowed = found.filter((a) => policy(a.address) === null);
         if (allowed.length === 0) {
           const refused = found[0];
-          if (!refused) return callback(Object.assign(new Error(`no address found for ${hostname}`), { code: 'ENOTFOUND' }), '');
-          return callback(new CrawlRefusal('refused', `${hostname} resolves to ${refused.address}, ${policy(refused.address)}`), '');
+          if (!refused)
+            return callback(Object.assign(new Error(`no address found for ${hostname}`), { code: 'ENOTFOUND' }), '');
+          return callback(
+            new CrawlRefusal('refused', `${hostname} resolves to ${refused.address}, ${policy(refused.address)}`),
+            '',
+          );
         }
         if (opts.all) callback(null, allowed);
         else callback(null, allowed[0]!.address, allowed[0]!.family);
@@ -167,13 +172,19 @@ export function createFetchGuard(options: GuardOptions = {}): FetchGuard {
     async fetch(url, { headers, signal }) {
       let current = new URL(url);
       for (let hop = 0; ; hop++) {
-        const refuse = (why: string) => new CrawlRefusal('refused', hop === 0 ? why : `redirect to ${current.href} (${why})`);
+        const refuse = (why: string) =>
+          new CrawlRefusal('refused', hop === 0 ? why : `redirect to ${current.href} (${why})`);
         const why = problem(current);
         if (why) throw refuse(why);
         if (exhausted) throw totalReached();
         let res: Response;
         try {
-          res = await fetchImpl(current.href, { headers, redirect: 'manual', dispatcher: agent, ...(signal ? { signal } : {}) });
+          res = await fetchImpl(current.href, {
+            headers,
+            redirect: 'manual',
+            dispatcher: agent,
+            ...(signal ? { signal } : {}),
+          });
         } catch (error) {
           const refusal = refusalIn(error);
           if (refusal) throw refuse(refusal.detail);

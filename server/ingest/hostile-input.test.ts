@@ -38,7 +38,10 @@ async function frontMatterFolder(name: string): Promise<string[]> {
   const markers = ['js', 'javascript'].map((language) => path.join(dir, `${name}-${language}.ran`));
   await writeFile(path.join(folder, 'a-js.md'), codeFrontMatter('js', markers[0]!));
   await writeFile(path.join(folder, 'b-javascript.md'), codeFrontMatter('javascript', markers[1]!));
-  await writeFile(path.join(folder, 'c-good.md'), '---\ntitle: Shipping\n---\nWe ship to every planet of the solar system.\n');
+  await writeFile(
+    path.join(folder, 'c-good.md'),
+    '---\ntitle: Shipping\n---\nWe ship to every planet of the solar system.\n',
+  );
   return markers;
 }
 
@@ -46,11 +49,15 @@ async function expectFrontMatterRefused(name: string, summary: Awaited<ReturnTyp
   for (const marker of markers) expect(existsSync(marker), marker).toBe(false);
   expect(summary.failed).toEqual([
     { source: `${name}/a-js.md`, error: "front matter in 'js' is refused: only YAML front matter is read" },
-    { source: `${name}/b-javascript.md`, error: "front matter in 'javascript' is refused: only YAML front matter is read" },
+    {
+      source: `${name}/b-javascript.md`,
+      error: "front matter in 'javascript' is refused: only YAML front matter is read",
+    },
   ]);
   expect(summary.added).toBe(1);
   expect(await store.documentState(`${name}/c-good.md`, MODEL)).toMatchObject({ status: 'ready' });
-  for (const file of ['a-js.md', 'b-javascript.md']) expect(await store.documentState(`${name}/${file}`, MODEL)).toBeNull();
+  for (const file of ['a-js.md', 'b-javascript.md'])
+    expect(await store.documentState(`${name}/${file}`, MODEL)).toBeNull();
 }
 
 /** A folder with a decompression-bomb PDF and a normal one. */
@@ -66,7 +73,10 @@ async function pdfFolder(name: string): Promise<void> {
 
 async function expectBombRefused(name: string, summary: Awaited<ReturnType<typeof ingest>>) {
   expect(summary.failed).toEqual([
-    { source: `${name}/bomb.pdf`, error: `PDF refused: it decompresses to more than ${PDF_LIMITS.maxInflatedBytes / 1024 / 1024} MB of content (a decompression bomb?)` },
+    {
+      source: `${name}/bomb.pdf`,
+      error: `PDF refused: it decompresses to more than ${PDF_LIMITS.maxInflatedBytes / 1024 / 1024} MB of content (a decompression bomb?)`,
+    },
   ]);
   expect(summary.added).toBe(1);
   expect(await store.documentState(`${name}/warranty.pdf`, MODEL)).toMatchObject({ status: 'ready' });
@@ -76,7 +86,10 @@ async function expectBombRefused(name: string, summary: Awaited<ReturnType<typeo
 describe('a decompression-bomb PDF (330 KB → 320 MB)', () => {
   it('fails alone in this thread; the normal PDF of the run is stored', async () => {
     await pdfFolder('pdf-main');
-    await expectBombRefused('pdf-main', await ingest({ store, embedder, model: MODEL, inputs: ['pdf-main'], cwd: dir }));
+    await expectBombRefused(
+      'pdf-main',
+      await ingest({ store, embedder, model: MODEL, inputs: ['pdf-main'], cwd: dir }),
+    );
   });
 
   it('fails alone in the worker pool (the reader is a worker of the pool worker)', { timeout: 120_000 }, async () => {
@@ -84,7 +97,10 @@ describe('a decompression-bomb PDF (330 KB → 320 MB)', () => {
     let pool: Preparer | null = null;
     try {
       pool = await createWorkerPool({ model: MODEL, modelDir: MODEL_DIR, size: 1 });
-      await expectBombRefused('pdf-pool', await ingest({ store, preparer: pool, model: MODEL, inputs: ['pdf-pool'], cwd: dir }));
+      await expectBombRefused(
+        'pdf-pool',
+        await ingest({ store, preparer: pool, model: MODEL, inputs: ['pdf-pool'], cwd: dir }),
+      );
     } finally {
       await pool?.close();
     }

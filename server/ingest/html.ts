@@ -22,8 +22,24 @@ interface Node {
 }
 
 const DROP = new Set([
-  'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'nav', 'header', 'footer', 'aside', 'form',
-  'iframe', 'button', 'select', 'textarea', 'head', 'dialog', 'menu',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'canvas',
+  'nav',
+  'header',
+  'footer',
+  'aside',
+  'form',
+  'iframe',
+  'button',
+  'select',
+  'textarea',
+  'head',
+  'dialog',
+  'menu',
 ]);
 const HEADING = /^h([1-6])$/;
 const TEXT_BLOCKS = new Set(['p', 'blockquote', 'figcaption', 'dt', 'dd', 'address', 'summary', 'caption', 'li']);
@@ -52,7 +68,7 @@ export function parseHtml(raw: string, defaults: DocumentDefaults): ParsedDocume
   let inline: Node[] = [];
 
   const push = (block: Block | null): void => {
-    if (block && block.markdown) current.blocks.push(block);
+    if (block?.markdown) current.blocks.push(block);
   };
   const flush = (): void => {
     if (inline.length === 0) return;
@@ -110,7 +126,10 @@ export function parseHtml(raw: string, defaults: DocumentDefaults): ParsedDocume
     url: resolveUrl(canonical, defaults.url) ?? defaults.url,
     format: 'html',
     sections: sections.filter((s) => s.blocks.length > 0),
-    tags: (meta('keywords') ?? '').split(',').map((t) => t.trim()).filter(Boolean),
+    tags: (meta('keywords') ?? '')
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
     language: htmlNode?.attribs?.lang?.trim() || meta('language') || null,
     publishedAt: dateField(meta('article:published_time') ?? meta('date') ?? meta('dc.date')),
   };
@@ -126,12 +145,44 @@ function findAll(node: Node, predicate: (n: Node) => boolean, out: Node[] = []):
 
 function isHidden(node: Node): boolean {
   const a = node.attribs ?? {};
-  return 'hidden' in a || a['aria-hidden'] === 'true' || a.role === 'navigation' || /display:\s*none/.test(a.style ?? '');
+  return (
+    'hidden' in a || a['aria-hidden'] === 'true' || a.role === 'navigation' || /display:\s*none/.test(a.style ?? '')
+  );
 }
 
 const INLINE = new Set([
-  'a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'del', 'dfn', 'em', 'i', 'img', 'ins', 'kbd', 'label',
-  'mark', 'q', 'rp', 'rt', 'ruby', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'wbr',
+  'a',
+  'abbr',
+  'b',
+  'bdi',
+  'bdo',
+  'cite',
+  'code',
+  'data',
+  'del',
+  'dfn',
+  'em',
+  'i',
+  'img',
+  'ins',
+  'kbd',
+  'label',
+  'mark',
+  'q',
+  'rp',
+  'rt',
+  'ruby',
+  's',
+  'samp',
+  'small',
+  'span',
+  'strong',
+  'sub',
+  'sup',
+  'time',
+  'u',
+  'var',
+  'wbr',
 ]);
 function isInline(name: string): boolean {
   return INLINE.has(name);
@@ -175,7 +226,8 @@ function tableBlock(node: Node): Block | null {
   );
   const width = Math.max(0, ...rows.map((r) => r.length));
   if (width === 0) return null;
-  const line = (cells: string[]): string => `| ${Array.from({ length: width }, (_, i) => cells[i] ?? '').join(' | ')} |`;
+  const line = (cells: string[]): string =>
+    `| ${Array.from({ length: width }, (_, i) => cells[i] ?? '').join(' | ')} |`;
   const [head, ...body] = rows;
   const markdown = [line(head!), line(Array(width).fill('---')), ...body.map(line)].join('\n');
   return { kind: 'table', markdown, ...span([node]) };

@@ -6,7 +6,10 @@ export async function missingEmbedder(): Promise<Embedder> {
 }
 
 /** Memoised embedder; a function is only called on first use, a rejected promise never goes unhandled. */
-export function lazyEmbedder(source: Embedder | Promise<Embedder> | (() => Promise<Embedder>), onLoad: () => void): () => Promise<Embedder> {
+export function lazyEmbedder(
+  source: Embedder | Promise<Embedder> | (() => Promise<Embedder>),
+  onLoad: () => void,
+): () => Promise<Embedder> {
   if (source instanceof Promise) source.catch(() => {});
   let loading: Promise<Embedder> | null = null;
   return () => {

@@ -50,7 +50,9 @@ describe('parseMarkdown', () => {
     const note = installing.blocks[1]!;
     expect(note.markdown).toBe('> The script tag must use `type="module"`, otherwise browsers ignore it.');
     // Offsets point at the callout's text in the file (the "> " is ours, not the source's).
-    expect(fixture('guide.mdx').slice(note.start, note.end)).toBe('The script tag must use `type="module"`, otherwise browsers ignore it.');
+    expect(fixture('guide.mdx').slice(note.start, note.end)).toBe(
+      'The script tag must use `type="module"`, otherwise browsers ignore it.',
+    );
   });
 
   it('falls back to the first H1, then the file name; url to the default', () => {
@@ -70,7 +72,9 @@ describe('parseMarkdown', () => {
 
 describe('stripMdx', () => {
   it('turns code-tab components into fenced code and <code>/<br> into Markdown', () => {
-    const out = stripMdx('<GraphQLCodeTabs query={`query me {\n  me { id }\n}`} variables={{ a: { b: 1 } }} />\n\nUse <code>x</code>.<br/>Done.');
+    const out = stripMdx(
+      '<GraphQLCodeTabs query={`query me {\n  me { id }\n}`} variables={{ a: { b: 1 } }} />\n\nUse <code>x</code>.<br/>Done.',
+    );
     expect(out).toContain('```graphql\nquery me {\n  me { id }\n}\n```');
     expect(out).toContain('Use `x`. Done.');
   });

@@ -79,7 +79,10 @@ function locator(source: string, from: number): (block: Block) => Block {
     let end = start < 0 ? -1 : start + block.markdown.length;
     if (start < 0) {
       // A note made from a callout component (mdx.ts) is quoted with "> "; its lines are in the source without.
-      const lines = block.markdown.split('\n').map((l) => l.trim().replace(/^>\s?/, '')).filter((l) => l.length > 0);
+      const lines = block.markdown
+        .split('\n')
+        .map((l) => l.trim().replace(/^>\s?/, ''))
+        .filter((l) => l.length > 0);
       const first = lines[0]?.slice(0, 60);
       const last = lines[lines.length - 1]?.slice(-60);
       start = first ? source.indexOf(first, cursor) : -1;

@@ -24,7 +24,8 @@ const DROP_CONTENT = new Set(['script', 'style', 'svg', 'template', 'noscript'])
 
 const FENCE = /^\s*(`{3,}|~{3,})/;
 /** MDX's one-line ESM statements (`import { Banner } from '…'`), outside code blocks. */
-const ESM = /^(?:import\s.*\sfrom\s+['"][^'"]+['"];?|import\s+['"][^'"]+['"];?|export\s+(?:const|let|default|function)\b.*)\s*$/;
+const ESM =
+  /^(?:import\s.*\sfrom\s+['"][^'"]+['"];?|import\s+['"][^'"]+['"];?|export\s+(?:const|let|default|function)\b.*)\s*$/;
 
 /**
  * Strips tags outside fenced code blocks. The result may contain runs of blank lines and indentation left
@@ -72,7 +73,10 @@ const CALLOUT = /<(Banner|Note|Callout|Admonition|Warning|Tip|Info)\b[^>]*>([\s\
 function notes(text: string): string {
   return text.replace(CALLOUT, (whole, _name: string, body: string) => {
     if (/\n\s*\n|```/.test(body)) return whole;
-    const lines = body.split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = body
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     return lines.length > 0 ? `\n\n${lines.map((l) => `> ${l}`).join('\n')}\n\n` : '';
   });
 }

@@ -19,9 +19,14 @@ export async function openCliStore(env: Record<string, string | undefined>, data
   const url = env.SUPABASE_URL?.trim();
   const key = env.SUPABASE_SERVICE_ROLE_KEY?.trim();
   if (url && key) {
-    return { store: createSupabaseIngestStore({ url, key, realtimeTransport: ws }), where: `Supabase (${url})`, close: async () => {} };
+    return {
+      store: createSupabaseIngestStore({ url, key, realtimeTransport: ws }),
+      where: `Supabase (${url})`,
+      close: async () => {},
+    };
   }
-  if (url && !key) throw new Error('SUPABASE_URL is set but SUPABASE_SERVICE_ROLE_KEY is not: ingestion needs the service-role key.');
+  if (url && !key)
+    throw new Error('SUPABASE_URL is set but SUPABASE_SERVICE_ROLE_KEY is not: ingestion needs the service-role key.');
   // The CLI writes documents, never answers: it leaves the server's answer write key as it is.
   const store = await openPgliteStore(dataDir, { answerWriteKey: null });
   return { store, where: `KB_DATA_DIR=${dataDir}`, close: () => store.close() };

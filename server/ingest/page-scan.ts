@@ -22,8 +22,10 @@ export function scanHtml(html: string): { links: string[]; canonical: string | n
   const parser = new Parser({
     onopentag(name, attrs) {
       if (name === 'a' && attrs.href && !/\bnofollow\b/i.test(attrs.rel ?? '')) links.push(attrs.href);
-      if (name === 'link' && /\bcanonical\b/i.test(attrs.rel ?? '') && attrs.href && canonical === null) canonical = attrs.href;
-      if (name === 'meta' && attrs.name?.toLowerCase() === 'robots' && /\bnofollow\b/i.test(attrs.content ?? '')) nofollow = true;
+      if (name === 'link' && /\bcanonical\b/i.test(attrs.rel ?? '') && attrs.href && canonical === null)
+        canonical = attrs.href;
+      if (name === 'meta' && attrs.name?.toLowerCase() === 'robots' && /\bnofollow\b/i.test(attrs.content ?? ''))
+        nofollow = true;
     },
   });
   parser.end(html);

@@ -13,7 +13,11 @@ const pdfWith = (...streams: { dictionary: string; data: Uint8Array }[]) =>
     Buffer.concat([
       Buffer.from('%PDF-1.4\n'),
       ...streams.map(({ dictionary, data }, i) =>
-        Buffer.concat([Buffer.from(`${i + 1} 0 obj\n<< ${dictionary} /Length ${data.length} >>\nstream\n`), data, Buffer.from('\nendstream\nendobj\n')]),
+        Buffer.concat([
+          Buffer.from(`${i + 1} 0 obj\n<< ${dictionary} /Length ${data.length} >>\nstream\n`),
+          data,
+          Buffer.from('\nendstream\nendobj\n'),
+        ]),
       ),
       Buffer.from('%%EOF\n'),
     ]),
@@ -46,13 +50,25 @@ describe('checkInflatedSize', () => {
     const twice = deflateSync(deflateSync(Buffer.alloc(16 * MB)));
     const thrice = deflateSync(twice);
     expect(thrice.length).toBeLessThan(200);
-    await expect(checkInflatedSize(pdfWith({ dictionary: '/Filter [/FlateDecode /FlateDecode]', data: twice }), LIMITS)).rejects.toThrow(PdfLimitError);
-    await expect(checkInflatedSize(pdfWith({ dictionary: '/Filter [/FlateDecode /FlateDecode /FlateDecode]', data: thrice }), LIMITS)).rejects.toThrow(PdfLimitError);
+    await expect(
+      checkInflatedSize(pdfWith({ dictionary: '/Filter [/FlateDecode /FlateDecode]', data: twice }), LIMITS),
+    ).rejects.toThrow(PdfLimitError);
+    await expect(
+      checkInflatedSize(
+        pdfWith({ dictionary: '/Filter [/FlateDecode /FlateDecode /FlateDecode]', data: thrice }),
+        LIMITS,
+      ),
+    ).rejects.toThrow(PdfLimitError);
   });
 
   it('counts what a truncated stream gives before it breaks off', async () => {
-    const whole = deflateSync(Buffer.from('x'.repeat(100_000).replace(/x/g, () => String.fromCharCode(97 + Math.floor(Math.random() * 26)))));
-    const counted = await checkInflatedSize(pdfWith({ dictionary: '/Filter /FlateDecode', data: whole.subarray(0, whole.length / 2) }), LIMITS);
+    const whole = deflateSync(
+      Buffer.from('x'.repeat(100_000).replace(/x/g, () => String.fromCharCode(97 + Math.floor(Math.random() * 26)))),
+    );
+    const counted = await checkInflatedSize(
+      pdfWith({ dictionary: '/Filter /FlateDecode', data: whole.subarray(0, whole.length / 2) }),
+      LIMITS,
+    );
     expect(counted).toBeGreaterThan(0);
     expect(counted).toBeLessThan(100_000);
   });

@@ -15,14 +15,18 @@ const UNCHECKED = { maxInflatedBytes: Number.MAX_SAFE_INTEGER, maxStreamBytes: N
 async function textPdf(pages: number): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
-  for (let i = 1; i <= pages; i++) pdf.addPage().drawText(`Page ${i} of the handbook.`, { x: 50, y: 700, size: 12, font });
+  for (let i = 1; i <= pages; i++)
+    pdf.addPage().drawText(`Page ${i} of the handbook.`, { x: 50, y: 700, size: 12, font });
   return pdf.save();
 }
 
 describe('readPdf', () => {
   it('reads text items and the info dictionary', async () => {
     const { pages, info } = await readPdf(await textPdf(2));
-    expect(pages.map((items) => items.map((i) => i.str).join(''))).toEqual(['Page 1 of the handbook.', 'Page 2 of the handbook.']);
+    expect(pages.map((items) => items.map((i) => i.str).join(''))).toEqual([
+      'Page 1 of the handbook.',
+      'Page 2 of the handbook.',
+    ]);
     expect(pages[0]![0]).toMatchObject({ y: 700, fontSize: 12 });
     expect(info).toMatchObject({ Producer: expect.any(String) });
   });
@@ -30,18 +34,26 @@ describe('readPdf', () => {
   it('refuses a decompression bomb (330 KB → 320 MB) before reading it', async () => {
     const error = await readPdf(bombPdf()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PdfLimitError);
-    expect((error as Error).message).toBe(`PDF refused: it decompresses to more than ${PDF_LIMITS.maxInflatedBytes / MB} MB of content (a decompression bomb?)`);
+    expect((error as Error).message).toBe(
+      `PDF refused: it decompresses to more than ${PDF_LIMITS.maxInflatedBytes / MB} MB of content (a decompression bomb?)`,
+    );
   });
 
   it('refuses one stream over the per-stream limit, even one that says it is an image', async () => {
-    const error = await readPdf(bombPdf({ megabytes: 16, copies: 1, disguised: true }), { maxStreamBytes: 8 * MB }).catch((e: unknown) => e);
-    expect((error as Error).message).toBe('PDF refused: a stream in it decompresses to more than 8 MB (a decompression bomb?)');
+    const error = await readPdf(bombPdf({ megabytes: 16, copies: 1, disguised: true }), {
+      maxStreamBytes: 8 * MB,
+    }).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      'PDF refused: a stream in it decompresses to more than 8 MB (a decompression bomb?)',
+    );
   });
 
   it('stops the reader when its buffers pass the memory limit (a bomb the size check lets through)', async () => {
     // Eight 16 MB streams that say they are images: under the per-stream limit, and images are left out of
     // the total — but they are the page's content, so PDF.js inflates them.
-    const error = await readPdf(bombPdf({ megabytes: 16, copies: 8, disguised: true }), { maxBufferBytes: 48 * MB }).catch((e: unknown) => e);
+    const error = await readPdf(bombPdf({ megabytes: 16, copies: 8, disguised: true }), {
+      maxBufferBytes: 48 * MB,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PdfLimitError);
     expect((error as Error).message).toBe('PDF refused: reading it needs more than 48 MB of memory');
   });
@@ -55,7 +67,9 @@ describe('readPdf', () => {
   it('stops the reader at the time limit, and terminates it', async () => {
     const terminate = vi.spyOn(Worker.prototype, 'terminate');
     // 256 MB to inflate: about 5 s of reading on an idle 2-core machine, stopped at 0.3 s.
-    const error = await readPdf(bombPdf({ megabytes: 16, copies: 16 }), { ...UNCHECKED, timeoutMs: 300 }).catch((e: unknown) => e);
+    const error = await readPdf(bombPdf({ megabytes: 16, copies: 16 }), { ...UNCHECKED, timeoutMs: 300 }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(PdfLimitError);
     expect((error as Error).message).toBe('PDF refused: reading it took longer than 0.3 s');
     expect(terminate).toHaveBeenCalledTimes(1);
@@ -63,7 +77,9 @@ describe('readPdf', () => {
   });
 
   it('refuses a PDF over the page limit', async () => {
-    await expect(readPdf(await textPdf(3), { maxPages: 2 })).rejects.toThrow('PDF refused: it has 3 pages; at most 2 are read');
+    await expect(readPdf(await textPdf(3), { maxPages: 2 })).rejects.toThrow(
+      'PDF refused: it has 3 pages; at most 2 are read',
+    );
   });
 
   it('reads the next PDF in the same worker, but never in one that hit a limit', async () => {

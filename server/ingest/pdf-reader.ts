@@ -121,7 +121,10 @@ function giveBack(thread: ReaderThread, arrayBuffers: number): void {
  * await readPdf(bytes, { timeoutMs: 5_000 });                      // one limit changed
  */
 export async function readPdf(bytes: Uint8Array, limits: Partial<PdfLimits> = {}): Promise<PdfContent> {
-  const { maxPages, timeoutMs, maxHeapMb, maxBufferBytes, maxInflatedBytes, maxStreamBytes } = { ...PDF_LIMITS, ...limits };
+  const { maxPages, timeoutMs, maxHeapMb, maxBufferBytes, maxInflatedBytes, maxStreamBytes } = {
+    ...PDF_LIMITS,
+    ...limits,
+  };
   try {
     await checkInflatedSize(bytes, { maxTotalBytes: maxInflatedBytes, maxStreamBytes });
   } catch (error) {
@@ -145,7 +148,11 @@ export async function readPdf(bytes: Uint8Array, limits: Partial<PdfLimits> = {}
         if (message.id === id) resolve(message);
       };
       onError = (error) => {
-        reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? refused(`reading it needs more than ${maxHeapMb} MB of memory`) : error);
+        reject(
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? refused(`reading it needs more than ${maxHeapMb} MB of memory`)
+            : error,
+        );
       };
       onExit = (code) => reject(new Error(`the PDF reader stopped unexpectedly (exit code ${code})`));
       worker.on('message', onMessage);

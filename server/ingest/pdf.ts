@@ -48,7 +48,11 @@ export async function parsePdf(bytes: Uint8Array, defaults: DocumentDefaults): P
         return;
       }
       // A gap clearly taller than a line, or a change of font size, starts a new paragraph.
-      if (previous && (Math.abs(previous.y - line.y) > Math.max(line.size, previous.size) * 1.6 || Math.abs(previous.size - line.size) > 0.5)) {
+      if (
+        previous &&
+        (Math.abs(previous.y - line.y) > Math.max(line.size, previous.size) * 1.6 ||
+          Math.abs(previous.size - line.size) > 0.5)
+      ) {
         flush();
       }
       paragraph.push(line);
@@ -64,7 +68,12 @@ export async function parsePdf(bytes: Uint8Array, defaults: DocumentDefaults): P
     url: defaults.url,
     format: 'pdf',
     sections: sections.filter((s) => s.blocks.length > 0),
-    tags: typeof info.Keywords === 'string' ? info.Keywords.split(/[,;]/).map((t) => t.trim()).filter(Boolean) : [],
+    tags:
+      typeof info.Keywords === 'string'
+        ? info.Keywords.split(/[,;]/)
+            .map((t) => t.trim())
+            .filter(Boolean)
+        : [],
     language: typeof info.Language === 'string' && info.Language.trim() ? info.Language.trim() : null,
     publishedAt: pdfDate(info.CreationDate),
   };
@@ -100,7 +109,11 @@ function toLines(items: PdfTextItem[], pageOffset: number): Line[] {
 
 function paragraphBlock(lines: Line[]): Block {
   // Words hyphenated across a line break are joined again.
-  const markdown = lines.map((l) => l.text).join('\n').replace(/(\p{Ll})-\n(\p{Ll})/gu, '$1$2').replace(/\n/g, ' ');
+  const markdown = lines
+    .map((l) => l.text)
+    .join('\n')
+    .replace(/(\p{Ll})-\n(\p{Ll})/gu, '$1$2')
+    .replace(/\n/g, ' ');
   const last = lines[lines.length - 1]!;
   return { kind: 'text', markdown, start: lines[0]!.start, end: last.start + last.text.length };
 }
@@ -111,7 +124,8 @@ function bodySize(lines: Line[]): number {
   for (const line of lines) weight.set(line.size, (weight.get(line.size) ?? 0) + line.text.length);
   let best = 0;
   let bestWeight = -1;
-  for (const [size, w] of weight) if (w > bestWeight || (w === bestWeight && size < best)) ((best = size), (bestWeight = w));
+  for (const [size, w] of weight)
+    if (w > bestWeight || (w === bestWeight && size < best)) (best = size), (bestWeight = w);
   return best;
 }
 

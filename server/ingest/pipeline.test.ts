@@ -13,10 +13,7 @@ let embedder: Embedder;
 let dir: string;
 
 beforeAll(async () => {
-  [store, embedder] = await Promise.all([
-    openPgliteStore(null),
-    createEmbedder({ model: MODEL, modelDir: MODEL_DIR }),
-  ]);
+  [store, embedder] = await Promise.all([openPgliteStore(null), createEmbedder({ model: MODEL, modelDir: MODEL_DIR })]);
   dir = await mkdtemp(path.join(tmpdir(), 'kb-ingest-'));
   await mkdir(path.join(dir, 'docs/billing'), { recursive: true });
   await cp(path.join(FIXTURES_DIR, 'guide.mdx'), path.join(dir, 'docs/guide.mdx'));
@@ -30,8 +27,20 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const run = (inputs: string[], load: () => Promise<Embedder> = async () => embedder, onProgress?: (e: IngestProgress) => void) =>
-  ingest({ store, embedder: load, model: MODEL, inputs, cwd: dir, baseUrl: 'https://docs.example.com/', ...(onProgress ? { onProgress } : {}) });
+const run = (
+  inputs: string[],
+  load: () => Promise<Embedder> = async () => embedder,
+  onProgress?: (e: IngestProgress) => void,
+) =>
+  ingest({
+    store,
+    embedder: load,
+    model: MODEL,
+    inputs,
+    cwd: dir,
+    baseUrl: 'https://docs.example.com/',
+    ...(onProgress ? { onProgress } : {}),
+  });
 
 const chunkRows = async () =>
   (
@@ -90,7 +99,9 @@ describe('ingest', () => {
     // The offsets span the chunk's text in the file (component tags included: they were stripped after).
     const source = await readFile(path.join(dir, 'docs/guide.mdx'), 'utf8');
     const span = source.slice(keys!.meta.char_start as number, keys!.meta.char_end as number);
-    expect(span).toMatch(/^Rotate the API key every ninety days[\s\S]*<Collapse title="What happens to the old key\?">[\s\S]*one hour\.$/);
+    expect(span).toMatch(
+      /^Rotate the API key every ninety days[\s\S]*<Collapse title="What happens to the old key\?">[\s\S]*one hour\.$/,
+    );
   });
 
   it('finds the right chunk for a question embedded with the same model', async () => {
@@ -113,7 +124,10 @@ describe('ingest', () => {
 
   it('updates a changed file and leaves the others alone', async () => {
     const before = await chunkRows();
-    await writeFile(path.join(dir, 'docs/billing/notes.txt'), 'Invoices are now sent on the fifteenth day of every month.\n');
+    await writeFile(
+      path.join(dir, 'docs/billing/notes.txt'),
+      'Invoices are now sent on the fifteenth day of every month.\n',
+    );
     const summary = await run(['docs']);
     expect(summary).toMatchObject({ added: 0, updated: 1, unchanged: 1, failed: [], chunks: 1 });
     const after = await chunkRows();
@@ -142,7 +156,10 @@ describe('ingest', () => {
     const summary = await run(['docs', 'missing.md', 'docs/logo.png']);
     expect(summary.failed).toEqual([
       { source: 'missing.md', error: 'no such file or directory' },
-      { source: 'docs/logo.png', error: 'unsupported file type .png; supported: .md, .markdown, .mdx, .html, .htm, .pdf, .txt' },
+      {
+        source: 'docs/logo.png',
+        error: 'unsupported file type .png; supported: .md, .markdown, .mdx, .html, .htm, .pdf, .txt',
+      },
       { source: 'docs/broken.md', error: expect.stringContaining('not valid UTF-8') },
     ]);
     expect(summary).toMatchObject({ added: 1, unchanged: 2 });
@@ -190,7 +207,10 @@ describe('the demo knowledge base (demo/kb)', () => {
     const expectations: [string, string][] = [
       ['How do I add the chat widget to my website?', '/docs/getting-started#adding-the-chat-widget-to-your-website'],
       ['Which browsers are supported?', '/docs/troubleshooting#which-browsers-are-supported'],
-      ["What happens when the bot doesn't know the answer?", '/docs/how-it-works#what-happens-when-the-bot-doesnt-know-the-answer'],
+      [
+        "What happens when the bot doesn't know the answer?",
+        '/docs/how-it-works#what-happens-when-the-bot-doesnt-know-the-answer',
+      ],
       ['What does CHAT_EVIDENCE_THRESHOLD do?', '/docs/configuration#evidence-threshold'],
       ['Are my questions sent to third parties?', '/docs/privacy-and-security#no-third-party-requests'],
     ];

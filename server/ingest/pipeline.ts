@@ -136,7 +136,14 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   if (run.fatal) throw run.fatal;
 
   const { summary } = run;
-  if (options.prune) await prune(options, summary, files.map((f) => f.source), roots, crawlResult);
+  if (options.prune)
+    await prune(
+      options,
+      summary,
+      files.map((f) => f.source),
+      roots,
+      crawlResult,
+    );
   if (!dryRun && summary.added + summary.updated + summary.pruned.length > 0) await store.optimize();
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
@@ -175,7 +182,18 @@ class IngestRun {
     this.model = options.model;
     this.dryRun = options.dryRun ?? false;
     this.slots = new Semaphore(Math.max(1, preparer.parallelism + 1));
-    this.summary = { added: 0, updated: 0, unchanged: 0, failed: [], skipped, pruned: [], chunks: 0, bytes: 0, seconds: 0, dry_run: this.dryRun };
+    this.summary = {
+      added: 0,
+      updated: 0,
+      unchanged: 0,
+      failed: [],
+      skipped,
+      pruned: [],
+      chunks: 0,
+      bytes: 0,
+      seconds: 0,
+      dry_run: this.dryRun,
+    };
   }
 
   report(source: string, outcome: Outcome, chunks: number, error?: string): void {
@@ -184,7 +202,15 @@ class IngestRun {
     else summary[outcome] += 1;
     summary.chunks += chunks;
     const done = ++this.done;
-    this.options.onProgress?.({ type: 'document', source, outcome, chunks, done, total: Math.max(this.total, done), ...(error ? { error } : {}) });
+    this.options.onProgress?.({
+      type: 'document',
+      source,
+      outcome,
+      chunks,
+      done,
+      total: Math.max(this.total, done),
+      ...(error ? { error } : {}),
+    });
   }
 
   /** Repairs a bulk load that was killed half-way, and counts the documents stored (nothing in a dry run). */
@@ -206,7 +232,10 @@ class IngestRun {
           source: file.source,
           format: file.format,
           bytes: await readFile(file.file),
-          defaults: { fileTitle: path.basename(file.file, path.extname(file.file)), url: this.options.baseUrl ? joinUrl(this.options.baseUrl, file.urlPath) : null },
+          defaults: {
+            fileTitle: path.basename(file.file, path.extname(file.file)),
+            url: this.options.baseUrl ? joinUrl(this.options.baseUrl, file.urlPath) : null,
+          },
           origin: { file_name: path.basename(file.file) },
         };
         const state = await this.check(item);
@@ -217,8 +246,8 @@ class IngestRun {
     }
     for (const { item, source, state, error } of checked) {
       if (this.fatal) break;
-      if (!state) this.then(() => this.report(source, 'failed', 0, error));
-      else if (!item) this.then(() => this.report(source, 'unchanged', 0));
+      if (!state) this.afterWrites(() => this.report(source, 'failed', 0, error));
+      else if (!item) this.afterWrites(() => this.report(source, 'unchanged', 0));
       else await this.submit(item, state);
     }
   }
@@ -230,20 +259,26 @@ class IngestRun {
     const cached = options.conditional === false ? undefined : await cachedPages(this.store, urls, this.model);
     const result = await crawl(urls, { ...options.crawl, ...(cached ? { cached } : {}) }, async (page) => {
       this.total += 1;
-      if (page.notModified) return this.then(() => this.report(page.url, 'unchanged', 0));
+      if (page.notModified) return this.afterWrites(() => this.report(page.url, 'unchanged', 0));
       const item: Item = {
         source: page.url,
         format: page.format,
         bytes: page.bytes,
         defaults: { fileTitle: page.url, url: page.url },
         origin: { fetched_url: page.fetchedUrl },
-        cache: { url: page.requestedUrl, etag: page.etag, last_modified: page.lastModified, ...(page.links ? { links: page.links } : {}) },
+        cache: {
+          url: page.requestedUrl,
+          etag: page.etag,
+          last_modified: page.lastModified,
+          ...(page.links ? { links: page.links } : {}),
+        },
       };
       await this.submit(item, await this.check(item));
     });
     summary.bytes = result.bytes;
     this.total += result.failed.length;
-    for (const failure of result.failed) this.then(() => this.report(failure.source, 'failed', 0, failure.error));
+    for (const failure of result.failed)
+      this.afterWrites(() => this.report(failure.source, 'failed', 0, failure.error));
     summary.skipped.push(...result.disallowed.map((u) => `${u} (robots.txt)`));
     summary.skipped.push(...result.skipped.map((s) => `${s.source} (${s.reason})`));
     return result;
@@ -257,7 +292,7 @@ class IngestRun {
   }
 
   /** Queue a step after the writes submitted before it. */
-  private then(step: () => void | Promise<void>): void {
+  private afterWrites(step: () => void | Promise<void>): void {
     this.writes = this.writes.then(step);
   }
 
@@ -276,7 +311,7 @@ class IngestRun {
   private async submit(item: Item, { outcome, checksum }: Checked): Promise<void> {
     if (this.fatal) return;
     if (outcome === 'unchanged') {
-      return this.then(async () => {
+      return this.afterWrites(async () => {
         await this.remember(item, checksum);
         this.report(item.source, 'unchanged', 0);
       });
@@ -286,22 +321,34 @@ class IngestRun {
         () => this.report(item.source, outcome, 0),
         (error: unknown) => this.report(item.source, 'failed', 0, errorMessage(error)),
       );
-      return this.then(() => parsed);
+      return this.afterWrites(() => parsed);
     }
     await this.slots.acquire();
     const task: PrepareTask = { bytes: item.bytes, format: item.format, defaults: item.defaults, origin: item.origin };
     const prepared: Promise<PreparedDocument> = this.preparer.prepare(task);
     prepared.catch(() => {}).finally(() => this.slots.release());
-    this.then(() => this.write(item, outcome, checksum, prepared));
+    this.afterWrites(() => this.write(item, outcome, checksum, prepared));
   }
 
   /** One prepared document into the store (`ingest_document`, atomic), then its validators. */
-  private async write(item: Item, outcome: Outcome, checksum: string, prepared: Promise<PreparedDocument>): Promise<void> {
+  private async write(
+    item: Item,
+    outcome: Outcome,
+    checksum: string,
+    prepared: Promise<PreparedDocument>,
+  ): Promise<void> {
     if (this.fatal) return;
     try {
       const doc = await prepared;
       await this.deferIndexIfLarge();
-      await this.store.ingestDocument({ source: item.source, name: doc.name, meta: doc.meta, checksum, model: this.model, chunks: doc.chunks });
+      await this.store.ingestDocument({
+        source: item.source,
+        name: doc.name,
+        meta: doc.meta,
+        checksum,
+        model: this.model,
+        chunks: doc.chunks,
+      });
       await this.remember(item, checksum);
       this.report(item.source, outcome, doc.chunks.length);
     } catch (error) {
@@ -324,7 +371,9 @@ class IngestRun {
    */
   private async remember(item: Item, checksum: string): Promise<void> {
     if (this.dryRun || !item.cache || (item.cache.etag === null && item.cache.last_modified === null)) return;
-    await this.store.setHttpCache(item.source, { ...item.cache, checksum, chunking: CHUNKING_VERSION, model: this.model }).catch(() => {});
+    await this.store
+      .setHttpCache(item.source, { ...item.cache, checksum, chunking: CHUNKING_VERSION, model: this.model })
+      .catch(() => {});
   }
 }
 
@@ -338,7 +387,12 @@ async function cachedPages(store: IngestStore, urls: string[], model: string): P
   for (const origin of origins) {
     for (const { source, http_cache: c } of await store.httpCache(origin)) {
       if (c.chunking !== CHUNKING_VERSION || c.model !== model) continue;
-      cached.set(c.url, { source, etag: c.etag, lastModified: c.last_modified, ...(c.links ? { links: c.links } : {}) });
+      cached.set(c.url, {
+        source,
+        etag: c.etag,
+        lastModified: c.last_modified,
+        ...(c.links ? { links: c.links } : {}),
+      });
     }
   }
   return cached;

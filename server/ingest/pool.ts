@@ -41,7 +41,10 @@ interface Pending {
 export async function createWorkerPool(options: EmbedderOptions & { size?: number }): Promise<Preparer> {
   const { size = Math.max(1, availableParallelism()), ...embedderOptions } = options;
   const url = new URL('./prepare-worker.mjs', import.meta.url);
-  const workers = Array.from({ length: size }, () => new Worker(url, { workerData: { threads: 1, ...embedderOptions } }));
+  const workers = Array.from(
+    { length: size },
+    () => new Worker(url, { workerData: { threads: 1, ...embedderOptions } }),
+  );
   const idle: Worker[] = [];
   const queue: { task: PrepareTask; pending: Pending }[] = [];
   const inFlight = new Map<Worker, Pending>();
@@ -73,7 +76,10 @@ export async function createWorkerPool(options: EmbedderOptions & { size?: numbe
     await Promise.all(workers.map((w) => w.terminate()));
     // Every document would fail the same way: stop the run (the pipeline rethrows EmbedderLoadError).
     if (error instanceof EmbedderLoadError) throw error;
-    throw new EmbedderLoadError(`could not start the embedding workers: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new EmbedderLoadError(
+      `could not start the embedding workers: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 
   for (const worker of workers) {

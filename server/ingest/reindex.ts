@@ -23,7 +23,13 @@ export interface ReindexSummary {
   dry_run: boolean;
 }
 
-export async function reindex({ store, model, embedder, dryRun = false, onDocument }: ReindexOptions): Promise<ReindexSummary> {
+export async function reindex({
+  store,
+  model,
+  embedder,
+  dryRun = false,
+  onDocument,
+}: ReindexOptions): Promise<ReindexSummary> {
   const started = performance.now();
   const stale = await store.staleDocuments(model);
   const summary: ReindexSummary = { documents: 0, chunks: 0, seconds: 0, dry_run: dryRun };
@@ -42,7 +48,10 @@ export async function reindex({ store, model, embedder, dryRun = false, onDocume
       return `${contextLine(doc.name, path)}\n\n${c.content}`;
     });
     const vectors = await loaded.embed(texts);
-    const written = await store.setEmbeddings(model, chunks.map((c, i) => ({ chunk_id: c.chunk_id, embedding: vectors[i]! })));
+    const written = await store.setEmbeddings(
+      model,
+      chunks.map((c, i) => ({ chunk_id: c.chunk_id, embedding: vectors[i]! })),
+    );
     summary.documents += 1;
     summary.chunks += written;
     onDocument?.(doc.source, written);

@@ -31,7 +31,9 @@ export async function readSitemap(
   if (!index) return sameOrigin.map((loc) => loc.toString());
   if (depth >= 2) return [];
   const nested = await Promise.all(
-    sameOrigin.map(async (loc) => ((await allowed(loc)) ? readSitemap(loc.toString(), get, allowed, skip, depth + 1) : [])),
+    sameOrigin.map(async (loc) =>
+      (await allowed(loc)) ? readSitemap(loc.toString(), get, allowed, skip, depth + 1) : [],
+    ),
   );
   return nested.flat();
 }
@@ -46,13 +48,13 @@ function parseSitemap(xml: string): { locs: string[]; index: boolean } {
     {
       onopentag(name) {
         if (name === 'sitemapindex') index = true;
-        if (name === 'loc') ((inLoc = true), (text = ''));
+        if (name === 'loc') (inLoc = true), (text = '');
       },
       ontext(data) {
         if (inLoc) text += data;
       },
       onclosetag(name) {
-        if (name === 'loc') ((inLoc = false), locs.push(text.trim()));
+        if (name === 'loc') (inLoc = false), locs.push(text.trim());
       },
     },
     { xmlMode: true },

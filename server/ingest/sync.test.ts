@@ -36,7 +36,11 @@ beforeAll(async () => {
     };
     if (path === '/sitemap.xml') {
       const locs = [...pages.keys()].map((p) => `<url><loc>${base}${p}</loc></url>`).join('');
-      return send(200, { 'content-type': 'application/xml' }, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs}</urlset>`);
+      return send(
+        200,
+        { 'content-type': 'application/xml' },
+        `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs}</urlset>`,
+      );
     }
     const page = pages.get(path);
     if (!page) return send(404, { 'content-type': 'text/plain' }, 'not found');
@@ -76,12 +80,18 @@ beforeEach(async () => {
 
 const run = (sources: string[], prune = false) =>
   sync({
-    store, embedder, model: MODEL, sources, trigger: 'cli', prune,
+    store,
+    embedder,
+    model: MODEL,
+    sources,
+    trigger: 'cli',
+    prune,
     crawl: { allowPrivate: true, retries: 0, backoffMs: 1, concurrency: 1 },
   });
 
 /** Requests for pages (not the sitemap or robots.txt) since `from`. */
-const pageRequests = (from: number) => requests.slice(from).filter((r) => r.path !== '/sitemap.xml' && r.path !== '/robots.txt');
+const pageRequests = (from: number) =>
+  requests.slice(from).filter((r) => r.path !== '/sitemap.xml' && r.path !== '/robots.txt');
 
 const contentOf = async (source: string) =>
   (
@@ -89,14 +99,25 @@ const contentOf = async (source: string) =>
       `select c.content from kb_chunks c join kb_documents d on d.id = c.document_id where d.source = $1 order by c.position`,
       [source],
     )
-  ).rows.map((r) => r.content).join('\n');
+  ).rows
+    .map((r) => r.content)
+    .join('\n');
 
 describe('sync.finished', () => {
   it('each recorded run ends with a sync.finished event carrying its counts and failed pages; a dry run sends none', async () => {
     pages.set('/webhooks', { body: html('Webhooks', 'gone'), status: 500 });
     const events: { type: string; data: unknown }[] = [];
-    const webhooks = { emit: (type: string, data: unknown) => void events.push({ type, data }) } as Parameters<typeof sync>[0]['webhooks'];
-    const options = { store, embedder, model: MODEL, trigger: 'cli' as const, webhooks, crawl: { allowPrivate: true, retries: 0, backoffMs: 1, concurrency: 1 } };
+    const webhooks = { emit: (type: string, data: unknown) => void events.push({ type, data }) } as Parameters<
+      typeof sync
+    >[0]['webhooks'];
+    const options = {
+      store,
+      embedder,
+      model: MODEL,
+      trigger: 'cli' as const,
+      webhooks,
+      crawl: { allowPrivate: true, retries: 0, backoffMs: 1, concurrency: 1 },
+    };
     await sync({ ...options, sources: [`${base}/sitemap.xml`] });
     expect(events).toEqual([
       {
@@ -160,11 +181,17 @@ describe('a re-crawl with conditional requests', () => {
     const mark = requests.length;
     const [recovered] = await run([sitemap], true);
     expect(recovered!.counts).toMatchObject({ unchanged: 2, failed: 0, removed: 0 });
-    expect(pageRequests(mark).map((r) => `${r.path} ${r.status}`).sort()).toEqual(['/billing 304', '/webhooks 304']);
+    expect(
+      pageRequests(mark)
+        .map((r) => `${r.path} ${r.status}`)
+        .sort(),
+    ).toEqual(['/billing 304', '/webhooks 304']);
   });
 
   it('follows the links stored for a page reached by following links when it answers 304', async () => {
-    pages.set('/', { body: html('Home', 'Start here.', '<a href="/billing">billing</a> <a href="/webhooks">webhooks</a>') });
+    pages.set('/', {
+      body: html('Home', 'Start here.', '<a href="/billing">billing</a> <a href="/webhooks">webhooks</a>'),
+    });
     const [first] = await run([`${base}/`], true);
     expect(first!.counts).toMatchObject({ added: 3, failed: 0 });
     const mark = requests.length;
@@ -182,7 +209,9 @@ describe('a re-crawl with conditional requests', () => {
     expect(pageRequests(mark).every((r) => r.status === 200 && r.conditional.length === 0)).toBe(true);
     // Same bytes: unchanged by checksum, and the validators are stored again for next time.
     expect(report!.counts).toMatchObject({ unchanged: 3 });
-    const { rows } = await store.db.query<{ n: number }>(`select count(*)::int as n from kb_documents where http_cache ->> 'chunking' = 'chunks-2'`);
+    const { rows } = await store.db.query<{ n: number }>(
+      `select count(*)::int as n from kb_documents where http_cache ->> 'chunking' = 'chunks-2'`,
+    );
     expect(rows[0]!.n).toBe(3);
   });
 });
@@ -192,14 +221,22 @@ describe('kb_sync_runs', () => {
     pages.set('/webhooks', { body: 'x', status: 503 });
     const sitemap = `${base}/sitemap.xml`;
     await run([sitemap, `${base}/missing-page`]);
-    const { rows } = await store.db.query<{ source: string; trigger: string; finished_at: Date | null; counts: Record<string, number>; errors: unknown[] }>(
-      'select source, trigger, finished_at, counts, errors from kb_sync_runs order by started_at',
-    );
+    const { rows } = await store.db.query<{
+      source: string;
+      trigger: string;
+      finished_at: Date | null;
+      counts: Record<string, number>;
+      errors: unknown[];
+    }>('select source, trigger, finished_at, counts, errors from kb_sync_runs order by started_at');
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatchObject({ source: sitemap, trigger: 'cli', counts: { added: 2, failed: 1, removed: 0 } });
     expect(rows[0]!.finished_at).not.toBeNull();
     expect(rows[0]!.errors).toEqual([{ source: `${base}/webhooks`, error: 'HTTP 503' }]);
-    expect(rows[1]).toMatchObject({ source: `${base}/missing-page`, counts: { failed: 1 }, errors: [{ source: `${base}/missing-page`, error: 'HTTP 404' }] });
+    expect(rows[1]).toMatchObject({
+      source: `${base}/missing-page`,
+      counts: { failed: 1 },
+      errors: [{ source: `${base}/missing-page`, error: 'HTTP 404' }],
+    });
 
     pages.set('/webhooks', { body: html('Webhooks', 'Back again.') });
     await run([sitemap]);
@@ -215,7 +252,15 @@ describe('kb_sync_runs', () => {
   });
 
   it('records nothing for a dry run', async () => {
-    await sync({ store, embedder, model: MODEL, sources: [`${base}/sitemap.xml`], trigger: 'cli', dryRun: true, crawl: { allowPrivate: true } });
+    await sync({
+      store,
+      embedder,
+      model: MODEL,
+      sources: [`${base}/sitemap.xml`],
+      trigger: 'cli',
+      dryRun: true,
+      crawl: { allowPrivate: true },
+    });
     const { rows } = await store.db.query('select 1 from kb_sync_runs');
     expect(rows).toHaveLength(0);
   });

@@ -42,7 +42,16 @@ export async function sync(options: SyncOptions): Promise<SourceReport[]> {
     const finished = (counts: SyncCounts, failed: SyncFinishedData['failed']) => {
       if (!runId) return;
       const { added, updated, unchanged, removed } = counts;
-      webhooks?.emit('sync.finished', { source, started_at: startedAt, finished_at: new Date().toISOString(), added, updated, unchanged, removed, failed });
+      webhooks?.emit('sync.finished', {
+        source,
+        started_at: startedAt,
+        finished_at: new Date().toISOString(),
+        added,
+        updated,
+        unchanged,
+        removed,
+        failed,
+      });
     };
     let summary: IngestSummary;
     try {
@@ -76,7 +85,16 @@ export function countsOf(summary: IngestSummary): SyncCounts {
 /** The sources' summaries added up (what the CLI printed before runs were per source). */
 export function totalOf(reports: SourceReport[], dryRun: boolean): IngestSummary {
   const total: IngestSummary = {
-    added: 0, updated: 0, unchanged: 0, failed: [], skipped: [], pruned: [], chunks: 0, bytes: 0, seconds: 0, dry_run: dryRun,
+    added: 0,
+    updated: 0,
+    unchanged: 0,
+    failed: [],
+    skipped: [],
+    pruned: [],
+    chunks: 0,
+    bytes: 0,
+    seconds: 0,
+    dry_run: dryRun,
   };
   for (const { summary } of reports) {
     total.added += summary.added;

@@ -29,7 +29,10 @@ export function fieldMatch(question: Set<string>, row: Pick<SearchChunkRow, 'doc
 }
 
 /** The order bonus of every row for `question` (0 everywhere without a question). */
-export function fieldBonuses(question: string | undefined, rows: Pick<SearchChunkRow, 'document_title' | 'meta'>[]): number[] {
+export function fieldBonuses(
+  question: string | undefined,
+  rows: Pick<SearchChunkRow, 'document_title' | 'meta'>[],
+): number[] {
   const words = new Set(contentWords(question ?? ''));
   return rows.map((row) => FIELD_WEIGHT * fieldMatch(words, row));
 }

@@ -24,7 +24,11 @@ describe('the gate', () => {
   });
   it('takes CHAT_EVIDENCE_THRESHOLD for vector mode and calibrated defaults for the others', () => {
     expect(thresholdsOf({ evidenceThreshold: 0.3 })).toEqual({ vector: 0.3, lexical: 0.65, hybrid: 0.39 });
-    expect(thresholdsOf({ evidenceThreshold: 0.3, lexicalThreshold: 0.5, hybridThreshold: 0.4 })).toEqual({ vector: 0.3, lexical: 0.5, hybrid: 0.4 });
+    expect(thresholdsOf({ evidenceThreshold: 0.3, lexicalThreshold: 0.5, hybridThreshold: 0.4 })).toEqual({
+      vector: 0.3,
+      lexical: 0.5,
+      hybrid: 0.4,
+    });
   });
   it('maps the best evidence to a confidence tier', () => {
     expect(confidenceOf(0.7)).toBe('high');
@@ -37,7 +41,9 @@ describe('the gate', () => {
 describe('retrievalFromEnv', () => {
   it('reads the lexical and hybrid thresholds and the citation floor, 0…1', () => {
     expect(retrievalFromEnv({})).toEqual({});
-    expect(retrievalFromEnv({ CHAT_LEXICAL_THRESHOLD: '0.5', CHAT_HYBRID_THRESHOLD: '0.4', CHAT_CITATION_FLOOR: '1' })).toEqual({
+    expect(
+      retrievalFromEnv({ CHAT_LEXICAL_THRESHOLD: '0.5', CHAT_HYBRID_THRESHOLD: '0.4', CHAT_CITATION_FLOOR: '1' }),
+    ).toEqual({
       lexicalThreshold: 0.5,
       hybridThreshold: 0.4,
       citationFloor: 1,

@@ -23,7 +23,13 @@ import { onTopic } from './on-topic.ts';
 import { effectiveMode, sqlFilters } from './search.ts';
 
 export { search, type SearchHit, type SearchInput, type SearchOutput } from './search.ts';
-export { evidenceOf, DEFAULT_CITATION_FLOOR, DEFAULT_HYBRID_THRESHOLD, DEFAULT_LEXICAL_THRESHOLD, type GateThresholds } from './gate.ts';
+export {
+  evidenceOf,
+  DEFAULT_CITATION_FLOOR,
+  DEFAULT_HYBRID_THRESHOLD,
+  DEFAULT_LEXICAL_THRESHOLD,
+  type GateThresholds,
+} from './gate.ts';
 
 export interface RetrievalOptions {
   /** Minimum cosine similarity of the best chunk in vector mode (CHAT_EVIDENCE_THRESHOLD). */
@@ -62,7 +68,14 @@ export interface RetrieveInput {
  * `evidence`: the best chunk's evidence, what the gate compared with `threshold`.
  */
 export type Retrieval =
-  | { kind: 'answer'; mode: RetrievalMode; chunks: ChunkMatch[]; confidence: Confidence; evidence: number; threshold: number }
+  | {
+      kind: 'answer';
+      mode: RetrievalMode;
+      chunks: ChunkMatch[];
+      confidence: Confidence;
+      evidence: number;
+      threshold: number;
+    }
   | { kind: 'refuse'; mode: RetrievalMode; evidence: number; threshold: number; nearest: ChunkMatch[] };
 
 /** Pages a refusal may name as the closest (server/chat/closest.ts decides whether it does). */
@@ -86,12 +99,22 @@ export async function retrieve(store: ChatStore, input: RetrieveInput, options: 
  * The gate and the citable chunks for candidates already fetched: what `retrieve` does after the search.
  * Pure, so the console's "try a question" shows exactly the decision a visitor's question gets.
  */
-export function decide(rows: SearchChunkRow[], mode: RetrievalMode, options: RetrievalOptions, question?: string): Retrieval {
+export function decide(
+  rows: SearchChunkRow[],
+  mode: RetrievalMode,
+  options: RetrievalOptions,
+  question?: string,
+): Retrieval {
   const threshold = thresholdsOf(options)[mode];
   const bonus = fieldBonuses(question, rows);
-  const scored = rows.map((row, i) => ({ row, evidence: evidenceOf(row, mode), order: evidenceOf(row, mode) + bonus[i]! }));
+  const scored = rows.map((row, i) => ({
+    row,
+    evidence: evidenceOf(row, mode),
+    order: evidenceOf(row, mode) + bonus[i]!,
+  }));
   const best = Math.max(0, ...scored.map((s) => s.evidence));
-  if (!passes(best, threshold)) return { kind: 'refuse', mode, evidence: best, threshold, nearest: nearestPages(scored) };
+  if (!passes(best, threshold))
+    return { kind: 'refuse', mode, evidence: best, threshold, nearest: nearestPages(scored) };
 
   const floor = threshold * (options.citationFloor ?? DEFAULT_CITATION_FLOOR);
   const seen = new Set<string>();
@@ -106,7 +129,14 @@ export function decide(rows: SearchChunkRow[], mode: RetrievalMode, options: Ret
     chunks.push(toChunkMatch(row, evidence));
     if (chunks.length >= (options.matchCount ?? 5)) break;
   }
-  return { kind: 'answer', mode, chunks, confidence: confidenceOf(best, options.confidence), evidence: best, threshold };
+  return {
+    kind: 'answer',
+    mode,
+    chunks,
+    confidence: confidenceOf(best, options.confidence),
+    evidence: best,
+    threshold,
+  };
 }
 
 /** The best candidate of each document, best first, at most NEAREST_PAGES of them. */
@@ -140,7 +170,9 @@ export async function gatherEvidence(
   return { mode, rows };
 }
 
-export function thresholdsOf(options: Pick<RetrievalOptions, 'evidenceThreshold' | 'lexicalThreshold' | 'hybridThreshold'>): GateThresholds {
+export function thresholdsOf(
+  options: Pick<RetrievalOptions, 'evidenceThreshold' | 'lexicalThreshold' | 'hybridThreshold'>,
+): GateThresholds {
   return {
     vector: options.evidenceThreshold,
     lexical: options.lexicalThreshold ?? DEFAULT_LEXICAL_THRESHOLD,

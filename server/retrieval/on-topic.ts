@@ -18,6 +18,8 @@ export function onTopic<Row extends Pick<SearchChunkRow, 'document_id' | 'docume
   return rows.filter(
     (row) =>
       cited.has(row.document_id) ||
-      contentWords(`${row.document_title ?? ''} ${row.meta.section ?? ''} ${row.content}`).some((word) => borrowed.has(word)),
+      contentWords(`${row.document_title ?? ''} ${row.meta.section ?? ''} ${row.content}`).some((word) =>
+        borrowed.has(word),
+      ),
   );
 }

@@ -12,10 +12,21 @@ import { retrieve, search } from './index.ts';
 const kb = useKbStore();
 const claims = VISITOR;
 
-const chunk = (content: string, embedding: number[], meta: ChunkMeta = {}): IngestChunk => ({ content, meta, embedding });
+const chunk = (content: string, embedding: number[], meta: ChunkMeta = {}): IngestChunk => ({
+  content,
+  meta,
+  embedding,
+});
 
 async function doc(source: string, chunks: IngestChunk[], meta: Record<string, unknown> = {}): Promise<string> {
-  return kb.store.ingestDocument({ source, name: source.replace(/\.md$/, ''), meta, checksum: source, model: 'm', chunks });
+  return kb.store.ingestDocument({
+    source,
+    name: source.replace(/\.md$/, ''),
+    meta,
+    checksum: source,
+    model: 'm',
+    chunks,
+  });
 }
 
 describe('search_chunks: modes and fusion', () => {
@@ -24,11 +35,20 @@ describe('search_chunks: modes and fusion', () => {
       chunk('Refunds are issued within 14 days of a charge.', basis(0), { section: 'Billing › Refunds' }),
       chunk('Invoices are emailed monthly.', basis(1), { section: 'Billing › Invoices' }),
     ]);
-    await doc('plans.md', [chunk('Annual plans renew every year; refunds for annual plans are pro rata.', withSimilarity(0, 0.6, 5), { section: 'Plans' })]);
+    await doc('plans.md', [
+      chunk('Annual plans renew every year; refunds for annual plans are pro rata.', withSimilarity(0, 0.6, 5), {
+        section: 'Plans',
+      }),
+    ]);
   });
 
   it('ranks by reciprocal rank fusion in hybrid mode: Σ 1 / (60 + rank) over both lists', async () => {
-    const { mode, results } = await search(kb.store, { claims, question: 'annual refunds', embedding: basis(0), topK: 3 });
+    const { mode, results } = await search(kb.store, {
+      claims,
+      question: 'annual refunds',
+      embedding: basis(0),
+      topK: 3,
+    });
     expect(mode).toBe('hybrid');
     // Vector: Billing (1), Plans (2). Full text (BM25): Plans has both words (1), Billing only "refunds" (2).
     // Billing › Refunds and Plans tie at 1/61 + 1/62; Invoices is only in the vector list (rank 3).
@@ -42,7 +62,13 @@ describe('search_chunks: modes and fusion', () => {
       expect.closeTo(1 / 61 + 1 / 62, 10),
       expect.closeTo(1 / 63, 10),
     ]);
-    const rows = await kb.store.searchChunks(claims, { embedding: basis(0), text: 'annual refunds', count: 3, mode: 'hybrid', filters: {} });
+    const rows = await kb.store.searchChunks(claims, {
+      embedding: basis(0),
+      text: 'annual refunds',
+      count: 3,
+      mode: 'hybrid',
+      filters: {},
+    });
     const ranks = Object.fromEntries(rows.map((r) => [r.content.split(' ')[0], [r.vector_rank, r.lexical_rank]]));
     expect(ranks).toEqual({ Refunds: [1, 2], Annual: [2, 1], Invoices: [3, null] });
   });
@@ -60,18 +86,36 @@ describe('search_chunks: modes and fusion', () => {
   });
 
   it('is vector without text, and in vector mode orders by cosine with score = cosine', async () => {
-    const { mode, results } = await search(kb.store, { claims, question: 'refunds', embedding: basis(0), mode: 'vector', topK: 2 });
+    const { mode, results } = await search(kb.store, {
+      claims,
+      question: 'refunds',
+      embedding: basis(0),
+      mode: 'vector',
+      topK: 2,
+    });
     expect(mode).toBe('vector');
     expect(results.map((r) => r.score)).toEqual([expect.closeTo(1, 6), expect.closeTo(0.6, 6)]);
     expect((await search(kb.store, { claims, embedding: basis(1), topK: 1 })).mode).toBe('vector');
   });
 
   it('reports coverage: the IDF-weighted share of the question the chunk contains, unseen words weighing most', async () => {
-    const rows = await kb.store.searchChunks(claims, { embedding: null, text: 'invoices zebra', count: 1, mode: 'lexical', filters: {} });
+    const rows = await kb.store.searchChunks(claims, {
+      embedding: null,
+      text: 'invoices zebra',
+      count: 1,
+      mode: 'lexical',
+      filters: {},
+    });
     // N = 3 chunks; df(invoic) = 1, df(zebra) = 0; idf = ln(1 + (N − df + 0.5) / (df + 0.5)).
     const idf = (df: number) => Math.log(1 + (3 - df + 0.5) / (df + 0.5));
     expect(rows[0]!.coverage).toBeCloseTo(idf(1) / (idf(1) + idf(0)), 10);
-    const full = await kb.store.searchChunks(claims, { embedding: null, text: 'How are invoices sent?', count: 1, mode: 'lexical', filters: {} });
+    const full = await kb.store.searchChunks(claims, {
+      embedding: null,
+      text: 'How are invoices sent?',
+      count: 1,
+      mode: 'lexical',
+      filters: {},
+    });
     expect(full[0]!.content).toBe('Invoices are emailed monthly.');
     expect(full[0]!.coverage).toBeLessThan(1);
   });
@@ -84,11 +128,22 @@ describe('search_chunks: modes and fusion', () => {
 
 describe('search_chunks: filters', () => {
   it('filters by document, source type, tags (any), language and date, in SQL', async () => {
-    const a = await doc('a.md', [chunk('alpha refunds', basis(0))], { source_type: 'faq', tags: ['billing', 'eu'], language: 'en' });
-    await doc('b.md', [chunk('beta refunds', basis(0))], { source_type: 'doc', tags: ['billing'], language: 'fr', published_at: '2020-01-01T00:00:00Z' });
+    const a = await doc('a.md', [chunk('alpha refunds', basis(0))], {
+      source_type: 'faq',
+      tags: ['billing', 'eu'],
+      language: 'en',
+    });
+    await doc('b.md', [chunk('beta refunds', basis(0))], {
+      source_type: 'doc',
+      tags: ['billing'],
+      language: 'fr',
+      published_at: '2020-01-01T00:00:00Z',
+    });
     await doc('c.md', [chunk('gamma refunds', basis(0))], { tags: 'not-an-array' });
     const titles = async (filters: object) =>
-      (await search(kb.store, { claims, question: 'refunds', embedding: basis(0), topK: 10, filters })).results.map((r) => r.title).sort();
+      (await search(kb.store, { claims, question: 'refunds', embedding: basis(0), topK: 10, filters })).results
+        .map((r) => r.title)
+        .sort();
     expect(await titles({})).toEqual(['a', 'b', 'c']);
     expect(await titles({ document_ids: [a] })).toEqual(['a']);
     expect(await titles({ source_types: ['doc', 'web'] })).toEqual(['b']);
@@ -102,10 +157,18 @@ describe('search_chunks: filters', () => {
   });
 
   it('never starves the vector scan: a filtered-out crowd of nearer chunks does not hide the match', async () => {
-    const near = Array.from({ length: 300 }, (_, i) => chunk(`near ${i}`, withSimilarity(0, 0.99 - i * 1e-4, 10 + (i % 300))));
+    const near = Array.from({ length: 300 }, (_, i) =>
+      chunk(`near ${i}`, withSimilarity(0, 0.99 - i * 1e-4, 10 + (i % 300))),
+    );
     await doc('crowd.md', near, { source_type: 'crowd' });
     await doc('wanted.md', [chunk('far away', withSimilarity(0, 0.2))], { source_type: 'wanted' });
-    const { results } = await search(kb.store, { claims, embedding: basis(0), mode: 'vector', topK: 3, filters: { source_types: ['wanted'] } });
+    const { results } = await search(kb.store, {
+      claims,
+      embedding: basis(0),
+      mode: 'vector',
+      topK: 3,
+      filters: { source_types: ['wanted'] },
+    });
     expect(results.map((r) => r.title)).toEqual(['wanted']);
   });
 
@@ -125,7 +188,11 @@ describe('retrieve: the evidence gate per mode', () => {
     ]);
   });
   const ask = (question: string, embedding: number[] | undefined, options: object = {}) =>
-    retrieve(kb.store, { claims, question, embedding }, { evidenceThreshold: 0.35, lexicalThreshold: 0.6, hybridThreshold: 0.5, ...options });
+    retrieve(
+      kb.store,
+      { claims, question, embedding },
+      { evidenceThreshold: 0.35, lexicalThreshold: 0.6, hybridThreshold: 0.5, ...options },
+    );
 
   it('vector: the best cosine against CHAT_EVIDENCE_THRESHOLD, boundary included', async () => {
     expect((await ask('zzz', withSimilarity(0, 0.34), { mode: 'vector' })).kind).toBe('refuse');
@@ -181,9 +248,16 @@ describe('retrieve: the evidence gate per mode', () => {
   });
 
   it('cites only chunks that pass themselves with citationFloor 1, one per section, at most matchCount, similarity = evidence', async () => {
-    const found = await ask('refunds', basis(0), { mode: 'vector', evidenceThreshold: 0.4, matchCount: 5, citationFloor: 1 });
+    const found = await ask('refunds', basis(0), {
+      mode: 'vector',
+      evidenceThreshold: 0.4,
+      matchCount: 5,
+      citationFloor: 1,
+    });
     if (found.kind !== 'answer') throw new Error('expected an answer');
     // Both refund chunks pass (1 and 0.5) but share a section: only the better one is cited.
-    expect(found.chunks.map((c) => [c.content, c.similarity])).toEqual([['Refunds are issued within 14 days.', expect.closeTo(1, 5)]]);
+    expect(found.chunks.map((c) => [c.content, c.similarity])).toEqual([
+      ['Refunds are issued within 14 days.', expect.closeTo(1, 5)],
+    ]);
   });
 });

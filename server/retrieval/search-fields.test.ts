@@ -10,7 +10,11 @@ import { basis } from '../testing/vectors.ts';
 
 const kb = useKbStore();
 
-const chunk = (content: string, i: number, meta: ChunkMeta = {}): IngestChunk => ({ content, meta, embedding: basis(i) });
+const chunk = (content: string, i: number, meta: ChunkMeta = {}): IngestChunk => ({
+  content,
+  meta,
+  embedding: basis(i),
+});
 
 async function doc(source: string, name: string, chunks: IngestChunk[]): Promise<string> {
   return kb.store.ingestDocument({ source, name, meta: {}, checksum: source, model: 'm', chunks });
@@ -23,8 +27,12 @@ async function lexical(text: string) {
 
 describe('search_chunks: the page title in coverage', () => {
   it('covers a question word that only the page title holds', async () => {
-    await doc('logs.md', 'Logs', [chunk('On the Hobby plan, entries are kept for 7 days.', 1, { section: 'Retention' })]);
-    await doc('pricing.md', 'Pricing', [chunk('Plans differ in how long logs are kept: see each plan.', 2, { section: 'Plans' })]);
+    await doc('logs.md', 'Logs', [
+      chunk('On the Hobby plan, entries are kept for 7 days.', 1, { section: 'Retention' }),
+    ]);
+    await doc('pricing.md', 'Pricing', [
+      chunk('Plans differ in how long logs are kept: see each plan.', 2, { section: 'Plans' }),
+    ]);
     const rows = await lexical('logs kept on hobby');
     expect(rows.find((r) => r.title === 'Logs')).toMatchObject({ coverage: 1 });
     expect(rows.find((r) => r.title === 'Pricing')!.coverage).toBeLessThan(1);

@@ -40,7 +40,11 @@ export interface SearchOutput {
 }
 
 /** The mode a request can be served in. */
-export function effectiveMode(requested: RetrievalMode | undefined, hasText: boolean, hasEmbedding: boolean): RetrievalMode {
+export function effectiveMode(
+  requested: RetrievalMode | undefined,
+  hasText: boolean,
+  hasEmbedding: boolean,
+): RetrievalMode {
   if (!hasEmbedding) return 'lexical';
   if (!hasText) return 'vector';
   return requested ?? 'hybrid';

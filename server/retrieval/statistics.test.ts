@@ -12,20 +12,35 @@ import { basis } from '../testing/vectors.ts';
 const kb = useKbStore();
 const claims = VISITOR;
 
-const chunk = (content: string, i = 0): IngestChunk => ({ content, meta: { section: `S${i}` }, embedding: basis(i % 384) });
+const chunk = (content: string, i = 0): IngestChunk => ({
+  content,
+  meta: { section: `S${i}` },
+  embedding: basis(i % 384),
+});
 const doc = (source: string, contents: string[]) =>
-  kb.store.ingestDocument({ source, name: source, meta: {}, checksum: source + contents.join(), model: 'm', chunks: contents.map(chunk) });
+  kb.store.ingestDocument({
+    source,
+    name: source,
+    meta: {},
+    checksum: source + contents.join(),
+    model: 'm',
+    chunks: contents.map(chunk),
+  });
 
 /** What the triggers maintain vs. the same numbers counted from scratch over searchable chunks. */
 async function statistics() {
-  const kept = await kb.store.db.query<{ lexeme: string; df: number }>('select lexeme, df from kb_lexemes order by lexeme');
+  const kept = await kb.store.db.query<{ lexeme: string; df: number }>(
+    'select lexeme, df from kb_lexemes order by lexeme',
+  );
   const counted = await kb.store.db.query<{ lexeme: string; df: number }>(
     `select lexeme, count(*)::int as df
      from kb_chunks c join kb_documents d on d.id = c.document_id and d.status = 'ready' and d.enabled,
        unnest(tsvector_to_array(c.fts)) lexeme
      group by lexeme order by lexeme`,
   );
-  const corpus = await kb.store.db.query<{ chunks: string; total_length: string }>('select chunks, total_length from kb_corpus_stats');
+  const corpus = await kb.store.db.query<{ chunks: string; total_length: string }>(
+    'select chunks, total_length from kb_corpus_stats',
+  );
   const corpusCounted = await kb.store.db.query<{ chunks: string; total_length: string }>(
     `select count(*) as chunks, coalesce(sum(c.fts_length), 0) as total_length
      from kb_chunks c join kb_documents d on d.id = c.document_id and d.status = 'ready' and d.enabled`,
@@ -46,7 +61,9 @@ describe('BM25 statistics kept with the documents', () => {
     const a = await doc('a.md', ['Refunds are issued within 14 days.', 'Invoices are emailed monthly.']);
     await doc('b.md', ['Annual plans renew every year; refunds are pro rata.']);
     await expectConsistent(3);
-    expect((await kb.store.db.query('select df from kb_lexemes where lexeme = $1', ['refund'])).rows).toEqual([{ df: 2 }]);
+    expect((await kb.store.db.query('select df from kb_lexemes where lexeme = $1', ['refund'])).rows).toEqual([
+      { df: 2 },
+    ]);
 
     await doc('a.md', ['Refunds take 30 days now.']); // replaced: old chunks out, new in
     await expectConsistent(2);
@@ -68,7 +85,10 @@ describe('BM25 statistics kept with the documents', () => {
 
   it('count a chunk written into a ready document directly, and drop it when it is deleted', async () => {
     const id = await doc('a.md', ['Refunds are issued within 14 days.']);
-    await kb.store.db.query(`insert into kb_chunks (document_id, position, content) values ($1, 1, 'Shipping is free.')`, [id]);
+    await kb.store.db.query(
+      `insert into kb_chunks (document_id, position, content) values ($1, 1, 'Shipping is free.')`,
+      [id],
+    );
     await expectConsistent(2);
     await kb.store.db.query('update kb_chunks set content = $1 where position = 1', ['Shipping costs five dollars.']);
     await expectConsistent(2);
@@ -90,7 +110,7 @@ describe('BM25 statistics kept with the documents', () => {
 
   it('can be recounted from scratch (kb_recount_statistics) with the same result', async () => {
     await doc('a.md', ['Refunds are issued within 14 days.', 'Invoices are emailed monthly.']);
-    await kb.store.db.exec("update kb_lexemes set df = 99; update kb_corpus_stats set chunks = 7");
+    await kb.store.db.exec('update kb_lexemes set df = 99; update kb_corpus_stats set chunks = 7');
     await kb.store.db.query('select kb_recount_statistics()');
     await expectConsistent(2);
   });
@@ -106,14 +126,26 @@ describe('BM25 from the kept statistics', () => {
     ];
     await doc('a.md', texts);
     const question = 'refund invoice carrier';
-    const rows = await kb.store.searchChunks(claims, { embedding: null, text: question, count: 10, mode: 'lexical', filters: {} });
+    const rows = await kb.store.searchChunks(claims, {
+      embedding: null,
+      text: question,
+      count: 10,
+      mode: 'lexical',
+      filters: {},
+    });
 
-    const vectors = await kb.store.db.query<{ content: string; lexemes: { lexeme: string; n: number }[]; length: number }>(
+    const vectors = await kb.store.db.query<{
+      content: string;
+      lexemes: { lexeme: string; n: number }[];
+      length: number;
+    }>(
       `select content, fts_length as length,
          (select json_agg(json_build_object('lexeme', u.lexeme, 'n', coalesce(array_length(u.positions, 1), 1))) from unnest(fts) u) as lexemes
        from kb_chunks`,
     );
-    const terms = (await kb.store.db.query<{ t: string[] }>("select tsvector_to_array(to_tsvector('english', $1)) as t", [question])).rows[0]!.t;
+    const terms = (
+      await kb.store.db.query<{ t: string[] }>("select tsvector_to_array(to_tsvector('english', $1)) as t", [question])
+    ).rows[0]!.t;
     const n = vectors.rows.length;
     const avgdl = vectors.rows.reduce((s, r) => s + r.length, 0) / n;
     const df = (t: string) => vectors.rows.filter((r) => r.lexemes.some((l) => l.lexeme === t)).length;
@@ -141,7 +173,11 @@ describe('bounded full-text candidates', () => {
     await doc('filler.md', filler);
     await doc('rare.md', ['A service request about the zeppelin hangar is answered by the night shift.']);
     const rows = await kb.store.searchChunks(claims, {
-      embedding: null, text: 'service request zeppelin', count: 5, mode: 'lexical', filters: {},
+      embedding: null,
+      text: 'service request zeppelin',
+      count: 5,
+      mode: 'lexical',
+      filters: {},
     });
     expect(rows[0]!.content).toMatch(/zeppelin/);
     expect(rows[0]!.coverage).toBeCloseTo(1, 9);
@@ -153,7 +189,13 @@ describe('bounded full-text candidates', () => {
   it('still answers a question made only of common words (the rarest of them probes, capped)', async () => {
     const filler = Array.from({ length: 400 }, (_, i) => `The service answers request number ${i} quickly.`);
     await doc('filler.md', filler);
-    const rows = await kb.store.searchChunks(claims, { embedding: null, text: 'service request', count: 5, mode: 'lexical', filters: {} });
+    const rows = await kb.store.searchChunks(claims, {
+      embedding: null,
+      text: 'service request',
+      count: 5,
+      mode: 'lexical',
+      filters: {},
+    });
     expect(rows).toHaveLength(5);
     expect(rows.every((r) => r.coverage === 1)).toBe(true);
   });

@@ -41,7 +41,11 @@ describe('POST /api/search', () => {
     ['nothing to search with', {}, 'query_text'],
     ['top_k out of range', { query_text: 'x', top_k: 51 }, 'top_k'],
     ['a wrong-size embedding', { embedding: [0.1, 0.2] }, 'embedding'],
-    ['a malformed document id filter', { query_text: 'x', filters: { document_ids: ['nope'] } }, 'filters.document_ids'],
+    [
+      'a malformed document id filter',
+      { query_text: 'x', filters: { document_ids: ['nope'] } },
+      'filters.document_ids',
+    ],
   ])('answers 400 for %s', async (_name, body, field) => {
     const { token } = await api().signIn();
     const res = await searchAs(token, body);

@@ -28,15 +28,17 @@ export function searchRoute({
   const app = new Hono<{ Variables: AuthVariables & { search: SearchRequest & { question: string } } }>();
 
   // Validated before the rate limiter: an invalid request costs no database work and writes nothing.
-  const validate = createMiddleware<{ Variables: { search: SearchRequest & { question: string } } }>(async (c, next) => {
-    const body = parseBody(SearchRequestSchema, await readJson(c.req.raw));
-    const question = body.query_text ? cleanMessage(body.query_text).trim() : '';
-    if (!question && !body.embedding) {
-      throw new AppError(400, 'invalid_request', 'query_text: give query_text, embedding, or both');
-    }
-    c.set('search', { ...body, question });
-    await next();
-  });
+  const validate = createMiddleware<{ Variables: { search: SearchRequest & { question: string } } }>(
+    async (c, next) => {
+      const body = parseBody(SearchRequestSchema, await readJson(c.req.raw));
+      const question = body.query_text ? cleanMessage(body.query_text).trim() : '';
+      if (!question && !body.embedding) {
+        throw new AppError(400, 'invalid_request', 'query_text: give query_text, embedding, or both');
+      }
+      c.set('search', { ...body, question });
+      await next();
+    },
+  );
 
   app.post('/', requireAuth(auth), validate, rateLimit({ store, ...limits }), async function searchChunks(c) {
     const started = performance.now();

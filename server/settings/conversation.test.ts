@@ -15,7 +15,18 @@ beforeAll(async () => {
   api = await createTestApi();
   const userId = await api.store.createAnonymousUser();
   const now = Math.floor(Date.now() / 1000);
-  admin = await sign({ sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' }, iat: now, exp: now + 600 }, TEST_SECRET, 'HS256');
+  admin = await sign(
+    {
+      sub: userId,
+      role: 'authenticated',
+      aud: 'authenticated',
+      app_metadata: { role: 'admin' },
+      iat: now,
+      exp: now + 600,
+    },
+    TEST_SECRET,
+    'HS256',
+  );
 });
 afterAll(() => api?.close());
 beforeEach(async () => {
@@ -35,7 +46,10 @@ describe('support_url and starters through /api/admin/settings and /api/config',
     expect(await config()).not.toHaveProperty('support_url');
     expect(await config()).not.toHaveProperty('starters');
 
-    const res = await put({ support_url: ' mailto:help@example.com ', starters: [' How do refunds work? ', 'What does the warranty cover?'] });
+    const res = await put({
+      support_url: ' mailto:help@example.com ',
+      starters: [' How do refunds work? ', 'What does the warranty cover?'],
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
       support_url: 'mailto:help@example.com',
@@ -43,7 +57,10 @@ describe('support_url and starters through /api/admin/settings and /api/config',
       starters: ['How do refunds work?', 'What does the warranty cover?'],
       starters_source: 'admin',
     } satisfies Partial<Settings>);
-    expect(await config()).toMatchObject({ support_url: 'mailto:help@example.com', starters: ['How do refunds work?', 'What does the warranty cover?'] });
+    expect(await config()).toMatchObject({
+      support_url: 'mailto:help@example.com',
+      starters: ['How do refunds work?', 'What does the warranty cover?'],
+    });
 
     await put({ support_url: 'https://help.example.com/new?q={question}' });
     expect((await config()).support_url).toBe('https://help.example.com/new?q={question}');
@@ -69,7 +86,9 @@ describe('support_url and starters through /api/admin/settings and /api/config',
     for (const [body, field] of cases) {
       const res = await put(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(((await res.json()) as { error: { message: string } }).error.message, JSON.stringify(body)).toMatch(new RegExp(`^${field.replace('.', '\\.')}: `));
+      expect(((await res.json()) as { error: { message: string } }).error.message, JSON.stringify(body)).toMatch(
+        new RegExp(`^${field.replace('.', '\\.')}: `),
+      );
     }
     expect(await api.store.getSettings()).toMatchObject({ support_url: null, starters: null });
   });
@@ -77,7 +96,11 @@ describe('support_url and starters through /api/admin/settings and /api/config',
 
 describe('kb_set_settings checks support_url and starters in SQL', () => {
   it('refuses every out-of-bounds value itself (errcode 22023), whatever the API sent', async () => {
-    const claims = { sub: await api.store.createAnonymousUser(), role: 'authenticated', app_metadata: { role: 'admin' } };
+    const claims = {
+      sub: await api.store.createAnonymousUser(),
+      role: 'authenticated',
+      app_metadata: { role: 'admin' },
+    };
     for (const patch of [
       { support_url: 'javascript:alert(1)' },
       { support_url: 'http://help.example.com' },
@@ -95,11 +118,18 @@ describe('kb_set_settings checks support_url and starters in SQL', () => {
       expect((error as StoreError).kind, JSON.stringify(patch)).toBe('invalid');
     }
     // The table's CHECKs hold even for a direct write.
-    await expect(api.store.db.exec("update kb_settings set support_url = 'javascript:alert(1)'")).rejects.toThrow(/check/);
-    await expect(api.store.db.exec("update kb_settings set starters = array['a','b','c','d','e']")).rejects.toThrow(/check/);
+    await expect(api.store.db.exec("update kb_settings set support_url = 'javascript:alert(1)'")).rejects.toThrow(
+      /check/,
+    );
+    await expect(api.store.db.exec("update kb_settings set starters = array['a','b','c','d','e']")).rejects.toThrow(
+      /check/,
+    );
     // A patch without them leaves them alone.
     await api.store.setSettings(claims, { support_url: 'mailto:help@example.com', starters: ['Hi?'] });
-    expect(await api.store.setSettings(claims, { greeting: 'Hello' })).toMatchObject({ support_url: 'mailto:help@example.com', starters: ['Hi?'] });
+    expect(await api.store.setSettings(claims, { greeting: 'Hello' })).toMatchObject({
+      support_url: 'mailto:help@example.com',
+      starters: ['Hi?'],
+    });
     await api.store.setSettings(claims, { greeting: null });
   });
 });

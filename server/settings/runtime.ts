@@ -62,7 +62,10 @@ export function effectiveSettings(stored: StoredSettings | null, defaults: Setti
  * because the settings could not be read, so then the server's defaults apply (and the question is
  * answered as if no admin had changed anything).
  */
-export function settingsReader(store: Pick<ChatStore, 'getSettings'>, defaults: SettingsDefaults): () => Promise<RuntimeSettings> {
+export function settingsReader(
+  store: Pick<ChatStore, 'getSettings'>,
+  defaults: SettingsDefaults,
+): () => Promise<RuntimeSettings> {
   return async function readSettings() {
     const stored = await store.getSettings().catch(() => null);
     return effectiveSettings(stored, defaults);
@@ -73,7 +76,11 @@ export function settingsReader(store: Pick<ChatStore, 'getSettings'>, defaults: 
 export function adminSettings(
   stored: StoredSettings,
   defaults: SettingsDefaults,
-  webhook: { url: string | null; secret_set: boolean; editable: boolean } = { url: null, secret_set: false, editable: false },
+  webhook: { url: string | null; secret_set: boolean; editable: boolean } = {
+    url: null,
+    secret_set: false,
+    editable: false,
+  },
 ): Settings {
   const server = defaults.webhook ?? { url: null, secretSet: false };
   const gate: GateThresholds = thresholdsOf(defaults.retrieval);

@@ -19,13 +19,19 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 beforeEach(async () => {
-  await api.store.db.exec('update kb_settings set answer_mode = null, evidence_threshold = null, lexical_threshold = null, hybrid_threshold = null, greeting = null, refusal_suggestions = null');
+  await api.store.db.exec(
+    'update kb_settings set answer_mode = null, evidence_threshold = null, lexical_threshold = null, hybrid_threshold = null, greeting = null, refusal_suggestions = null',
+  );
 });
 
 async function tokenFor(appMetadata: Record<string, unknown>): Promise<string> {
   const userId = await api.store.createAnonymousUser();
   const now = Math.floor(Date.now() / 1000);
-  return sign({ sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: appMetadata, iat: now, exp: now + 600 }, TEST_SECRET, 'HS256');
+  return sign(
+    { sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: appMetadata, iat: now, exp: now + 600 },
+    TEST_SECRET,
+    'HS256',
+  );
 }
 
 const settings = (method: 'GET' | 'PUT', body?: unknown, token: string | null = admin, target = api.app) =>
@@ -62,12 +68,15 @@ describe('GET/PUT /api/admin/settings: thresholds, greeting, refusal suggestions
     } satisfies Partial<Settings>);
   });
 
-  it('raises the threshold at runtime: a question answered before is refused, on every instance, with the admin\'s suggestions', async () => {
+  it("raises the threshold at runtime: a question answered before is refused, on every instance, with the admin's suggestions", async () => {
     const other = api.instance(); // another server over the same database: no restart, no cache
     expect((await ask()).type).toBe('answer');
     expect((await ask(other)).type).toBe('answer');
 
-    const set = await settings('PUT', { evidence_threshold: 0.7, refusal_suggestions: [' Email billing@example.com ', 'Browse the FAQ'] });
+    const set = await settings('PUT', {
+      evidence_threshold: 0.7,
+      refusal_suggestions: [' Email billing@example.com ', 'Browse the FAQ'],
+    });
     expect(set.status).toBe(200);
     expect(await set.json()).toMatchObject({
       evidence_threshold: 0.7,
@@ -79,7 +88,11 @@ describe('GET/PUT /api/admin/settings: thresholds, greeting, refusal suggestions
     });
     for (const target of [api.app, other]) {
       const refused = (await ask(target)) as Refusal;
-      expect(refused).toMatchObject({ type: 'refusal', reason: 'no_evidence', suggestions: ['Email billing@example.com', 'Browse the FAQ'] });
+      expect(refused).toMatchObject({
+        type: 'refusal',
+        reason: 'no_evidence',
+        suggestions: ['Email billing@example.com', 'Browse the FAQ'],
+      });
     }
 
     // "Try a question" decides with the same threshold as the chat.
@@ -88,7 +101,11 @@ describe('GET/PUT /api/admin/settings: thresholds, greeting, refusal suggestions
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${admin}` },
       body: JSON.stringify({ message: 'How do refunds work?', embedding: withSimilarity(0, 0.6), mode: 'vector' }),
     });
-    expect(await tried.json()).toMatchObject({ decision: 'refuse', threshold: expect.closeTo(0.7, 5), refusal: { suggestions: ['Email billing@example.com', 'Browse the FAQ'] } });
+    expect(await tried.json()).toMatchObject({
+      decision: 'refuse',
+      threshold: expect.closeTo(0.7, 5),
+      refusal: { suggestions: ['Email billing@example.com', 'Browse the FAQ'] },
+    });
 
     // null hands it back to the server; the suggestions stay (a patch changes only what it names).
     expect(await (await settings('PUT', { evidence_threshold: null })).json()).toMatchObject({
@@ -108,50 +125,87 @@ describe('GET/PUT /api/admin/settings: thresholds, greeting, refusal suggestions
   // (shown by /api/admin/try): coverage 0.59 (three of its four words are in the chunk), and with cosine
   // 0.3 a hybrid mean of 0.44. The thresholds are set on either side of it.
   it.each([
-    { mode: 'lexical', field: 'lexical_threshold', server: 0.65, atServer: 'refusal', steps: [[0.55, 'answer'], [0.62, 'refusal']] },
-    { mode: 'hybrid', field: 'hybrid_threshold', server: 0.39, atServer: 'answer', steps: [[0.46, 'refusal'], [0.42, 'answer']] },
-  ] as const)("the admin's $field changes answers in $mode mode, and no other setting does", async ({ mode, field, server, atServer, steps }) => {
-    const target = api.instance({ retrieval: { mode } });
-    const message = 'annual refunds charge quokka';
-    const embedding = withSimilarity(0, 0.3);
-    const askIn = async () => {
-      const visitor = await api.signIn(target);
-      const res = await api.chat(visitor.token, question(embedding, message), { headers: { Accept: 'application/json' } }, target);
-      return ((await res.json()) as { type: string }).type;
-    };
-    const tryIn = async () => {
-      const res = await api.app.request('/api/admin/try', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${admin}` },
-        body: JSON.stringify({ message, embedding, mode }),
-      });
-      return (await res.json()) as { decision: string; threshold: number };
-    };
-    const decision = (type: string) => (type === 'answer' ? 'answer' : 'refuse');
-    expect(await askIn()).toBe(atServer);
-    expect(await tryIn()).toEqual(expect.objectContaining({ decision: decision(atServer), threshold: expect.closeTo(server, 5) }));
+    {
+      mode: 'lexical',
+      field: 'lexical_threshold',
+      server: 0.65,
+      atServer: 'refusal',
+      steps: [
+        [0.55, 'answer'],
+        [0.62, 'refusal'],
+      ],
+    },
+    {
+      mode: 'hybrid',
+      field: 'hybrid_threshold',
+      server: 0.39,
+      atServer: 'answer',
+      steps: [
+        [0.46, 'refusal'],
+        [0.42, 'answer'],
+      ],
+    },
+  ] as const)(
+    "the admin's $field changes answers in $mode mode, and no other setting does",
+    async ({ mode, field, server, atServer, steps }) => {
+      const target = api.instance({ retrieval: { mode } });
+      const message = 'annual refunds charge quokka';
+      const embedding = withSimilarity(0, 0.3);
+      const askIn = async () => {
+        const visitor = await api.signIn(target);
+        const res = await api.chat(
+          visitor.token,
+          question(embedding, message),
+          { headers: { Accept: 'application/json' } },
+          target,
+        );
+        return ((await res.json()) as { type: string }).type;
+      };
+      const tryIn = async () => {
+        const res = await api.app.request('/api/admin/try', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${admin}` },
+          body: JSON.stringify({ message, embedding, mode }),
+        });
+        return (await res.json()) as { decision: string; threshold: number };
+      };
+      const decision = (type: string) => (type === 'answer' ? 'answer' : 'refuse');
+      expect(await askIn()).toBe(atServer);
+      expect(await tryIn()).toEqual(
+        expect.objectContaining({ decision: decision(atServer), threshold: expect.closeTo(server, 5) }),
+      );
 
-    // The other modes' thresholds, at their strictest, leave this mode alone.
-    expect((await settings('PUT', { evidence_threshold: 1, lexical_threshold: 1, hybrid_threshold: 1, [field]: null })).status).toBe(200);
-    expect(await askIn()).toBe(atServer);
+      // The other modes' thresholds, at their strictest, leave this mode alone.
+      expect(
+        (await settings('PUT', { evidence_threshold: 1, lexical_threshold: 1, hybrid_threshold: 1, [field]: null }))
+          .status,
+      ).toBe(200);
+      expect(await askIn()).toBe(atServer);
 
-    for (const [threshold, expected] of steps) {
-      expect((await settings('PUT', { [field]: threshold })).status).toBe(200);
-      expect(await askIn(), `${field} ${threshold}`).toBe(expected);
-      expect(await tryIn()).toEqual(expect.objectContaining({ decision: decision(expected), threshold: expect.closeTo(threshold, 5) }));
-    }
-  });
+      for (const [threshold, expected] of steps) {
+        expect((await settings('PUT', { [field]: threshold })).status).toBe(200);
+        expect(await askIn(), `${field} ${threshold}`).toBe(expected);
+        expect(await tryIn()).toEqual(
+          expect.objectContaining({ decision: decision(expected), threshold: expect.closeTo(threshold, 5) }),
+        );
+      }
+    },
+  );
 
   it('a settings read that fails never fails the question: the server defaults apply', async () => {
     await settings('PUT', { evidence_threshold: 0.9 });
-    const broken = api.instance({ store: Object.assign(Object.create(api.store), { getSettings: () => Promise.reject(new Error('down')) }) });
+    const broken = api.instance({
+      store: Object.assign(Object.create(api.store), { getSettings: () => Promise.reject(new Error('down')) }),
+    });
     expect((await ask(broken)).type).toBe('answer');
     expect((await ask()).type).toBe('refusal');
   });
 
   it('reads the settings once per question', async () => {
     let reads = 0;
-    const counting = api.instance({ store: Object.assign(Object.create(api.store), { getSettings: () => (reads++, api.store.getSettings()) }) });
+    const counting = api.instance({
+      store: Object.assign(Object.create(api.store), { getSettings: () => (reads++, api.store.getSettings()) }),
+    });
     const visitor = await api.signIn(counting);
     reads = 0;
     await (await api.chat(visitor.token, refunds(), {}, counting)).text(); // streamed
@@ -166,7 +220,10 @@ describe('GET/PUT /api/admin/settings: thresholds, greeting, refusal suggestions
     expect(await config()).not.toHaveProperty('greeting');
     await settings('PUT', { greeting: 'Hi! Ask me about billing.' });
     expect((await config()).greeting).toBe('Hi! Ask me about billing.');
-    expect(await (await settings('GET')).json()).toMatchObject({ greeting: 'Hi! Ask me about billing.', greeting_source: 'admin' });
+    expect(await (await settings('GET')).json()).toMatchObject({
+      greeting: 'Hi! Ask me about billing.',
+      greeting_source: 'admin',
+    });
     await settings('PUT', { greeting: null });
     expect(await config()).not.toHaveProperty('greeting');
   });
@@ -186,7 +243,9 @@ describe('GET/PUT /api/admin/settings: thresholds, greeting, refusal suggestions
     for (const [body, field] of cases) {
       const res = await settings('PUT', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`^${field.replace('.', '\\.')}: `));
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+        new RegExp(`^${field.replace('.', '\\.')}: `),
+      );
     }
     const visitor = await api.signIn();
     expect((await settings('PUT', { greeting: 'pwned' }, visitor.token)).status).toBe(403);
@@ -202,7 +261,11 @@ describe('GET/PUT /api/admin/settings: thresholds, greeting, refusal suggestions
 });
 
 describe('kb_set_settings in SQL', () => {
-  const claims = async (role?: string) => ({ sub: await api.store.createAnonymousUser(), role: 'authenticated', ...(role ? { app_metadata: { role } } : {}) });
+  const claims = async (role?: string) => ({
+    sub: await api.store.createAnonymousUser(),
+    role: 'authenticated',
+    ...(role ? { app_metadata: { role } } : {}),
+  });
 
   it('checks every bound itself (errcode 22023), whatever the API sent', async () => {
     const adminClaims = await claims('admin');
@@ -233,10 +296,23 @@ describe('kb_set_settings in SQL', () => {
 
   it('a patch changes only the fields it names; null clears one', async () => {
     const adminClaims = await claims('admin');
-    await api.store.setSettings(adminClaims, { greeting: 'Hello', hybrid_threshold: 0.5, refusal_suggestions: ['Ask sales'] });
+    await api.store.setSettings(adminClaims, {
+      greeting: 'Hello',
+      hybrid_threshold: 0.5,
+      refusal_suggestions: ['Ask sales'],
+    });
     const after = await api.store.setSettings(adminClaims, { hybrid_threshold: null, answer_mode: 'generative' });
-    expect(after).toMatchObject({ greeting: 'Hello', hybrid_threshold: null, refusal_suggestions: ['Ask sales'], answer_mode: 'generative' });
-    expect(await api.store.getSettings()).toMatchObject({ greeting: 'Hello', hybrid_threshold: null, answer_mode: 'generative' });
+    expect(after).toMatchObject({
+      greeting: 'Hello',
+      hybrid_threshold: null,
+      refusal_suggestions: ['Ask sales'],
+      answer_mode: 'generative',
+    });
+    expect(await api.store.getSettings()).toMatchObject({
+      greeting: 'Hello',
+      hybrid_threshold: null,
+      answer_mode: 'generative',
+    });
   });
 
   it('refuses anyone but an admin (insufficient_privilege), changing nothing', async () => {

@@ -15,7 +15,10 @@ export const ANSWER_WRITE_KEY_MIN_CHARS = 32;
 /** 32 random bytes, base64url (no padding). */
 export function newAnswerWriteKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 /** SHA-256 of the key's UTF-8 bytes, lowercase hex: `encode(sha256(convert_to(key, 'UTF8')), 'hex')` in SQL. */

@@ -29,15 +29,17 @@ describe('positionalCall', () => {
 
   it('selects a single value as v, and leaves trailing arguments to their defaults', () => {
     expect(positionalCall('kb_has_documents', {}).sql).toBe('select kb_has_documents() as v');
-    expect(positionalCall('record_content_gap', { p_question: 'q', p_reason: 'r', p_message_id: 'm', p_write_key: 'k' }).sql).toBe(
-      'select record_content_gap($1, $2, $3, $4) as v',
-    );
+    expect(
+      positionalCall('record_content_gap', { p_question: 'q', p_reason: 'r', p_message_id: 'm', p_write_key: 'k' }).sql,
+    ).toBe('select record_content_gap($1, $2, $3, $4) as v');
     expect(positionalCall('list_chat_sessions', {})).toEqual({ sql: 'select * from list_chat_sessions()', params: [] });
   });
 
   it('refuses an argument the function does not have, or a gap before a given one', () => {
     expect(() => positionalCall('get_chunk', { p_chunk: 'x' } as never)).toThrow(/get_chunk: no argument p_chunk/);
-    expect(() => positionalCall('rate_limit_hit', { p_bucket: 'chat', p_window_seconds: 60 })).toThrow(/p_limit left out/);
+    expect(() => positionalCall('rate_limit_hit', { p_bucket: 'chat', p_window_seconds: 60 })).toThrow(
+      /p_limit left out/,
+    );
   });
 });
 
@@ -54,7 +56,9 @@ describe('SQL_FUNCTIONS', () => {
       const names = f.args.map((a) => a.split(':')[0]);
       expect(new Set(names).size, name).toBe(names.length);
     }
-    const keyed = Object.entries(SQL_FUNCTIONS).filter(([, f]) => f.args.some((a) => a === 'p_write_key')).map(([name]) => name);
+    const keyed = Object.entries(SQL_FUNCTIONS)
+      .filter(([, f]) => f.args.some((a) => a === 'p_write_key'))
+      .map(([name]) => name);
     expect(keyed.sort()).toEqual(['chat_finish_turn', 'chat_save_generated', 'record_content_gap']);
   });
 });

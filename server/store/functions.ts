@@ -73,7 +73,13 @@ export const SQL_FUNCTIONS = {
   kb_get_settings: { args: [], grants: ANYONE, via: 'anon', returns: 'rows', retried: true },
 
   // Retrieval, for signed-in visitors only: anon key holders do not search the knowledge base directly.
-  match_chunks: { args: ['query_embedding:vector', 'threshold', 'match_count'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
+  match_chunks: {
+    args: ['query_embedding:vector', 'threshold', 'match_count'],
+    grants: USERS,
+    via: 'visitor',
+    returns: 'rows',
+    retried: true,
+  },
   search_chunks: {
     args: ['query_embedding:vector', 'query_text', 'match_count', 'search_mode', 'filters:jsonb', 'candidate_count'],
     grants: USERS,
@@ -90,7 +96,13 @@ export const SQL_FUNCTIONS = {
   get_chunk: { args: ['p_chunk_id'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
 
   // A turn. Keyed by the message id: a retry finds the turn the lost attempt stored (is_new false).
-  chat_begin_turn: { args: ['p_session_id', 'p_message_id', 'p_content', 'p_title'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
+  chat_begin_turn: {
+    args: ['p_session_id', 'p_message_id', 'p_content', 'p_title'],
+    grants: USERS,
+    via: 'visitor',
+    returns: 'rows',
+    retried: true,
+  },
   // The lookup behind chat_begin_turn.
   chat_existing_turn: { args: ['p_message_id', 'p_session_id', 'p_content'], grants: SERVICE, via: 'sql' },
   // Stores the server's answer: the visitor's JWT (RLS) and the server's answer write key. Keyed by
@@ -103,19 +115,49 @@ export const SQL_FUNCTIONS = {
     retried: true,
   },
   // Generative mode's written answer, with the key. The first stays: a second attempt returns it.
-  chat_save_generated: { args: ['p_message_id', 'p_text', 'p_model', 'p_write_key'], grants: USERS, via: 'visitor', returns: 'value', retried: true },
+  chat_save_generated: {
+    args: ['p_message_id', 'p_text', 'p_model', 'p_write_key'],
+    grants: USERS,
+    via: 'visitor',
+    returns: 'value',
+    retried: true,
+  },
   // Counts one request: done twice, it would count twice.
-  rate_limit_hit: { args: ['p_bucket', 'p_limit', 'p_window_seconds'], grants: USERS, via: 'visitor', returns: 'rows', retried: false },
+  rate_limit_hit: {
+    args: ['p_bucket', 'p_limit', 'p_window_seconds'],
+    grants: USERS,
+    via: 'visitor',
+    returns: 'rows',
+    retried: false,
+  },
   list_chat_sessions: { args: ['p_limit'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
   get_chat_session: { args: ['p_session_id'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
   get_chat_messages: { args: ['p_session_id'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
   // A follow-up reads the last few turns as the visitor (security invoker: RLS hides other sessions).
-  get_recent_chat_messages: { args: ['p_session_id', 'p_limit'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
+  get_recent_chat_messages: {
+    args: ['p_session_id', 'p_limit'],
+    grants: USERS,
+    via: 'visitor',
+    returns: 'rows',
+    retried: true,
+  },
   // Keyed by the message id: a second call stores the same rating again (the end state of a change of mind).
-  chat_set_feedback: { args: ['p_message_id', 'p_rating', 'p_comment'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
+  chat_set_feedback: {
+    args: ['p_message_id', 'p_rating', 'p_comment'],
+    grants: USERS,
+    via: 'visitor',
+    returns: 'rows',
+    retried: true,
+  },
   get_chat_feedback: { args: ['p_session_id'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
   // With the key; keyed by the message id: a question is counted once however often it is sent.
-  record_content_gap: { args: ['p_question', 'p_reason', 'p_message_id', 'p_write_key'], grants: USERS, via: 'visitor', returns: 'void', retried: true },
+  record_content_gap: {
+    args: ['p_question', 'p_reason', 'p_message_id', 'p_write_key'],
+    grants: USERS,
+    via: 'visitor',
+    returns: 'void',
+    retried: true,
+  },
 
   // The answer write key: its hash set by the service role (`npm run console -- answer-key`; the embedded
   // store at open), the same hash however often; checked by the write functions only.
@@ -127,8 +169,20 @@ export const SQL_FUNCTIONS = {
   // Sets the same values however often.
   kb_set_settings: { args: ['p_patch:jsonb'], grants: USERS, via: 'console', returns: 'rows', retried: true },
   admin_whoami: { args: [], grants: USERS, via: 'console', returns: 'rows', retried: true },
-  admin_list_gaps: { args: ['p_status', 'p_limit', 'p_offset'], grants: USERS, via: 'console', returns: 'rows', retried: true },
-  admin_set_gap_done: { args: ['p_question_key', 'p_done'], grants: USERS, via: 'console', returns: 'value', retried: true },
+  admin_list_gaps: {
+    args: ['p_status', 'p_limit', 'p_offset'],
+    grants: USERS,
+    via: 'console',
+    returns: 'rows',
+    retried: true,
+  },
+  admin_set_gap_done: {
+    args: ['p_question_key', 'p_done'],
+    grants: USERS,
+    via: 'console',
+    returns: 'value',
+    retried: true,
+  },
   admin_list_conversations: {
     args: ['p_rating', 'p_outcome', 'p_from', 'p_to', 'p_limit', 'p_offset'],
     grants: USERS,
@@ -137,14 +191,44 @@ export const SQL_FUNCTIONS = {
     retried: true,
   },
   admin_get_thread: { args: ['p_session_id'], grants: USERS, via: 'console', returns: 'rows', retried: true },
-  admin_list_documents: { args: ['p_query', 'p_limit', 'p_offset'], grants: USERS, via: 'console', returns: 'rows', retried: true },
-  admin_set_document_enabled: { args: ['p_id', 'p_enabled'], grants: USERS, via: 'console', returns: 'value', retried: true },
+  admin_list_documents: {
+    args: ['p_query', 'p_limit', 'p_offset'],
+    grants: USERS,
+    via: 'console',
+    returns: 'rows',
+    retried: true,
+  },
+  admin_set_document_enabled: {
+    args: ['p_id', 'p_enabled'],
+    grants: USERS,
+    via: 'console',
+    returns: 'value',
+    retried: true,
+  },
   // "Was it there?" would be wrong after a lost first response.
   admin_delete_document: { args: ['p_id'], grants: USERS, via: 'console', returns: 'value', retried: false },
   admin_overview: { args: ['p_from', 'p_to'], grants: USERS, via: 'console', returns: 'value', retried: true },
-  admin_export_conversations: { args: ['p_from', 'p_to', 'p_after', 'p_limit'], grants: USERS, via: 'console', returns: 'rows', retried: true },
-  admin_export_gaps: { args: ['p_from', 'p_to', 'p_after', 'p_limit'], grants: USERS, via: 'console', returns: 'rows', retried: true },
-  admin_export_feedback: { args: ['p_from', 'p_to', 'p_after', 'p_limit'], grants: USERS, via: 'console', returns: 'rows', retried: true },
+  admin_export_conversations: {
+    args: ['p_from', 'p_to', 'p_after', 'p_limit'],
+    grants: USERS,
+    via: 'console',
+    returns: 'rows',
+    retried: true,
+  },
+  admin_export_gaps: {
+    args: ['p_from', 'p_to', 'p_after', 'p_limit'],
+    grants: USERS,
+    via: 'console',
+    returns: 'rows',
+    retried: true,
+  },
+  admin_export_feedback: {
+    args: ['p_from', 'p_to', 'p_after', 'p_limit'],
+    grants: USERS,
+    via: 'console',
+    returns: 'rows',
+    retried: true,
+  },
   admin_get_webhook: { args: [], grants: USERS, via: 'console', returns: 'rows', retried: true },
   admin_sync_status: { args: [], grants: USERS, via: 'console', returns: 'rows', retried: true },
   // The console's helpers: the admin check, the opaque visitor id, page and export bounds, the keyset
@@ -173,26 +257,76 @@ export const SQL_FUNCTIONS = {
     retried: true,
   },
   kb_list_documents: { args: [], grants: SERVICE, via: 'service', returns: 'rows', retried: true },
-  kb_set_document_enabled: { args: ['p_id', 'p_enabled'], grants: SERVICE, via: 'service', returns: 'value', retried: true },
+  kb_set_document_enabled: {
+    args: ['p_id', 'p_enabled'],
+    grants: SERVICE,
+    via: 'service',
+    returns: 'value',
+    retried: true,
+  },
   // Their answers ("was it there?", "what was removed?") would be wrong after a lost first response.
   kb_delete_document: { args: ['p_id'], grants: SERVICE, via: 'service', returns: 'value', retried: false },
-  kb_prune_documents: { args: ['p_prefix', 'p_keep', 'p_dry_run'], grants: SERVICE, via: 'service', returns: 'rows', retried: false },
+  kb_prune_documents: {
+    args: ['p_prefix', 'p_keep', 'p_dry_run'],
+    grants: SERVICE,
+    via: 'service',
+    returns: 'rows',
+    retried: false,
+  },
   kb_stale_documents: { args: ['p_model'], grants: SERVICE, via: 'service', returns: 'rows', retried: true },
   kb_document_chunks: { args: ['p_document_id'], grants: SERVICE, via: 'service', returns: 'rows', retried: true },
   // Replaces these chunks' embeddings.
-  kb_set_embeddings: { args: ['p_model', 'p_embeddings:jsonb'], grants: SERVICE, via: 'service', returns: 'value', retried: true },
+  kb_set_embeddings: {
+    args: ['p_model', 'p_embeddings:jsonb'],
+    grants: SERVICE,
+    via: 'service',
+    returns: 'value',
+    retried: true,
+  },
   kb_optimize: { args: [], grants: SERVICE, via: 'service', returns: 'void', retried: true },
   // Bulk loads in the embedded store: drop the HNSW index first, rebuild after.
-  kb_defer_embedding_index: { args: [], grants: SERVICE, via: 'service', returns: 'value', retried: false, embeddedOnly: true },
-  kb_restore_indexes: { args: [], grants: SERVICE, via: 'service', returns: 'value', retried: false, embeddedOnly: true },
+  kb_defer_embedding_index: {
+    args: [],
+    grants: SERVICE,
+    via: 'service',
+    returns: 'value',
+    retried: false,
+    embeddedOnly: true,
+  },
+  kb_restore_indexes: {
+    args: [],
+    grants: SERVICE,
+    via: 'service',
+    returns: 'value',
+    retried: false,
+    embeddedOnly: true,
+  },
   // The webhook with its secret, for the service role only: a sync run emits `sync.finished` to it.
   kb_webhook_target: { args: [], grants: SERVICE, via: 'service', returns: 'rows', retried: true },
   // Re-crawling: validators set to a value; a run finished with the same counts again. Starting a run
   // inserts a row: a retry would leave a second, never-finished one.
   kb_http_cache: { args: ['p_prefix'], grants: SERVICE, via: 'service', returns: 'rows', retried: true },
-  kb_set_http_cache: { args: ['p_source', 'p_http_cache:jsonb'], grants: SERVICE, via: 'service', returns: 'value', retried: true },
-  kb_sync_run_start: { args: ['p_source', 'p_trigger'], grants: SERVICE, via: 'service', returns: 'value', retried: false },
-  kb_sync_run_finish: { args: ['p_id', 'p_counts:jsonb', 'p_errors:jsonb'], grants: SERVICE, via: 'service', returns: 'value', retried: true },
+  kb_set_http_cache: {
+    args: ['p_source', 'p_http_cache:jsonb'],
+    grants: SERVICE,
+    via: 'service',
+    returns: 'value',
+    retried: true,
+  },
+  kb_sync_run_start: {
+    args: ['p_source', 'p_trigger'],
+    grants: SERVICE,
+    via: 'service',
+    returns: 'value',
+    retried: false,
+  },
+  kb_sync_run_finish: {
+    args: ['p_id', 'p_counts:jsonb', 'p_errors:jsonb'],
+    grants: SERVICE,
+    via: 'service',
+    returns: 'value',
+    retried: true,
+  },
   // BM25's statistics, kept by triggers on kb_documents and kb_chunks.
   kb_recount_statistics: { args: [], grants: SERVICE, via: 'sql' },
   kb_count_chunks: { args: ['p_fts', 'p_total_length', 'p_sign'], grants: SERVICE, via: 'sql' },
@@ -203,11 +337,15 @@ export const SQL_FUNCTIONS = {
 
 export type SqlFunctionName = keyof typeof SQL_FUNCTIONS;
 /** The functions a store calls (everything but `via: 'sql'`). */
-export type CalledName = { [F in SqlFunctionName]: (typeof SQL_FUNCTIONS)[F] extends { via: 'sql' } ? never : F }[SqlFunctionName];
+export type CalledName = {
+  [F in SqlFunctionName]: (typeof SQL_FUNCTIONS)[F] extends { via: 'sql' } ? never : F;
+}[SqlFunctionName];
 
 type ArgName<A> = A extends `${infer N}:${string}` ? N : A;
 /** A call's arguments by SQL name; an argument left out takes its default (the Supabase store) or null. */
-export type SqlArgs<F extends SqlFunctionName> = { [K in ArgName<(typeof SQL_FUNCTIONS)[F]['args'][number]>]?: unknown };
+export type SqlArgs<F extends SqlFunctionName> = {
+  [K in ArgName<(typeof SQL_FUNCTIONS)[F]['args'][number]>]?: unknown;
+};
 
 const TABLE: Record<string, SqlFunction> = SQL_FUNCTIONS;
 
@@ -231,7 +369,11 @@ export function argName(arg: string): string {
  * as v` otherwise, with the arguments in declaration order. Arguments may be left out only at the end (they
  * take their SQL defaults); JSON arguments are sent as text and cast.
  */
-export function positionalCall<F extends CalledName>(name: F, args: SqlArgs<F>, columns = '*'): { sql: string; params: unknown[] } {
+export function positionalCall<F extends CalledName>(
+  name: F,
+  args: SqlArgs<F>,
+  columns = '*',
+): { sql: string; params: unknown[] } {
   const f = SQL_FUNCTIONS[name] as CalledFunction;
   const given = args as Record<string, unknown>;
   for (const key of Object.keys(given)) {

@@ -42,11 +42,10 @@ export async function migrate(db: PGlite, supabaseDir = SUPABASE_DIR): Promise<M
     // One transaction per migration: a failing file leaves the database as it was before it.
     await db.transaction(async (tx) => {
       await tx.exec(sql);
-      await tx.query('insert into supabase_migrations.schema_migrations (version, name, statements) values ($1, $2, $3)', [
-        version,
-        rest.join('_'),
-        [sql],
-      ]);
+      await tx.query(
+        'insert into supabase_migrations.schema_migrations (version, name, statements) values ($1, $2, $3)',
+        [version, rest.join('_'), [sql]],
+      );
     });
     result.applied.push(file);
   }
@@ -59,7 +58,10 @@ export async function migrate(db: PGlite, supabaseDir = SUPABASE_DIR): Promise<M
  * comments may still be reworded.
  */
 export function migrationDigest(sql: string): string {
-  const statements = sql.replace(/--[^\n]*/g, '').replace(/\s+/g, ' ').trim();
+  const statements = sql
+    .replace(/--[^\n]*/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   return createHash('sha256').update(statements).digest('hex');
 }
 

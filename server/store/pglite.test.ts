@@ -25,13 +25,22 @@ describe('persisted data directory', () => {
     const first = await openPgliteStore(dir);
     expect(first.migrations.applied.length).toBeGreaterThanOrEqual(6);
     expect(first.migrations.skipped).toEqual([]);
-    await first.ingestDocument({ source: 'a.md', name: 'A', meta: {}, checksum: 'c', model: 'm', chunks: [chunk('alpha', basis(0))] });
+    await first.ingestDocument({
+      source: 'a.md',
+      name: 'A',
+      meta: {},
+      checksum: 'c',
+      model: 'm',
+      chunks: [chunk('alpha', basis(0))],
+    });
     await first.close();
 
     const again = await openPgliteStore(dir);
     expect(again.migrations.applied).toEqual([]);
     expect(again.migrations.skipped).toEqual(first.migrations.applied);
-    const { rows } = await again.db.query<{ version: string }>('select version from supabase_migrations.schema_migrations order by 1');
+    const { rows } = await again.db.query<{ version: string }>(
+      'select version from supabase_migrations.schema_migrations order by 1',
+    );
     expect(rows.map((r) => r.version)).toEqual(first.migrations.applied.map((f) => f.split('_')[0]));
     expect(await again.kbStats()).toEqual({ documents: 1, ready_documents: 1, chunks: 1, embeddings: 1 });
     await again.close();
@@ -49,8 +58,18 @@ describe('the answer write key', () => {
   async function answer(store: PgliteStore): Promise<string> {
     const claims = { sub: await store.createAnonymousUser(), role: 'authenticated' };
     const messageId = crypto.randomUUID();
-    const { session_id } = await store.beginTurn(claims, { message_id: messageId, content: 'Refunds?', title: 'Refunds?' });
-    return store.finishTurn(claims, { session_id, reply_to: messageId, content: 'Within 14 days.', citations: [], meta: { kind: 'answer' } });
+    const { session_id } = await store.beginTurn(claims, {
+      message_id: messageId,
+      content: 'Refunds?',
+      title: 'Refunds?',
+    });
+    return store.finishTurn(claims, {
+      session_id,
+      reply_to: messageId,
+      content: 'Within 14 days.',
+      citations: [],
+      meta: { kind: 'answer' },
+    });
   }
 
   it('npm start keeps one in KB_DATA_DIR, stores its hash (never the key) and answers are stored with it, across restarts', async () => {
@@ -74,21 +93,26 @@ describe('the answer write key', () => {
     const key = await localAnswerWriteKey(dir);
     const cli = await openPgliteStore(dir, { answerWriteKey: null });
     try {
-      expect((await cli.db.query('select key_hash from kb_answer_write_key')).rows).toEqual([{ key_hash: await answerWriteKeyHash(key) }]);
+      expect((await cli.db.query('select key_hash from kb_answer_write_key')).rows).toEqual([
+        { key_hash: await answerWriteKeyHash(key) },
+      ]);
       await expect(answer(cli)).rejects.toMatchObject({ kind: 'unavailable' });
     } finally {
       await cli.close();
     }
   });
 
-  it('is the last opener\'s: the database refuses answers written with any other key', async () => {
+  it("is the last opener's: the database refuses answers written with any other key", async () => {
     const store = await openPgliteStore(null, { answerWriteKey: newAnswerWriteKey() });
     try {
       expect(await answer(store)).toMatch(/^[0-9a-f-]{36}$/);
       // Another process's key replaces the hash; this store's answers are then refused — reported as an
       // unavailable database (a 503 and a log line naming the key), not as the visitor's fault.
       await store.db.query('select kb_set_answer_write_key($1)', [await answerWriteKeyHash(newAnswerWriteKey())]);
-      await expect(answer(store)).rejects.toMatchObject({ kind: 'unavailable', message: expect.stringMatching(/answer write key is missing or wrong/) });
+      await expect(answer(store)).rejects.toMatchObject({
+        kind: 'unavailable',
+        message: expect.stringMatching(/answer write key is missing or wrong/),
+      });
     } finally {
       await store.close();
     }
@@ -121,21 +145,57 @@ describe('retrieval and security', () => {
   });
 
   it('re-ingesting a source replaces its chunks and keeps one document', async () => {
-    await store.ingestDocument({ source: 'r.md', name: 'R', meta: {}, checksum: '1', model: 'm', chunks: [chunk('old', basis(50)), chunk('old 2', basis(51))] });
-    const id = await store.ingestDocument({ source: 'r.md', name: 'R2', meta: {}, checksum: '2', model: 'm', chunks: [chunk('new', basis(50))] });
-    const { rows } = await store.db.query<{ content: string }>('select content from kb_chunks where document_id = $1', [id]);
+    await store.ingestDocument({
+      source: 'r.md',
+      name: 'R',
+      meta: {},
+      checksum: '1',
+      model: 'm',
+      chunks: [chunk('old', basis(50)), chunk('old 2', basis(51))],
+    });
+    const id = await store.ingestDocument({
+      source: 'r.md',
+      name: 'R2',
+      meta: {},
+      checksum: '2',
+      model: 'm',
+      chunks: [chunk('new', basis(50))],
+    });
+    const { rows } = await store.db.query<{ content: string }>('select content from kb_chunks where document_id = $1', [
+      id,
+    ]);
     expect(rows).toEqual([{ content: 'new' }]);
-    expect(await store.documentState('r.md', 'm')).toMatchObject({ status: 'ready', checksum: '2', stale_embeddings: 0 });
+    expect(await store.documentState('r.md', 'm')).toMatchObject({
+      status: 'ready',
+      checksum: '2',
+      stale_embeddings: 0,
+    });
     expect(await store.documentState('r.md', 'other-model')).toMatchObject({ stale_embeddings: 1 });
   });
 
   it('a failed ingestion leaves the previous version intact (one transaction)', async () => {
-    await store.ingestDocument({ source: 'f.md', name: 'F', meta: {}, checksum: '1', model: 'm', chunks: [chunk('kept', basis(60))] });
+    await store.ingestDocument({
+      source: 'f.md',
+      name: 'F',
+      meta: {},
+      checksum: '1',
+      model: 'm',
+      chunks: [chunk('kept', basis(60))],
+    });
     await expect(
-      store.ingestDocument({ source: 'f.md', name: 'F', meta: {}, checksum: '2', model: 'm', chunks: [chunk('bad', [1, 2, 3])] }),
+      store.ingestDocument({
+        source: 'f.md',
+        name: 'F',
+        meta: {},
+        checksum: '2',
+        model: 'm',
+        chunks: [chunk('bad', [1, 2, 3])],
+      }),
     ).rejects.toThrow();
     expect(await store.documentState('f.md', 'm')).toMatchObject({ status: 'ready', checksum: '1' });
-    const { rows } = await store.db.query<{ content: string }>("select c.content from kb_chunks c join kb_documents d on d.id = c.document_id where d.source = 'f.md'");
+    const { rows } = await store.db.query<{ content: string }>(
+      "select c.content from kb_chunks c join kb_documents d on d.id = c.document_id where d.source = 'f.md'",
+    );
     expect(rows).toEqual([{ content: 'kept' }]);
   });
 
@@ -157,7 +217,11 @@ describe('retrieval and security', () => {
   it("a visitor sees only their own sessions: another user's are invisible and cannot be written to", async () => {
     const alice = claims;
     const bob = { sub: await store.createAnonymousUser(), role: 'authenticated' };
-    const { session_id: session } = await store.beginTurn(alice, { message_id: crypto.randomUUID(), content: 'hello', title: 'hello' });
+    const { session_id: session } = await store.beginTurn(alice, {
+      message_id: crypto.randomUUID(),
+      content: 'hello',
+      title: 'hello',
+    });
     const asBob = await store.db.transaction(async (tx) => {
       await tx.query("select set_config('request.jwt.claims', $1, true)", [JSON.stringify(bob)]);
       await tx.exec('set local role authenticated');

@@ -11,37 +11,37 @@ import type { Overview } from '../../protocol/index.ts';
 import { answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
 import { positionalCall, type CalledName, type SqlArgs } from './functions.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
-import {
-  type BeginTurn,
-  type ChatStore,
-  type ChunkMatch,
-  type DocumentInfo,
-  type DocumentState,
-  type FinishTurn,
-  type Generated,
-  type IngestDocument,
-  type IngestStore,
-  type JwtClaims,
-  type KbStats,
-  type LocalAuthStore,
-  type SearchChunkRow,
-  type SearchChunksParams,
-  type ContentGap,
-  type FeedbackRow,
-  type ConversationsQuery,
-  type ExportPageQuery,
-  type ExportRow,
-  type SettingsPatch,
-  type StoredSettings,
-  type MessageRow,
-  type RateLimitState,
-  type SessionRow,
-  type StoredChunk,
-  type TurnState,
-  type HttpCache,
-  type SyncCounts,
-  type SyncStatus,
-  type SyncTrigger,
+import type {
+  BeginTurn,
+  ChatStore,
+  ChunkMatch,
+  DocumentInfo,
+  DocumentState,
+  FinishTurn,
+  Generated,
+  IngestDocument,
+  IngestStore,
+  JwtClaims,
+  KbStats,
+  LocalAuthStore,
+  SearchChunkRow,
+  SearchChunksParams,
+  ContentGap,
+  FeedbackRow,
+  ConversationsQuery,
+  ExportPageQuery,
+  ExportRow,
+  SettingsPatch,
+  StoredSettings,
+  MessageRow,
+  RateLimitState,
+  SessionRow,
+  StoredChunk,
+  TurnState,
+  HttpCache,
+  SyncCounts,
+  SyncStatus,
+  SyncTrigger,
 } from './types.ts';
 import {
   storedSettings,
@@ -65,7 +65,6 @@ import {
   toStoredChunk,
   toSyncStatus,
   toTurnState,
-  type TurnRow,
 } from './rows.ts';
 import { toStoreError } from './sqlstate.ts';
 
@@ -158,7 +157,11 @@ class Store implements PgliteStore {
   }
 
   async rateLimitHit(claims: JwtClaims, bucket: string, limit: number, windowSeconds: number): Promise<RateLimitState> {
-    const rows = await this.rows(claims, 'rate_limit_hit', { p_bucket: bucket, p_limit: limit, p_window_seconds: windowSeconds });
+    const rows = await this.rows(claims, 'rate_limit_hit', {
+      p_bucket: bucket,
+      p_limit: limit,
+      p_window_seconds: windowSeconds,
+    });
     return toRateLimit(rows[0]!);
   }
 
@@ -176,11 +179,20 @@ class Store implements PgliteStore {
   }
 
   async recentMessages(claims: JwtClaims, sessionId: string, limit: number): Promise<MessageRow[]> {
-    return (await this.rows(claims, 'get_recent_chat_messages', { p_session_id: sessionId, p_limit: limit })).map(toMessage);
+    return (await this.rows(claims, 'get_recent_chat_messages', { p_session_id: sessionId, p_limit: limit })).map(
+      toMessage,
+    );
   }
 
-  async setFeedback(claims: JwtClaims, feedback: Pick<FeedbackRow, 'message_id' | 'rating' | 'comment'>): Promise<FeedbackRow> {
-    const rows = await this.rows(claims, 'chat_set_feedback', { p_message_id: feedback.message_id, p_rating: feedback.rating, p_comment: feedback.comment });
+  async setFeedback(
+    claims: JwtClaims,
+    feedback: Pick<FeedbackRow, 'message_id' | 'rating' | 'comment'>,
+  ): Promise<FeedbackRow> {
+    const rows = await this.rows(claims, 'chat_set_feedback', {
+      p_message_id: feedback.message_id,
+      p_rating: feedback.rating,
+      p_comment: feedback.comment,
+    });
     return toFeedback(rows[0]!);
   }
 
@@ -194,7 +206,12 @@ class Store implements PgliteStore {
   }
 
   async recordContentGap(claims: JwtClaims, question: string, reason: string, messageId: string): Promise<void> {
-    await this.value(claims, 'record_content_gap', { p_question: question, p_reason: reason, p_message_id: messageId, p_write_key: this.answerWriteKey });
+    await this.value(claims, 'record_content_gap', {
+      p_question: question,
+      p_reason: reason,
+      p_message_id: messageId,
+      p_write_key: this.answerWriteKey,
+    });
   }
 
   async listContentGaps(claims: JwtClaims, limit: number): Promise<ContentGap[]> {
@@ -225,7 +242,11 @@ class Store implements PgliteStore {
   }
 
   async adminListGaps(claims: JwtClaims, q: { status: string; limit: number; offset: number }) {
-    const rows = await this.rows(claims, 'admin_list_gaps', { p_status: q.status, p_limit: q.limit, p_offset: q.offset });
+    const rows = await this.rows(claims, 'admin_list_gaps', {
+      p_status: q.status,
+      p_limit: q.limit,
+      p_offset: q.offset,
+    });
     return toPage(rows, q.limit, q.offset, toAdminGap);
   }
 
@@ -250,7 +271,11 @@ class Store implements PgliteStore {
   }
 
   async adminListDocuments(claims: JwtClaims, q: { q: string; limit: number; offset: number }) {
-    const rows = await this.rows(claims, 'admin_list_documents', { p_query: q.q, p_limit: q.limit, p_offset: q.offset });
+    const rows = await this.rows(claims, 'admin_list_documents', {
+      p_query: q.q,
+      p_limit: q.limit,
+      p_offset: q.offset,
+    });
     return toPage(rows, q.limit, q.offset, toAdminDocument);
   }
 
@@ -289,10 +314,13 @@ class Store implements PgliteStore {
   async consumeAdminLink(jti: string): Promise<string | null> {
     return this.run((db) =>
       db.transaction(async (tx) => {
-        const known = await tx.query<{ user_id: string }>('select user_id from auth.admin_link_uses order by used_at limit 1');
+        const known = await tx.query<{ user_id: string }>(
+          'select user_id from auth.admin_link_uses order by used_at limit 1',
+        );
         const userId =
           known.rows[0]?.user_id ??
-          (await tx.query<{ id: string }>('insert into auth.users (is_anonymous) values (false) returning id')).rows[0]!.id;
+          (await tx.query<{ id: string }>('insert into auth.users (is_anonymous) values (false) returning id')).rows[0]!
+            .id;
         const used = await tx.query<{ user_id: string }>(
           'insert into auth.admin_link_uses (jti, user_id) values ($1, $2) on conflict (jti) do nothing returning user_id',
           [jti, userId],
@@ -325,7 +353,10 @@ class Store implements PgliteStore {
     return token;
   }
 
-  async rotateRefreshToken(token: string, ttlSeconds: number): Promise<{ userId: string; refreshToken: string } | null> {
+  async rotateRefreshToken(
+    token: string,
+    ttlSeconds: number,
+  ): Promise<{ userId: string; refreshToken: string } | null> {
     const hash = sha256(token);
     return this.run((db) =>
       db.transaction(async (tx) => {
@@ -506,7 +537,7 @@ function sha256(text: string): string {
  * A row as the driver returns it. Each method gives it its type: through a mapping of rows.ts, or by its
  * declared return type where the row is already the API's shape.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: rows of 70 functions, each typed by its caller (a mapping or the declared return type)
 type DbRow = any;
 
 /** The export functions' arguments: one keyset page. */

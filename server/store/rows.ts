@@ -2,8 +2,33 @@
  * Row shapes that both stores read back from the SQL functions, and their conversion to what the API uses.
  * PGlite hands back Dates and parsed JSON; PostgREST hands back ISO strings and parsed JSON.
  */
-import type { AdminCitation, AdminConversation, AdminDocument, AdminGap, AdminThread, AdminThreadTurn, Citation, Overview, Page, Related } from '../../protocol/index.ts';
-import type { ChunkMatch, ContentGap, DocumentInfo, DocumentState, FeedbackRow, KbStats, MessageRow, RateLimitState, SessionRow, StoredChunk, StoredSettings, SyncStatus, TurnState } from './types.ts';
+import type {
+  AdminCitation,
+  AdminConversation,
+  AdminDocument,
+  AdminGap,
+  AdminThread,
+  AdminThreadTurn,
+  Citation,
+  Overview,
+  Page,
+  Related,
+} from '../../protocol/index.ts';
+import type {
+  ChunkMatch,
+  ContentGap,
+  DocumentInfo,
+  DocumentState,
+  FeedbackRow,
+  KbStats,
+  MessageRow,
+  RateLimitState,
+  SessionRow,
+  StoredChunk,
+  StoredSettings,
+  SyncStatus,
+  TurnState,
+} from './types.ts';
 
 /** One row of `chat_begin_turn`. */
 export interface TurnRow {
@@ -24,7 +49,12 @@ export function toTurnState(row: TurnRow): TurnState {
     answer:
       row.answer_id === null
         ? null
-        : { id: row.answer_id, content: row.answer_content ?? '', citations: row.answer_citations, meta: row.answer_meta ?? {} },
+        : {
+            id: row.answer_id,
+            content: row.answer_content ?? '',
+            citations: row.answer_citations,
+            meta: row.answer_meta ?? {},
+          },
   };
 }
 
@@ -37,7 +67,12 @@ export function iso(value: unknown): string {
 type Counted = { total: number | string | bigint };
 
 /** A page of an admin list, as both stores build it from the function's rows. */
-export function toPage<R extends Counted, T>(rows: R[] | null, limit: number, offset: number, map: (row: R) => T): Page<T> {
+export function toPage<R extends Counted, T>(
+  rows: R[] | null,
+  limit: number,
+  offset: number,
+  map: (row: R) => T,
+): Page<T> {
   const list = rows ?? [];
   return { items: list.map(map), total: list.length > 0 ? Number(list[0]!.total) : 0, limit, offset };
 }
@@ -79,7 +114,8 @@ export function toAdminConversation(r: Record<string, unknown>): AdminConversati
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const finite = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A stored citation with each field of its type, else null: what the console and the exports show. */
 export function toAdminCitation(c: Record<string, unknown>): AdminCitation {
@@ -103,28 +139,36 @@ export function toAdminThread(rows: Record<string, unknown>[]): AdminThread | nu
     session_id: String(first.session_id),
     title: String(first.title),
     visitor: String(first.visitor),
-    turns: rows.map((r): AdminThreadTurn => ({
-      question_id: String(r.question_id),
-      question: String(r.question),
-      asked_at: iso(r.asked_at),
-      message_id: r.message_id == null ? null : String(r.message_id),
-      answer: r.answer == null ? null : String(r.answer),
-      kind: r.kind === 'refusal' ? 'refusal' : r.kind == null ? null : 'answer',
-      reason: (r.reason as string | null) ?? null,
-      // Typed again, as for the conversations list: a stored row of the wrong shape shows as unknown.
-      citations: Array.isArray(r.citations) ? r.citations.filter(isObject).map(toAdminCitation) : [],
-      closest: Array.isArray(r.closest) ? (r.closest.filter(isObject) as unknown as Related[]) : [],
-      confidence: r.confidence === 'high' || r.confidence === 'medium' || r.confidence === 'low' ? r.confidence : null,
-      mode: r.mode === 'hybrid' || r.mode === 'vector' || r.mode === 'lexical' ? r.mode : null,
-      rating: r.rating == null ? null : Number(r.rating) === 1 ? 1 : -1,
-      comment: (r.comment as string | null) ?? null,
-      generated: isGenerated(r.generated) ? { text: r.generated.text, model: r.generated.model } : null,
-    })),
+    turns: rows.map(
+      (r): AdminThreadTurn => ({
+        question_id: String(r.question_id),
+        question: String(r.question),
+        asked_at: iso(r.asked_at),
+        message_id: r.message_id == null ? null : String(r.message_id),
+        answer: r.answer == null ? null : String(r.answer),
+        kind: r.kind === 'refusal' ? 'refusal' : r.kind == null ? null : 'answer',
+        reason: (r.reason as string | null) ?? null,
+        // Typed again, as for the conversations list: a stored row of the wrong shape shows as unknown.
+        citations: Array.isArray(r.citations) ? r.citations.filter(isObject).map(toAdminCitation) : [],
+        closest: Array.isArray(r.closest) ? (r.closest.filter(isObject) as unknown as Related[]) : [],
+        confidence:
+          r.confidence === 'high' || r.confidence === 'medium' || r.confidence === 'low' ? r.confidence : null,
+        mode: r.mode === 'hybrid' || r.mode === 'vector' || r.mode === 'lexical' ? r.mode : null,
+        rating: r.rating == null ? null : Number(r.rating) === 1 ? 1 : -1,
+        comment: (r.comment as string | null) ?? null,
+        generated: isGenerated(r.generated) ? { text: r.generated.text, model: r.generated.model } : null,
+      }),
+    ),
   };
 }
 
 function isGenerated(value: unknown): value is { text: string; model: string } {
-  return typeof value === 'object' && value !== null && typeof (value as { text?: unknown }).text === 'string' && typeof (value as { model?: unknown }).model === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { text?: unknown }).text === 'string' &&
+    typeof (value as { model?: unknown }).model === 'string'
+  );
 }
 
 export function toAdminDocument(r: Record<string, unknown>): AdminDocument {
@@ -168,7 +212,9 @@ export function toOverview(raw: unknown): Overview {
 }
 
 /** A `kb_get_settings`/`kb_set_settings` row as the driver returns it (timestamps as Date or string). */
-export function storedSettings(row: Omit<StoredSettings, 'updated_at'> & { updated_at: Date | string }): StoredSettings {
+export function storedSettings(
+  row: Omit<StoredSettings, 'updated_at'> & { updated_at: Date | string },
+): StoredSettings {
   return {
     answer_mode: row.answer_mode ?? null,
     evidence_threshold: row.evidence_threshold ?? null,
@@ -212,11 +258,20 @@ export function toKbStats(row: Row): KbStats {
 }
 
 export function toRateLimit(row: Row): RateLimitState {
-  return { allowed: row.allowed as boolean, remaining: row.remaining as number, reset_at: new Date(row.reset_at as string | Date) };
+  return {
+    allowed: row.allowed as boolean,
+    remaining: row.remaining as number,
+    reset_at: new Date(row.reset_at as string | Date),
+  };
 }
 
 export function toSession(row: Row): SessionRow {
-  return { id: row.id as string, title: row.title as string, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+  return {
+    id: row.id as string,
+    title: row.title as string,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
 }
 
 export function toMessage(row: Row): MessageRow {
@@ -231,7 +286,12 @@ export function toMessage(row: Row): MessageRow {
 }
 
 export function toFeedback(row: Row): FeedbackRow {
-  return { message_id: row.message_id as string, rating: row.rating as FeedbackRow['rating'], comment: row.comment as string | null, updated_at: iso(row.updated_at) };
+  return {
+    message_id: row.message_id as string,
+    rating: row.rating as FeedbackRow['rating'],
+    comment: row.comment as string | null,
+    updated_at: iso(row.updated_at),
+  };
 }
 
 export function toFeedbackRating(row: Row): Pick<FeedbackRow, 'message_id' | 'rating'> {
@@ -239,7 +299,11 @@ export function toFeedbackRating(row: Row): Pick<FeedbackRow, 'message_id' | 'ra
 }
 
 export function toContentGap(row: Row): ContentGap {
-  return { ...(row as unknown as ContentGap), first_asked_at: iso(row.first_asked_at), last_asked_at: iso(row.last_asked_at) };
+  return {
+    ...(row as unknown as ContentGap),
+    first_asked_at: iso(row.first_asked_at),
+    last_asked_at: iso(row.last_asked_at),
+  };
 }
 
 /** A `get_chunk` row: a passage the visitor opened, shown as a full match. */

@@ -75,7 +75,9 @@ describe('withRetry on a slow call', () => {
     const done = withRetry(
       (signal) => {
         signal.addEventListener('abort', () => (aborted = true));
-        return new Promise<{ status: number; data: string }>((resolve) => setTimeout(() => resolve({ status: 200, data: 'rows' }), 999));
+        return new Promise<{ status: number; data: string }>((resolve) =>
+          setTimeout(() => resolve({ status: 200, data: 'rows' }), 999),
+        );
       },
       true,
       POLICY,

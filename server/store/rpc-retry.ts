@@ -22,7 +22,12 @@ export interface RetryPolicy {
   maxAttempts: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { attemptTimeoutMs: 4_000, deadlineMs: 8_000, backoffMs: 100, maxAttempts: 4 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  attemptTimeoutMs: 4_000,
+  deadlineMs: 8_000,
+  backoffMs: 100,
+  maxAttempts: 4,
+};
 
 /** A policy from one per-attempt timeout (KB_DB_TIMEOUT_MS): the deadline is two attempts' worth. */
 export function retryPolicyFor(attemptTimeoutMs: number): RetryPolicy {
@@ -60,7 +65,10 @@ export async function withRetry<R extends { status: number }>(
  */
 async function attemptWithin<R>(attempt: (signal: AbortSignal) => PromiseLike<R>, ms: number): Promise<R> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    ms,
+  );
   try {
     return await attempt(controller.signal);
   } finally {

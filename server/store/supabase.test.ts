@@ -27,7 +27,12 @@ beforeAll(async () => {
   pg = await openPgliteStore(null, { answerWriteKey: KEY });
   server = await startRpcServer({ store: pg, jwtSecret: SECRET });
   // Node 20 has no native WebSocket: supabase-js's (unused) realtime client needs `ws`.
-  chatStore = createSupabaseChatStore({ url: server.url, key: server.anonKey, answerWriteKey: KEY, realtimeTransport: ws });
+  chatStore = createSupabaseChatStore({
+    url: server.url,
+    key: server.anonKey,
+    answerWriteKey: KEY,
+    realtimeTransport: ws,
+  });
   ingestStore = createSupabaseIngestStore({ url: server.url, key: server.serviceRoleKey, realtimeTransport: ws });
 });
 afterAll(async () => {
@@ -59,7 +64,12 @@ async function seed() {
   });
 }
 
-const turn = (extra: object = {}) => ({ message_id: crypto.randomUUID(), content: 'Refunds?', title: 'Refunds?', ...extra });
+const turn = (extra: object = {}) => ({
+  message_id: crypto.randomUUID(),
+  content: 'Refunds?',
+  title: 'Refunds?',
+  ...extra,
+});
 
 describe('Supabase ingest store (service role)', () => {
   it('ingests a document and reports its state', async () => {
@@ -83,7 +93,10 @@ describe('Supabase ingest store (service role)', () => {
     const { rows } = await pg.db.query<{ chunks: string }>('select chunks from kb_corpus_stats');
     expect(Number(rows[0]!.chunks)).toBe(2);
     await expect(ingestStore.optimize()).resolves.toBeUndefined();
-    expect(server.log.find((e) => e.path.endsWith('/kb_optimize'))).toMatchObject({ status: 200, role: 'service_role' });
+    expect(server.log.find((e) => e.path.endsWith('/kb_optimize'))).toMatchObject({
+      status: 200,
+      role: 'service_role',
+    });
   });
 
   it('is refused to the anon key: ingest_document is for the service role only', async () => {
@@ -101,9 +114,18 @@ describe('Supabase chat store (anon key + the visitor token)', () => {
     const alice = await visitor();
     const matches = await chatStore.matchChunks(alice, withSimilarity(0, 0.8), 0.35, 5);
     expect(matches).toHaveLength(1);
-    expect(matches[0]).toMatchObject({ content: 'Refunds are issued within 14 days.', document_title: 'Billing', document_url: '/docs/billing' });
+    expect(matches[0]).toMatchObject({
+      content: 'Refunds are issued within 14 days.',
+      document_title: 'Billing',
+      document_url: '/docs/billing',
+    });
     expect(matches[0]!.similarity).toBeCloseTo(0.8, 5);
-    expect(server.log.at(-1)).toMatchObject({ path: '/rest/v1/rpc/match_chunks', role: 'authenticated', sub: alice.sub, apikeyRole: 'anon' });
+    expect(server.log.at(-1)).toMatchObject({
+      path: '/rest/v1/rpc/match_chunks',
+      role: 'authenticated',
+      sub: alice.sub,
+      apikeyRole: 'anon',
+    });
   });
 
   it('stores a turn under the visitor, and RLS keeps another visitor out of it', async () => {
@@ -111,9 +133,17 @@ describe('Supabase chat store (anon key + the visitor token)', () => {
     const bob = await visitor();
     const first = turn();
     const { session_id: sessionId } = await chatStore.beginTurn(alice, first);
-    const answerId = await chatStore.finishTurn(alice, { session_id: sessionId, reply_to: first.message_id, content: 'A', citations: [], meta: { kind: 'answer' } });
+    const answerId = await chatStore.finishTurn(alice, {
+      session_id: sessionId,
+      reply_to: first.message_id,
+      content: 'A',
+      citations: [],
+      meta: { kind: 'answer' },
+    });
     expect(answerId).toMatch(/^[0-9a-f-]{36}$/);
-    const { rows } = await pg.db.query<{ user_id: string }>('select user_id from chat_sessions where id = $1', [sessionId]);
+    const { rows } = await pg.db.query<{ user_id: string }>('select user_id from chat_sessions where id = $1', [
+      sessionId,
+    ]);
     expect(rows).toEqual([{ user_id: alice.sub }]);
 
     const stolen = await chatStore.beginTurn(bob, turn({ session_id: sessionId })).catch((e: unknown) => e);
@@ -150,12 +180,21 @@ describe('Supabase chat store (anon key + the visitor token)', () => {
 
   it('reports a token PostgREST rejects, and an unreachable project, as unavailable', async () => {
     const alice = await visitor();
-    const forged = await sign({ sub: alice.sub, role: 'authenticated', aud: 'authenticated' }, 'another-secret-0123456789abcdef', 'HS256');
+    const forged = await sign(
+      { sub: alice.sub, role: 'authenticated', aud: 'authenticated' },
+      'another-secret-0123456789abcdef',
+      'HS256',
+    );
     const error = await chatStore.beginTurn({ ...alice, [ACCESS_TOKEN]: forged }, turn()).catch((e: unknown) => e);
     expect((error as StoreError).kind).toBe('unavailable');
     expect(server.log.at(-1)).toMatchObject({ status: 401 });
 
-    const offline = createSupabaseChatStore({ url: 'http://127.0.0.1:9', key: server.anonKey, answerWriteKey: KEY, realtimeTransport: ws });
+    const offline = createSupabaseChatStore({
+      url: 'http://127.0.0.1:9',
+      key: server.anonKey,
+      answerWriteKey: KEY,
+      realtimeTransport: ws,
+    });
     const down = await offline.kbStats().catch((e: unknown) => e);
     expect((down as StoreError).kind).toBe('unavailable');
   });
@@ -166,7 +205,9 @@ describe('Supabase anonymous sign-in', () => {
     const closed = await startRpcServer({ store: pg, jwtSecret: SECRET, anonymousSignIns: false });
     try {
       const users = (await pg.db.query('select 1 from auth.users')).rows.length;
-      const error = await supabaseAnonymousSignIn({ url: closed.url, anonKey: closed.anonKey })().catch((e: unknown) => e);
+      const error = await supabaseAnonymousSignIn({ url: closed.url, anonKey: closed.anonKey })().catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).kind).toBe('unavailable');
       expect((await pg.db.query('select 1 from auth.users')).rows.length).toBe(users);
@@ -176,8 +217,14 @@ describe('Supabase anonymous sign-in', () => {
   });
 
   it("passes Supabase's per-IP sign-up limit (429) on as rate_limited", async () => {
-    const limited = async () => new Response(JSON.stringify({ code: 429, error_code: 'over_request_rate_limit', msg: 'Request rate limit reached' }), { status: 429 });
-    const error = await supabaseAnonymousSignIn({ url: server.url, anonKey: server.anonKey, fetch: limited })().catch((e: unknown) => e);
+    const limited = async () =>
+      new Response(
+        JSON.stringify({ code: 429, error_code: 'over_request_rate_limit', msg: 'Request rate limit reached' }),
+        { status: 429 },
+      );
+    const error = await supabaseAnonymousSignIn({ url: server.url, anonKey: server.anonKey, fetch: limited })().catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ status: 429, code: 'rate_limited' });
   });
@@ -185,13 +232,22 @@ describe('Supabase anonymous sign-in', () => {
 
 describe('the RPC server speaks PostgREST', () => {
   const rpc = (path: string, body: unknown, headers: Record<string, string> = { apikey: server.anonKey }) =>
-    fetch(`${server.url}/rest/v1/rpc/${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${server.url}/rest/v1/rpc/${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
 
   it('answers an unknown function or argument set with 404 PGRST202, and never runs text from the URL', async () => {
     for (const path of ['no_such_fn', encodeURIComponent('kb_stats();drop table kb_documents;--')]) {
       const res = await rpc(path, {});
       expect(res.status).toBe(404);
-      expect(await res.json()).toMatchObject({ code: 'PGRST202', details: expect.any(String), hint: null, message: expect.stringContaining('Could not find the function') });
+      expect(await res.json()).toMatchObject({
+        code: 'PGRST202',
+        details: expect.any(String),
+        hint: null,
+        message: expect.stringContaining('Could not find the function'),
+      });
     }
     expect((await rpc('match_chunks', { nope: 1 })).status).toBe(404);
     expect((await pg.db.query("select to_regclass('public.kb_documents') as t")).rows).toEqual([{ t: 'kb_documents' }]);
@@ -206,9 +262,17 @@ describe('the RPC server speaks PostgREST', () => {
   });
 
   it('refuses the chat functions to anon with 401 42501 (execute revoked), before any write', async () => {
-    const res = await rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'x', p_title: 'x' });
+    const res = await rpc('chat_begin_turn', {
+      p_session_id: null,
+      p_message_id: crypto.randomUUID(),
+      p_content: 'x',
+      p_title: 'x',
+    });
     expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ code: '42501', message: expect.stringContaining('permission denied for function') });
+    expect(await res.json()).toMatchObject({
+      code: '42501',
+      message: expect.stringContaining('permission denied for function'),
+    });
   });
 
   it('requires an apikey, and answers 401 with the error shape for a bad token', async () => {

@@ -186,20 +186,31 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
     },
 
     async listSessions(claims, limit): Promise<SessionRow[]> {
-      return ((await asVisitor<Record<string, unknown>[]>(claims, 'list_chat_sessions', { p_limit: limit })) ?? []).map(toSession);
+      return ((await asVisitor<Record<string, unknown>[]>(claims, 'list_chat_sessions', { p_limit: limit })) ?? []).map(
+        toSession,
+      );
     },
 
     async getSession(claims, sessionId): Promise<SessionRow | null> {
-      const row = ((await asVisitor<Record<string, unknown>[]>(claims, 'get_chat_session', { p_session_id: sessionId })) ?? [])[0];
+      const row = ((await asVisitor<Record<string, unknown>[]>(claims, 'get_chat_session', {
+        p_session_id: sessionId,
+      })) ?? [])[0];
       return row ? toSession(row) : null;
     },
 
     async getMessages(claims, sessionId): Promise<MessageRow[]> {
-      return ((await asVisitor<Record<string, unknown>[]>(claims, 'get_chat_messages', { p_session_id: sessionId })) ?? []).map(toMessage);
+      return (
+        (await asVisitor<Record<string, unknown>[]>(claims, 'get_chat_messages', { p_session_id: sessionId })) ?? []
+      ).map(toMessage);
     },
 
     async recentMessages(claims, sessionId, limit): Promise<MessageRow[]> {
-      return ((await asVisitor<Record<string, unknown>[]>(claims, 'get_recent_chat_messages', { p_session_id: sessionId, p_limit: limit })) ?? []).map(toMessage);
+      return (
+        (await asVisitor<Record<string, unknown>[]>(claims, 'get_recent_chat_messages', {
+          p_session_id: sessionId,
+          p_limit: limit,
+        })) ?? []
+      ).map(toMessage);
     },
 
     async setFeedback(claims, feedback): Promise<FeedbackRow> {
@@ -212,7 +223,9 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
     },
 
     async getFeedback(claims, sessionId): Promise<Pick<FeedbackRow, 'message_id' | 'rating'>[]> {
-      return ((await asVisitor<Record<string, unknown>[]>(claims, 'get_chat_feedback', { p_session_id: sessionId })) ?? []).map(toFeedbackRating);
+      return (
+        (await asVisitor<Record<string, unknown>[]>(claims, 'get_chat_feedback', { p_session_id: sessionId })) ?? []
+      ).map(toFeedbackRating);
     },
 
     async getChunk(claims, chunkId): Promise<ChunkMatch | null> {
@@ -236,7 +249,8 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
         p_model: generated.model,
         p_write_key: answerWriteKey,
       });
-      if (!row || typeof row.text !== 'string') throw new StoreError('unavailable', 'chat_save_generated returned no answer');
+      if (!row || typeof row.text !== 'string')
+        throw new StoreError('unavailable', 'chat_save_generated returned no answer');
       return { text: row.text, model: row.model };
     },
 
@@ -246,11 +260,15 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
 
     async setSettings(claims, patch): Promise<StoredSettings> {
       // A patch is idempotent (it sets values), so kb_set_settings is retried like a read.
-      return storedSettings(single('kb_set_settings', await asVisitor<StoredSettings[]>(claims, 'kb_set_settings', { p_patch: patch })));
+      return storedSettings(
+        single('kb_set_settings', await asVisitor<StoredSettings[]>(claims, 'kb_set_settings', { p_patch: patch })),
+      );
     },
 
     async listContentGaps(claims, limit): Promise<ContentGap[]> {
-      return ((await asVisitor<Record<string, unknown>[]>(claims, 'list_content_gaps', { p_limit: limit })) ?? []).map(toContentGap);
+      return ((await asVisitor<Record<string, unknown>[]>(claims, 'list_content_gaps', { p_limit: limit })) ?? []).map(
+        toContentGap,
+      );
     },
 
     async adminWhoami(claims) {
@@ -260,35 +278,54 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
 
     async adminListGaps(claims, q) {
       const rows = await asVisitor<(Record<string, unknown> & { total: number })[]>(claims, 'admin_list_gaps', {
-        p_status: q.status, p_limit: q.limit, p_offset: q.offset,
+        p_status: q.status,
+        p_limit: q.limit,
+        p_offset: q.offset,
       });
       return toPage(rows, q.limit, q.offset, toAdminGap);
     },
 
     async adminSetGapDone(claims, questionKey, done) {
-      return (await asVisitor<boolean>(claims, 'admin_set_gap_done', { p_question_key: questionKey, p_done: done })) === true;
+      return (
+        (await asVisitor<boolean>(claims, 'admin_set_gap_done', { p_question_key: questionKey, p_done: done })) === true
+      );
     },
 
     async adminGetThread(claims, sessionId) {
-      return toAdminThread((await asVisitor<Record<string, unknown>[]>(claims, 'admin_get_thread', { p_session_id: sessionId })) ?? []);
+      return toAdminThread(
+        (await asVisitor<Record<string, unknown>[]>(claims, 'admin_get_thread', { p_session_id: sessionId })) ?? [],
+      );
     },
 
     async adminListConversations(claims, q) {
-      const rows = await asVisitor<(Record<string, unknown> & { total: number })[]>(claims, 'admin_list_conversations', {
-        p_rating: q.rating, p_outcome: q.outcome, p_from: q.from ?? null, p_to: q.to ?? null, p_limit: q.limit, p_offset: q.offset,
-      });
+      const rows = await asVisitor<(Record<string, unknown> & { total: number })[]>(
+        claims,
+        'admin_list_conversations',
+        {
+          p_rating: q.rating,
+          p_outcome: q.outcome,
+          p_from: q.from ?? null,
+          p_to: q.to ?? null,
+          p_limit: q.limit,
+          p_offset: q.offset,
+        },
+      );
       return toPage(rows, q.limit, q.offset, toAdminConversation);
     },
 
     async adminListDocuments(claims, q) {
       const rows = await asVisitor<(Record<string, unknown> & { total: number })[]>(claims, 'admin_list_documents', {
-        p_query: q.q, p_limit: q.limit, p_offset: q.offset,
+        p_query: q.q,
+        p_limit: q.limit,
+        p_offset: q.offset,
       });
       return toPage(rows, q.limit, q.offset, toAdminDocument);
     },
 
     async adminSetDocumentEnabled(claims, id, enabled) {
-      return (await asVisitor<boolean>(claims, 'admin_set_document_enabled', { p_id: id, p_enabled: enabled })) === true;
+      return (
+        (await asVisitor<boolean>(claims, 'admin_set_document_enabled', { p_id: id, p_enabled: enabled })) === true
+      );
     },
 
     async adminDeleteDocument(claims, id) {
@@ -300,19 +337,45 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
     },
 
     async adminExportConversations(claims, q) {
-      return (await asVisitor<ExportRow[]>(claims, 'admin_export_conversations', { p_from: q.from, p_to: q.to, p_after: q.after, p_limit: q.limit })) ?? [];
+      return (
+        (await asVisitor<ExportRow[]>(claims, 'admin_export_conversations', {
+          p_from: q.from,
+          p_to: q.to,
+          p_after: q.after,
+          p_limit: q.limit,
+        })) ?? []
+      );
     },
 
     async adminExportGaps(claims, q) {
-      return (await asVisitor<ExportRow[]>(claims, 'admin_export_gaps', { p_from: q.from, p_to: q.to, p_after: q.after, p_limit: q.limit })) ?? [];
+      return (
+        (await asVisitor<ExportRow[]>(claims, 'admin_export_gaps', {
+          p_from: q.from,
+          p_to: q.to,
+          p_after: q.after,
+          p_limit: q.limit,
+        })) ?? []
+      );
     },
 
     async adminExportFeedback(claims, q) {
-      return (await asVisitor<ExportRow[]>(claims, 'admin_export_feedback', { p_from: q.from, p_to: q.to, p_after: q.after, p_limit: q.limit })) ?? [];
+      return (
+        (await asVisitor<ExportRow[]>(claims, 'admin_export_feedback', {
+          p_from: q.from,
+          p_to: q.to,
+          p_after: q.after,
+          p_limit: q.limit,
+        })) ?? []
+      );
     },
 
     async adminGetWebhook(claims) {
-      return (await asVisitor<{ url: string | null; secret_set: boolean }[]>(claims, 'admin_get_webhook', {}))?.[0] ?? { url: null, secret_set: false };
+      return (
+        (await asVisitor<{ url: string | null; secret_set: boolean }[]>(claims, 'admin_get_webhook', {}))?.[0] ?? {
+          url: null,
+          secret_set: false,
+        }
+      );
     },
 
     async adminSyncStatus(claims) {
@@ -357,15 +420,25 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
     },
 
     async pruneDocuments(prefix, keep, dryRun) {
-      return (await rpc<{ id: string; source: string }[]>('kb_prune_documents', { p_prefix: prefix, p_keep: keep, p_dry_run: dryRun })) ?? [];
+      return (
+        (await rpc<{ id: string; source: string }[]>('kb_prune_documents', {
+          p_prefix: prefix,
+          p_keep: keep,
+          p_dry_run: dryRun,
+        })) ?? []
+      );
     },
 
     async staleDocuments(model) {
-      return ((await rpc<Record<string, unknown>[]>('kb_stale_documents', { p_model: model })) ?? []).map(toStaleDocument);
+      return ((await rpc<Record<string, unknown>[]>('kb_stale_documents', { p_model: model })) ?? []).map(
+        toStaleDocument,
+      );
     },
 
     async documentChunks(documentId) {
-      return ((await rpc<Record<string, unknown>[]>('kb_document_chunks', { p_document_id: documentId })) ?? []).map(toStoredChunk);
+      return ((await rpc<Record<string, unknown>[]>('kb_document_chunks', { p_document_id: documentId })) ?? []).map(
+        toStoredChunk,
+      );
     },
 
     async setEmbeddings(model, rows) {
@@ -390,7 +463,10 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
     },
 
     async startSyncRun(source, trigger) {
-      return scalar('kb_sync_run_start', await rpc<string>('kb_sync_run_start', { p_source: source, p_trigger: trigger }));
+      return scalar(
+        'kb_sync_run_start',
+        await rpc<string>('kb_sync_run_start', { p_source: source, p_trigger: trigger }),
+      );
     },
 
     async finishSyncRun(id, counts, errors) {
@@ -412,7 +488,11 @@ export async function setSupabaseAnswerWriteKey(options: SupabaseStoreOptions, k
  * Runs one rpc (retried when functions.ts says so) and maps its error to the StoreError kinds the API
  * understands (sqlstate.ts, as the embedded store does).
  */
-async function call<T>(fn: CalledName, attempt: (signal: AbortSignal) => RpcResult<T>, policy: RetryPolicy): Promise<T | null> {
+async function call<T>(
+  fn: CalledName,
+  attempt: (signal: AbortSignal) => RpcResult<T>,
+  policy: RetryPolicy,
+): Promise<T | null> {
   let result: Awaited<RpcResult<T>>;
   try {
     result = await withRetry(attempt, isRetried(fn), policy);

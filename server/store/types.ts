@@ -5,7 +5,20 @@
  * Methods that take `claims` run as that visitor, exactly as PostgREST would: role `authenticated` and
  * `request.jwt.claims` set, so row-level security applies.
  */
-import type { AdminConversation, AdminDocument, AdminGap, AdminThread, AnswerMode, Citation, ConversationsQuery, FeedbackRating, Generated, Overview, Page, SyncRun } from '../../protocol/index.ts';
+import type {
+  AdminConversation,
+  AdminDocument,
+  AdminGap,
+  AdminThread,
+  AnswerMode,
+  Citation,
+  ConversationsQuery,
+  FeedbackRating,
+  Generated,
+  Overview,
+  Page,
+  SyncRun,
+} from '../../protocol/index.ts';
 
 export type { AnswerMode, ConversationsQuery, Generated };
 
@@ -174,13 +187,19 @@ export interface FeedbackRow {
 export interface AdminStore {
   /** Raises `forbidden` unless the claims are an admin's (checked in SQL: `admin_whoami`). */
   adminWhoami(claims: JwtClaims): Promise<{ user_id: string }>;
-  adminListGaps(claims: JwtClaims, query: { status: 'open' | 'done' | 'all'; limit: number; offset: number }): Promise<Page<AdminGap>>;
+  adminListGaps(
+    claims: JwtClaims,
+    query: { status: 'open' | 'done' | 'all'; limit: number; offset: number },
+  ): Promise<Page<AdminGap>>;
   /** False when there is no such gap. */
   adminSetGapDone(claims: JwtClaims, questionKey: string, done: boolean): Promise<boolean>;
   adminListConversations(claims: JwtClaims, query: ConversationsQuery): Promise<Page<AdminConversation>>;
   /** Admins only (`admin_get_thread`): one session's turns, oldest first; null when there is no such session. */
   adminGetThread(claims: JwtClaims, sessionId: string): Promise<AdminThread | null>;
-  adminListDocuments(claims: JwtClaims, query: { q: string; limit: number; offset: number }): Promise<Page<AdminDocument>>;
+  adminListDocuments(
+    claims: JwtClaims,
+    query: { q: string; limit: number; offset: number },
+  ): Promise<Page<AdminDocument>>;
   adminSetDocumentEnabled(claims: JwtClaims, id: string, enabled: boolean): Promise<boolean>;
   adminDeleteDocument(claims: JwtClaims, id: string): Promise<boolean>;
   adminOverview(claims: JwtClaims, from: string, to: string): Promise<Overview>;
@@ -244,7 +263,10 @@ export interface ChatStore extends AdminStore {
    * Rates one of the visitor's assistant messages (`chat_set_feedback`), replacing an earlier rating; a
    * message that is not theirs (or does not exist) is a `forbidden` StoreError.
    */
-  setFeedback(claims: JwtClaims, feedback: { message_id: string; rating: FeedbackRating; comment: string | null }): Promise<FeedbackRow>;
+  setFeedback(
+    claims: JwtClaims,
+    feedback: { message_id: string; rating: FeedbackRating; comment: string | null },
+  ): Promise<FeedbackRow>;
   /** The visitor's own ratings of a session's answers (`get_chat_feedback`); empty for anyone else's session. */
   getFeedback(claims: JwtClaims, sessionId: string): Promise<{ message_id: string; rating: FeedbackRating }[]>;
   /** A chunk of a ready, enabled document; null otherwise. */
@@ -292,7 +314,10 @@ export interface StoredSettings {
 }
 
 /** The fields present are set; `webhook_url` / `webhook_secret` are stored but never read back by a client. */
-export type SettingsPatch = Partial<Omit<StoredSettings, 'updated_at'>> & { webhook_url?: string | null; webhook_secret?: string | null };
+export type SettingsPatch = Partial<Omit<StoredSettings, 'updated_at'>> & {
+  webhook_url?: string | null;
+  webhook_secret?: string | null;
+};
 
 /** Local mode only: the stand-in for Supabase Auth's anonymous sign-in creates the auth.users row. */
 export interface LocalAuthStore {

@@ -22,7 +22,9 @@ import { openPgliteStore, type PgliteStore } from './pglite.ts';
 
 const RELEASE = 'v0.1.0';
 const FIXTURE = new URL(`../../test/fixtures/upgrade/${RELEASE}/`, import.meta.url).pathname;
-const released = JSON.parse(readFileSync(join(FIXTURE, 'migrations.json'), 'utf8')) as { migrations: { file: string; digest: string }[] };
+const released = JSON.parse(readFileSync(join(FIXTURE, 'migrations.json'), 'utf8')) as {
+  migrations: { file: string; digest: string }[];
+};
 const facts = JSON.parse(readFileSync(join(FIXTURE, 'facts.json'), 'utf8')) as {
   visitor_user_id: string;
   session_id: string;
@@ -30,7 +32,9 @@ const facts = JSON.parse(readFileSync(join(FIXTURE, 'facts.json'), 'utf8')) as {
   refusal_message_id: string;
   settings: Record<string, unknown>;
 };
-const current = readdirSync(join(SUPABASE_DIR, 'migrations')).filter((f) => f.endsWith('.sql')).sort();
+const current = readdirSync(join(SUPABASE_DIR, 'migrations'))
+  .filter((f) => f.endsWith('.sql'))
+  .sort();
 
 const work = mkdtempSync(join(tmpdir(), `kb-upgrade-${RELEASE}-`));
 let store: PgliteStore;
@@ -55,7 +59,8 @@ beforeAll(async () => {
   const old = join(work, 'release-supabase');
   cpSync(join(FIXTURE, 'local'), join(old, 'local'), { recursive: true });
   mkdirSync(join(old, 'migrations'));
-  for (const { file } of released.migrations) cpSync(join(SUPABASE_DIR, 'migrations', file), join(old, 'migrations', file));
+  for (const { file } of released.migrations)
+    cpSync(join(SUPABASE_DIR, 'migrations', file), join(old, 'migrations', file));
   const dataDir = join(work, 'data');
   const db = await PGlite.create(dataDir, { extensions: { vector } });
   await db.exec('set search_path = public, extensions');
@@ -76,9 +81,17 @@ beforeAll(async () => {
     rateLimit: { limit: 20, windowSeconds: 3600 },
   });
   const now = Math.floor(Date.now() / 1000);
-  visitor = await sign({ sub: facts.visitor_user_id, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 600 }, TEST_SECRET, 'HS256');
+  visitor = await sign(
+    { sub: facts.visitor_user_id, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 600 },
+    TEST_SECRET,
+    'HS256',
+  );
   const session = await json<{ access_token: string }>(
-    app.request('/api/admin/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ link_token: await createLinkToken(TEST_SECRET) }) }),
+    app.request('/api/admin/session', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ link_token: await createLinkToken(TEST_SECRET) }),
+    }),
   );
   admin = session.access_token;
 }, 180_000);
@@ -92,7 +105,10 @@ describe(`a database created by ${RELEASE}, opened by this version`, () => {
     for (const { file, digest } of released.migrations) {
       // A released migration is never edited (its comments may be): a changed function is a new migration
       // that redefines it, or databases created before would keep the old one.
-      expect(migrationDigest(readFileSync(join(SUPABASE_DIR, 'migrations', file), 'utf8')), `${file} changed since ${RELEASE}`).toBe(digest);
+      expect(
+        migrationDigest(readFileSync(join(SUPABASE_DIR, 'migrations', file), 'utf8')),
+        `${file} changed since ${RELEASE}`,
+      ).toBe(digest);
     }
     const releasedFiles = released.migrations.map((m) => m.file);
     expect(store.migrations.applied).toEqual(current.filter((f) => !releasedFiles.includes(f)));
@@ -100,11 +116,23 @@ describe(`a database created by ${RELEASE}, opened by this version`, () => {
   });
 
   it('searches the old chunks by embedding and by words', async () => {
-    const vector = await json<SearchResponse>(call('/api/search', visitor, { embedding: basis(0), mode: 'vector', top_k: 2 }));
-    expect(vector.results[0]).toMatchObject({ title: 'Billing', snippet: expect.stringContaining('Refunds are issued within 14 days') });
-    const lexical = await json<SearchResponse>(call('/api/search', visitor, { query_text: 'invoices emailed', mode: 'lexical' }));
-    expect(lexical.results[0]).toMatchObject({ title: 'Billing', snippet: expect.stringContaining('Invoices are emailed') });
-    const hybrid = await json<SearchResponse>(call('/api/search', visitor, { embedding: basis(2), query_text: 'staff discount code', mode: 'hybrid' }));
+    const vector = await json<SearchResponse>(
+      call('/api/search', visitor, { embedding: basis(0), mode: 'vector', top_k: 2 }),
+    );
+    expect(vector.results[0]).toMatchObject({
+      title: 'Billing',
+      snippet: expect.stringContaining('Refunds are issued within 14 days'),
+    });
+    const lexical = await json<SearchResponse>(
+      call('/api/search', visitor, { query_text: 'invoices emailed', mode: 'lexical' }),
+    );
+    expect(lexical.results[0]).toMatchObject({
+      title: 'Billing',
+      snippet: expect.stringContaining('Invoices are emailed'),
+    });
+    const hybrid = await json<SearchResponse>(
+      call('/api/search', visitor, { embedding: basis(2), query_text: 'staff discount code', mode: 'hybrid' }),
+    );
     expect(hybrid.results[0]).toMatchObject({ title: 'Internal' });
   });
 
@@ -115,9 +143,16 @@ describe(`a database created by ${RELEASE}, opened by this version`, () => {
     const { messages } = await json<SessionDetail>(call(`/api/sessions/${facts.session_id}`, visitor));
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
     expect(messages[0]!.content).toBe('How do refunds work?');
-    expect(messages[1]).toMatchObject({ id: facts.answers[0], feedback: 1, citations: [expect.objectContaining({ section: 'Billing › Refunds' })] });
+    expect(messages[1]).toMatchObject({
+      id: facts.answers[0],
+      feedback: 1,
+      citations: [expect.objectContaining({ section: 'Billing › Refunds' })],
+    });
     expect(messages[3]).toMatchObject({ id: facts.answers[1], feedback: -1 });
-    expect(messages[5]).toMatchObject({ id: facts.refusal_message_id, refusal: expect.objectContaining({ reason: 'no_evidence' }) });
+    expect(messages[5]).toMatchObject({
+      id: facts.refusal_message_id,
+      refusal: expect.objectContaining({ reason: 'no_evidence' }),
+    });
   });
 
   it("keeps the admin, the admin's settings and the feedback with its comment", async () => {
@@ -126,8 +161,12 @@ describe(`a database created by ${RELEASE}, opened by this version`, () => {
     expect(rows.map((r) => r.user_id)).toEqual([me.user_id]); // the admin who signed in before is the same one
     const settings = await json<Settings>(call('/api/admin/settings', admin));
     expect(settings).toMatchObject({ ...facts.settings, evidence_threshold_source: 'admin', greeting_source: 'admin' });
-    const down = await json<{ items: { message_id: string; rating: number; comment: string | null }[] }>(call('/api/admin/conversations?rating=down', admin));
-    expect(down.items).toEqual([expect.objectContaining({ message_id: facts.answers[1], rating: -1, comment: 'Which day of the month?' })]);
+    const down = await json<{ items: { message_id: string; rating: number; comment: string | null }[] }>(
+      call('/api/admin/conversations?rating=down', admin),
+    );
+    expect(down.items).toEqual([
+      expect.objectContaining({ message_id: facts.answers[1], rating: -1, comment: 'Which day of the month?' }),
+    ]);
   });
 
   it('answers a new question in the old session, from the old chunks, and keeps it', async () => {
@@ -138,6 +177,8 @@ describe(`a database created by ${RELEASE}, opened by this version`, () => {
     const { messages } = await json<SessionDetail>(call(`/api/sessions/${facts.session_id}`, visitor));
     expect(messages).toHaveLength(8);
     expect(messages.at(-1)).toMatchObject({ id: answer.answer_message_id, role: 'assistant' });
-    expect((await call('/api/feedback', visitor, { message_id: answer.answer_message_id, rating: 1 })).status).toBeLessThan(300);
+    expect(
+      (await call('/api/feedback', visitor, { message_id: answer.answer_message_id, rating: 1 })).status,
+    ).toBeLessThan(300);
   });
 });

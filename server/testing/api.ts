@@ -64,7 +64,9 @@ export async function createTestApi(overrides: Partial<AppDeps> = {}): Promise<T
     },
     seedKb: () => seedKb(store),
     async reset() {
-      await store.db.exec('delete from chat_sessions; delete from kb_documents; delete from rate_limits; delete from content_gaps;');
+      await store.db.exec(
+        'delete from chat_sessions; delete from kb_documents; delete from rate_limits; delete from content_gaps;',
+      );
     },
     close: () => store.close(),
   };
@@ -81,7 +83,13 @@ export const SEED_DOCUMENTS: IngestDocument[] = [
     chunks: [
       {
         content: '## Refunds\n\nRefunds are issued within 14 days of a charge. Annual plans are refunded pro rata.',
-        meta: { section: 'Billing › Refunds', heading_path: ['Billing', 'Refunds'], anchor: 'refunds', url: '/docs/billing#refunds', page: 2 },
+        meta: {
+          section: 'Billing › Refunds',
+          heading_path: ['Billing', 'Refunds'],
+          anchor: 'refunds',
+          url: '/docs/billing#refunds',
+          page: 2,
+        },
         embedding: basis(0),
       },
       {

@@ -52,13 +52,38 @@ export interface FuzzRequest {
 
 /** Pieces of text that break naive handling, combined with ordinary words. */
 const EDGE_PIECES = [
-  '\uD800', '\uDFFF', '\uD83D', // lone surrogates
-  '\u200F', '\u202E', '\u2067', // RTL mark, RTL override, RTL isolate
-  '\u200B', '\u2060', '\uFEFF', // zero-width space, word joiner, BOM
-  '\u0000', '\u0007', '\u001B[31m', '\u2028', '\u2029',
-  '\u0301\u0301\u0301', '🦄', '👩‍👩‍👧', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢', 'ß', 'İ',
-  '<|im_start|>', '[INST]', '<script>alert(1)</script>', "'; drop table chat_messages; --", '%00', '\\u0000',
-  'refunds', 'How do refunds work?', 'invoices', ' ', '\n', '\t',
+  '\uD800',
+  '\uDFFF',
+  '\uD83D', // lone surrogates
+  '\u200F',
+  '\u202E',
+  '\u2067', // RTL mark, RTL override, RTL isolate
+  '\u200B',
+  '\u2060',
+  '\uFEFF', // zero-width space, word joiner, BOM
+  '\u0000',
+  '\u0007',
+  '\u001B[31m',
+  '\u2028',
+  '\u2029',
+  '\u0301\u0301\u0301',
+  '🦄',
+  '👩‍👩‍👧',
+  '𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
+  'ß',
+  'İ',
+  '<|im_start|>',
+  '[INST]',
+  '<script>alert(1)</script>',
+  "'; drop table chat_messages; --",
+  '%00',
+  '\\u0000',
+  'refunds',
+  'How do refunds work?',
+  'invoices',
+  ' ',
+  '\n',
+  '\t',
 ];
 
 const edgeString = fc.oneof(
@@ -78,9 +103,20 @@ const messageIds = fc.oneof(
 );
 
 const embedding = fc.oneof(
-  { weight: 3, arbitrary: fc.integer({ min: 0, max: EMBEDDING_DIMENSIONS - 1 }).map((i) => Array.from({ length: EMBEDDING_DIMENSIONS }, (_, j) => (j === i ? 1 : 0))) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .integer({ min: 0, max: EMBEDDING_DIMENSIONS - 1 })
+      .map((i) => Array.from({ length: EMBEDDING_DIMENSIONS }, (_, j) => (j === i ? 1 : 0))),
+  },
   { weight: 1, arbitrary: fc.array(fc.double(), { minLength: 0, maxLength: 4 }) },
-  { weight: 1, arbitrary: fc.array(fc.oneof(fc.double(), anyJson), { minLength: EMBEDDING_DIMENSIONS, maxLength: EMBEDDING_DIMENSIONS }) },
+  {
+    weight: 1,
+    arbitrary: fc.array(fc.oneof(fc.double(), anyJson), {
+      minLength: EMBEDDING_DIMENSIONS,
+      maxLength: EMBEDDING_DIMENSIONS,
+    }),
+  },
   { weight: 1, arbitrary: anyJson },
 );
 
@@ -119,8 +155,14 @@ const searchBody = fc.record(
           source_types: fc.array(edgeString, { maxLength: 3 }),
           tags: fc.array(edgeString, { maxLength: 3 }),
           languages: fc.array(edgeString, { maxLength: 3 }),
-          date_from: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), edgeString),
-          date_to: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), edgeString),
+          date_from: fc.oneof(
+            fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+            edgeString,
+          ),
+          date_to: fc.oneof(
+            fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+            edgeString,
+          ),
         },
         { requiredKeys: [] },
       ),
@@ -138,7 +180,11 @@ const settingsBody = fc.record(
     evidence_threshold: threshold,
     lexical_threshold: threshold,
     hybrid_threshold: threshold,
-    greeting: fc.oneof({ weight: 3, arbitrary: edgeString }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: anyJson }),
+    greeting: fc.oneof(
+      { weight: 3, arbitrary: edgeString },
+      { weight: 1, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: anyJson },
+    ),
     refusal_suggestions: fc.oneof(
       { weight: 3, arbitrary: fc.array(edgeString, { maxLength: 7 }) },
       { weight: 1, arbitrary: fc.constant(null) },
@@ -158,22 +204,67 @@ const body = (structured: fc.Arbitrary<unknown>) =>
   );
 
 /** Header values as a browser or a script could send them (ByteStrings without line breaks). */
-const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 });
+const headerText = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 80,
+});
 
 export function requestArbitrary(tokens: FuzzTarget['tokens']): fc.Arbitrary<FuzzRequest> {
   const authorization = fc.oneof(
     { weight: 8, arbitrary: fc.constant(`Bearer ${tokens.visitor}`) },
     { weight: 1, arbitrary: fc.constant(`Bearer ${tokens.admin}`) },
-    { weight: 1, arbitrary: fc.constantFrom(`bearer ${tokens.visitor}`, `Bearer  ${tokens.visitor}`, `Bearer ${tokens.forged}`, `Bearer ${tokens.expired}`) },
-    { weight: 1, arbitrary: fc.constantFrom('', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Bearer a.b.c', `Bearer ${tokens.visitor}x`, `Bearer ${'A'.repeat(5000)}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        `bearer ${tokens.visitor}`,
+        `Bearer  ${tokens.visitor}`,
+        `Bearer ${tokens.forged}`,
+        `Bearer ${tokens.expired}`,
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '',
+        'Bearer',
+        'Bearer ',
+        'Basic dXNlcjpwYXNz',
+        'Bearer a.b.c',
+        `Bearer ${tokens.visitor}x`,
+        `Bearer ${'A'.repeat(5000)}`,
+      ),
+    },
     { weight: 1, arbitrary: headerText },
   );
-  const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', '', 'application/json; charset=latin1');
-  const accept = fc.constantFrom('text/event-stream', 'application/json', 'text/event-stream, application/json', '*/*', 'application/json, text/event-stream', 'text/html', '');
+  const contentType = fc.constantFrom(
+    'application/json',
+    'application/json; charset=utf-8',
+    'text/plain',
+    'multipart/form-data; boundary=x',
+    'application/x-www-form-urlencoded',
+    '',
+    'application/json; charset=latin1',
+  );
+  const accept = fc.constantFrom(
+    'text/event-stream',
+    'application/json',
+    'text/event-stream, application/json',
+    '*/*',
+    'application/json, text/event-stream',
+    'text/html',
+    '',
+  );
   const lastEventId = fc.oneof(
     fc.constant(undefined),
     fc.uuid().map((id) => `${id}:3`),
-    fc.constantFrom('00000000-0000-4000-8000-000000000001:1', '-1', '999999999999999999999', 'abc', ':', `x:${'9'.repeat(400)}`),
+    fc.constantFrom(
+      '00000000-0000-4000-8000-000000000001:1',
+      '-1',
+      '999999999999999999999',
+      'abc',
+      ':',
+      `x:${'9'.repeat(400)}`,
+    ),
     headerText,
   );
   const headers = fc
@@ -188,33 +279,69 @@ export function requestArbitrary(tokens: FuzzTarget['tokens']): fc.Arbitrary<Fuz
     });
   // Path segments percent-encoded as a browser would (lone surrogates become U+FFFD), or raw and malformed.
   const pathPart = fc.oneof(
-    { weight: 4, arbitrary: fc.oneof(fc.uuid(), edgeString, fc.constantFrom('..', '%', '00000000-0000-4000-8000-000000000001')).map(encodeSegment) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .oneof(fc.uuid(), edgeString, fc.constantFrom('..', '%', '00000000-0000-4000-8000-000000000001'))
+        .map(encodeSegment),
+    },
     { weight: 1, arbitrary: fc.constantFrom('%', '%E0%A4%A', '%ZZ', '%00', '..%2F..%2Fetc', '%C0%AF') },
   );
   const endpoint = fc.oneof(
     { weight: 8, arbitrary: body(chatBody).map((b) => ({ method: 'POST', path: '/api/chat', body: b })) },
     { weight: 4, arbitrary: body(searchBody).map((b) => ({ method: 'POST', path: '/api/search', body: b })) },
     { weight: 2, arbitrary: body(feedbackBody).map((b) => ({ method: 'POST', path: '/api/feedback', body: b })) },
-    { weight: 2, arbitrary: fc.oneof(fc.integer({ min: -3, max: 300 }).map(String), headerText).map((l) => ({ method: 'GET', path: `/api/sessions?limit=${encodeURIComponent(l)}` })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .oneof(fc.integer({ min: -3, max: 300 }).map(String), headerText)
+        .map((l) => ({ method: 'GET', path: `/api/sessions?limit=${encodeURIComponent(l)}` })),
+    },
     { weight: 2, arbitrary: pathPart.map((id) => ({ method: 'GET', path: `/api/sessions/${id}` })) },
     { weight: 2, arbitrary: pathPart.map((id) => ({ method: 'GET', path: `/api/chunks/${id}` })) },
-    { weight: 1, arbitrary: headerText.map((l) => ({ method: 'GET', path: `/api/admin/gaps?limit=${encodeURIComponent(l)}` })) },
+    {
+      weight: 1,
+      arbitrary: headerText.map((l) => ({ method: 'GET', path: `/api/admin/gaps?limit=${encodeURIComponent(l)}` })),
+    },
     { weight: 2, arbitrary: body(settingsBody).map((b) => ({ method: 'PUT', path: '/api/admin/settings', body: b })) },
     {
       weight: 2,
       arbitrary: fc
-        .tuple(pathPart, fc.oneof(anyJson, fc.record({ text: fc.oneof(edgeString, anyJson), model: fc.oneof(edgeString, anyJson) }, { requiredKeys: [] })))
+        .tuple(
+          pathPart,
+          fc.oneof(
+            anyJson,
+            fc.record(
+              { text: fc.oneof(edgeString, anyJson), model: fc.oneof(edgeString, anyJson) },
+              { requiredKeys: [] },
+            ),
+          ),
+        )
         .map(([id, b]) => ({ method: 'POST', path: `/api/chat/${id}/generated`, body: JSON.stringify(b) })),
     },
-    { weight: 1, arbitrary: anyJson.map((b) => ({ method: 'POST', path: '/api/auth/anonymous', body: JSON.stringify(b) })) },
+    {
+      weight: 1,
+      arbitrary: anyJson.map((b) => ({ method: 'POST', path: '/api/auth/anonymous', body: JSON.stringify(b) })),
+    },
     {
       weight: 1,
       arbitrary: fc
-        .oneof(anyJson, edgeString.map((token) => ({ refresh_token: token })))
+        .oneof(
+          anyJson,
+          edgeString.map((token) => ({ refresh_token: token })),
+        )
         .map((b) => ({ method: 'POST', path: '/api/auth/refresh', body: JSON.stringify(b) })),
     },
     { weight: 1, arbitrary: fc.constantFrom('/api/health', '/api/config').map((path) => ({ method: 'GET', path })) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'POST'), fc.constantFrom('/api/chat', '/api/nope', '/api/search/x', '/api/sessions')).map(([method, path]) => ({ method, path })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'POST'),
+          fc.constantFrom('/api/chat', '/api/nope', '/api/search/x', '/api/sessions'),
+        )
+        .map(([method, path]) => ({ method, path })),
+    },
   );
   return fc.record({ endpoint, headers }).map(({ endpoint, headers }) => ({
     ...endpoint,
@@ -223,7 +350,9 @@ export function requestArbitrary(tokens: FuzzTarget['tokens']): fc.Arbitrary<Fuz
 }
 
 function encodeSegment(text: string): string {
-  return encodeURIComponent(text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+  return encodeURIComponent(
+    text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'),
+  );
 }
 
 function withoutBodyHeaders(headers: Record<string, string>): Record<string, string> {
@@ -231,23 +360,46 @@ function withoutBodyHeaders(headers: Record<string, string>): Record<string, str
   return rest;
 }
 
-const COUNTED = ['chat_sessions', 'chat_messages', 'chat_feedback', 'content_gaps', 'auth.users', 'kb_documents', 'rate_limits'] as const;
+const COUNTED = [
+  'chat_sessions',
+  'chat_messages',
+  'chat_feedback',
+  'content_gaps',
+  'auth.users',
+  'kb_documents',
+  'rate_limits',
+] as const;
 
 async function rowCounts(store: PgliteStore): Promise<Record<string, number>> {
   // kb_settings has one row: a write shows in its updated_at (kb_set_settings sets it), counted in ms.
-  const sql = [...COUNTED.map((t) => `(select count(*)::int from ${t}) as "${t}"`), `(select (extract(epoch from updated_at) * 1000)::float8 from kb_settings) as "kb_settings"`].join(', ');
+  const sql = [
+    ...COUNTED.map((t) => `(select count(*)::int from ${t}) as "${t}"`),
+    `(select (extract(epoch from updated_at) * 1000)::float8 from kb_settings) as "kb_settings"`,
+  ].join(', ');
   const { rows } = await store.db.query<Record<string, number>>(`select ${sql}`);
   return rows[0]!;
 }
 
 /** Sends one request; returns its status and what is wrong with the answer (null: nothing). */
-export async function checkRequest(target: FuzzTarget, req: FuzzRequest): Promise<{ status: number; problem: string | null }> {
+export async function checkRequest(
+  target: FuzzTarget,
+  req: FuzzRequest,
+): Promise<{ status: number; problem: string | null }> {
   const before = await rowCounts(target.store);
-  const res = await target.request(req.path, { method: req.method, headers: req.headers, ...(req.body !== undefined ? { body: req.body } : {}) });
+  const res = await target.request(req.path, {
+    method: req.method,
+    headers: req.headers,
+    ...(req.body !== undefined ? { body: req.body } : {}),
+  });
   return { status: res.status, problem: await responseProblem(target, req, res, before) };
 }
 
-async function responseProblem(target: FuzzTarget, req: FuzzRequest, res: Response, before: Record<string, number>): Promise<string | null> {
+async function responseProblem(
+  target: FuzzTarget,
+  req: FuzzRequest,
+  res: Response,
+  before: Record<string, number>,
+): Promise<string | null> {
   const text = await res.text();
   const where = `${req.method} ${req.path.slice(0, 80)} → ${res.status}`;
   if (res.status >= 500) return `${where}: a ${res.status}: ${text.slice(0, 300)}`;
@@ -257,9 +409,13 @@ async function responseProblem(target: FuzzTarget, req: FuzzRequest, res: Respon
     const after = await rowCounts(target.store);
     // Counted before the database could tell: a 409 (a reused message id) and a feedback 404 (not one's answer).
     // And every admin request: the console's rate limit counts before the body is read (an admin's budget).
-    const countedFirst = res.status === 409 || (res.status === 404 && req.path === '/api/feedback') || (res.status === 400 && req.path.startsWith('/api/admin/'));
+    const countedFirst =
+      res.status === 409 ||
+      (res.status === 404 && req.path === '/api/feedback') ||
+      (res.status === 400 && req.path.startsWith('/api/admin/'));
     const changed = Object.keys(after).filter((t) => after[t] !== before[t] && !(t === 'rate_limits' && countedFirst));
-    if (changed.length) return `${where}: a ${res.status} wrote rows (${changed.map((t) => `${t} ${before[t]} → ${after[t]}`).join(', ')})`;
+    if (changed.length)
+      return `${where}: a ${res.status} wrote rows (${changed.map((t) => `${t} ${before[t]} → ${after[t]}`).join(', ')})`;
     return null;
   }
   const problem = successProblem(req, res, text);
@@ -274,7 +430,8 @@ function errorBodyProblem(status: number, text: string): string | null {
     return `not a JSON error body: ${text.slice(0, 120)}`;
   }
   const { code, message } = body.error ?? {};
-  if (typeof code !== 'string' || !(ERROR_CODES as readonly string[]).includes(code)) return `unknown error code ${JSON.stringify(code)}`;
+  if (typeof code !== 'string' || !(ERROR_CODES as readonly string[]).includes(code))
+    return `unknown error code ${JSON.stringify(code)}`;
   if (typeof message !== 'string' || !message) return 'no error message';
   // A 400 says which field is wrong, as `field: reason` (`body` when the body itself is).
   if (status === 400 && !/^[A-Za-z_][\w.]*: \S/.test(message)) return `a 400 that names no field: "${message}"`;
@@ -320,9 +477,22 @@ function settingsProblem(body: unknown): string | null {
     if (typeof value !== 'number' || !(value >= 0 && value <= 1)) return `${name} out of bounds: ${String(value)}`;
   }
   const suggestions = s.refusal_suggestions;
-  if (!Array.isArray(suggestions) || suggestions.length > 5 || suggestions.some((x) => typeof x !== 'string' || x.trim() === '' || x.length > 120)) return 'bad refusal_suggestions';
-  if (s.greeting !== null && (typeof s.greeting !== 'string' || s.greeting.trim() === '' || s.greeting.length > 500)) return 'bad greeting';
-  for (const name of ['answer_mode', 'evidence_threshold', 'lexical_threshold', 'hybrid_threshold', 'greeting', 'refusal_suggestions']) {
+  if (
+    !Array.isArray(suggestions) ||
+    suggestions.length > 5 ||
+    suggestions.some((x) => typeof x !== 'string' || x.trim() === '' || x.length > 120)
+  )
+    return 'bad refusal_suggestions';
+  if (s.greeting !== null && (typeof s.greeting !== 'string' || s.greeting.trim() === '' || s.greeting.length > 500))
+    return 'bad greeting';
+  for (const name of [
+    'answer_mode',
+    'evidence_threshold',
+    'lexical_threshold',
+    'hybrid_threshold',
+    'greeting',
+    'refusal_suggestions',
+  ]) {
     if (s[`${name}_source`] !== 'admin' && s[`${name}_source`] !== 'server') return `no ${name}_source`;
   }
   return null;
@@ -378,7 +548,10 @@ export interface FuzzRun {
 }
 
 /** Runs the property; throws (fast-check's report, with the seed and the shrunk request) on a failure. */
-export async function fuzzApi(target: FuzzTarget, options: { seed: number; numRuns: number; timeLimitMs?: number }): Promise<FuzzRun> {
+export async function fuzzApi(
+  target: FuzzTarget,
+  options: { seed: number; numRuns: number; timeLimitMs?: number },
+): Promise<FuzzRun> {
   const statuses: Record<string, number> = {};
   let runs = 0;
   await fc.assert(

@@ -19,7 +19,9 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(respond: (delivery: Delivery, index: number) => number | 'hang' = () => 204): Promise<Receiver> {
+export async function startReceiver(
+  respond: (delivery: Delivery, index: number) => number | 'hang' = () => 204,
+): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   const waiters: (() => void)[] = [];
   const server: Server = createServer((req, res) => {
@@ -41,7 +43,8 @@ export async function startReceiver(respond: (delivery: Delivery, index: number)
     async received(count, timeoutMs = 10_000) {
       const until = performance.now() + timeoutMs;
       while (deliveries.length < count) {
-        if (performance.now() > until) throw new Error(`${deliveries.length} of ${count} deliveries arrived in ${timeoutMs} ms`);
+        if (performance.now() > until)
+          throw new Error(`${deliveries.length} of ${count} deliveries arrived in ${timeoutMs} ms`);
         await new Promise<void>((resolve) => {
           waiters.push(resolve);
           setTimeout(resolve, 50);

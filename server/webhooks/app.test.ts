@@ -34,7 +34,11 @@ const asJson = { headers: { Accept: 'application/json' } };
 async function tokenFor(appMetadata: Record<string, unknown>): Promise<string> {
   const userId = await api.store.createAnonymousUser();
   const now = Math.floor(Date.now() / 1000);
-  return sign({ sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: appMetadata, iat: now, exp: now + 600 }, TEST_SECRET, 'HS256');
+  return sign(
+    { sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: appMetadata, iat: now, exp: now + 600 },
+    TEST_SECRET,
+    'HS256',
+  );
 }
 
 describe('events from the app', () => {
@@ -52,10 +56,17 @@ describe('events from the app', () => {
     expect(event).toMatchObject({
       id: `evt_${refusal.message_id}`,
       type: 'question.refused',
-      data: { message_id: refusal.message_id, question_id: asked.message_id, question: 'Do you ship to Mars?', reason: 'no_evidence', visitor: expect.stringMatching(/^v-[0-9a-f]{10}$/) },
+      data: {
+        message_id: refusal.message_id,
+        question_id: asked.message_id,
+        question: 'Do you ship to Mars?',
+        reason: 'no_evidence',
+        visitor: expect.stringMatching(/^v-[0-9a-f]{10}$/),
+      },
     });
     // The visitor id is the console's (kb_visitor_id): a receiver can match events to the console's rows.
-    const [{ v }] = (await api.store.db.query<{ v: string }>('select kb_visitor_id($1) as v', [visitor.userId])).rows as [{ v: string }];
+    const [{ v }] = (await api.store.db.query<{ v: string }>('select kb_visitor_id($1) as v', [visitor.userId]))
+      .rows as [{ v: string }];
     expect(event.data.visitor).toBe(v);
   });
 
@@ -73,19 +84,34 @@ describe('events from the app', () => {
     expect(rated.status).toBe(200);
     const [, delivery] = await receiver.received(2);
     const event = JSON.parse(delivery!.body) as WebhookEvent<'answer.rated'>;
-    expect(event).toMatchObject({ type: 'answer.rated', data: { message_id: refusal.message_id, rating: -1, comment: 'We do ship to Mars, see the FAQ' } });
+    expect(event).toMatchObject({
+      type: 'answer.rated',
+      data: { message_id: refusal.message_id, rating: -1, comment: 'We do ship to Mars, see the FAQ' },
+    });
     expect(await verifySignature(SECRET, delivery!.headers['kb-signature'] as string, delivery!.body)).toBe(true);
   });
 
-  it('hands each delivery to the runtime\'s waitUntil when there is one (Workers), which ends once delivered', async () => {
+  it("hands each delivery to the runtime's waitUntil when there is one (Workers), which ends once delivered", async () => {
     receiver = await startReceiver();
     const app = api.instance({ webhooks: nodeWebhooks(api.store, env(receiver.url)) });
     const visitor = await api.signIn(app);
     const kept: Promise<unknown>[] = [];
-    const executionCtx = { waitUntil: (task: Promise<unknown>) => void kept.push(task), passThroughOnException: () => {}, props: {} };
+    const executionCtx = {
+      waitUntil: (task: Promise<unknown>) => void kept.push(task),
+      passThroughOnException: () => {},
+      props: {},
+    };
     const res = await app.request(
       '/api/chat',
-      { method: 'POST', headers: { Authorization: `Bearer ${visitor.token}`, 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(refusedQuestion()) },
+      {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${visitor.token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json',
+        },
+        body: JSON.stringify(refusedQuestion()),
+      },
       undefined,
       executionCtx,
     );
@@ -110,7 +136,9 @@ describe('events from the app', () => {
 
   it('a failing receiver does not break the answer or the rating', async () => {
     receiver = await startReceiver(() => 500);
-    const app = api.instance({ webhooks: nodeWebhooks(api.store, env(receiver.url), { backoffMs: 10, log: () => {} }) });
+    const app = api.instance({
+      webhooks: nodeWebhooks(api.store, env(receiver.url), { backoffMs: 10, log: () => {} }),
+    });
     const visitor = await api.signIn(app);
     const res = await api.chat(visitor.token, refusedQuestion(), asJson, app);
     expect(res.status).toBe(200);
@@ -129,14 +157,21 @@ describe('events from the app', () => {
     const webhooks = nodeWebhooks(api.store, env(null, null));
     const app = api.instance({ webhooks });
     const visitor = await api.signIn(app);
-    const ask = async () => expect(((await (await api.chat(visitor.token, refusedQuestion(), asJson, app)).json()) as Refusal).type).toBe('refusal');
+    const ask = async () =>
+      expect(((await (await api.chat(visitor.token, refusedQuestion(), asJson, app)).json()) as Refusal).type).toBe(
+        'refusal',
+      );
     await ask();
     expect(await webhooks.settle(2_000)).toBe(true);
     expect(receiver.deliveries).toHaveLength(0);
 
     const admin = await tokenFor({ role: 'admin' });
     const put = (body: object) =>
-      app.request('/api/admin/settings', { method: 'PUT', headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      app.request('/api/admin/settings', {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     expect((await put({ webhook_url: receiver.url, webhook_secret: SECRET })).status).toBe(200);
     await ask();
     await receiver.received(1);
@@ -165,15 +200,29 @@ describe('the webhook as a console setting', () => {
     const set = await settings('PUT', admin, { webhook_url: receiver.url, webhook_secret: consoleSecret }, app);
     expect(set.status).toBe(200);
     responses.push(await set.clone().text());
-    expect(await set.json()).toMatchObject({ webhook_url: receiver.url, webhook_url_source: 'admin', webhook_secret_set: true, webhook_secret_source: 'admin' });
+    expect(await set.json()).toMatchObject({
+      webhook_url: receiver.url,
+      webhook_url_source: 'admin',
+      webhook_secret_set: true,
+      webhook_secret_source: 'admin',
+    });
 
     const visitor = await api.signIn(app);
     await api.chat(visitor.token, refusedQuestion(), asJson, app);
     const [delivery] = await receiver.received(1);
-    expect(await verifySignature(consoleSecret, delivery!.headers['kb-signature'] as string, delivery!.body)).toBe(true);
+    expect(await verifySignature(consoleSecret, delivery!.headers['kb-signature'] as string, delivery!.body)).toBe(
+      true,
+    );
 
     // Every admin read, the public config and the settings function anyone may call: no secret anywhere.
-    for (const path of ['/api/admin/settings', '/api/admin/me', '/api/admin/conversations', '/api/admin/gaps?status=all', '/api/admin/export/conversations?format=json', '/api/config']) {
+    for (const path of [
+      '/api/admin/settings',
+      '/api/admin/me',
+      '/api/admin/conversations',
+      '/api/admin/gaps?status=all',
+      '/api/admin/export/conversations?format=json',
+      '/api/config',
+    ]) {
       responses.push(await (await app.request(path, { headers: { Authorization: `Bearer ${admin}` } })).text());
     }
     responses.push(JSON.stringify(await api.store.getSettings()));
@@ -181,14 +230,16 @@ describe('the webhook as a console setting', () => {
     expect(responses.join('')).toContain('webhook_secret_set');
 
     // Cleared: back to the environment (none here).
-    expect(await (await settings('PUT', admin, { webhook_url: null, webhook_secret: null }, app)).json()).toMatchObject({
-      webhook_url: null,
-      webhook_url_source: 'server',
-      webhook_secret_set: false,
-    });
+    expect(await (await settings('PUT', admin, { webhook_url: null, webhook_secret: null }, app)).json()).toMatchObject(
+      {
+        webhook_url: null,
+        webhook_url_source: 'server',
+        webhook_secret_set: false,
+      },
+    );
   });
 
-  it('refuses a URL into the server\'s network, a short secret, and a visitor', async () => {
+  it("refuses a URL into the server's network, a short secret, and a visitor", async () => {
     const admin = await tokenFor({ role: 'admin' });
     for (const [body, field] of [
       [{ webhook_url: 'http://10.0.0.5/hook' }, 'webhook_url'],
@@ -204,7 +255,9 @@ describe('the webhook as a console setting', () => {
     expect((await settings('PUT', visitor.token, { webhook_url: 'https://hooks.example.com/' })).status).toBe(403);
     // And in SQL, whatever calls it: the check is kb_set_settings' own.
     const claims = { sub: crypto.randomUUID(), role: 'authenticated', app_metadata: { role: 'admin' } };
-    await expect(api.store.setSettings(claims, { webhook_url: 'http://10.0.0.5/hook' })).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(api.store.setSettings(claims, { webhook_url: 'http://10.0.0.5/hook' })).rejects.toMatchObject({
+      kind: 'invalid',
+    });
     await expect(api.store.setSettings(claims, { webhook_secret: 'short' })).rejects.toMatchObject({ kind: 'invalid' });
   });
 });

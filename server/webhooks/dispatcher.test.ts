@@ -12,7 +12,13 @@ import { verifySignature } from './sign.ts';
 import { webhookUrlProblem } from './url.ts';
 
 const SECRET = 'whsec-test-0123456789abcdef';
-const RATED = { message_id: crypto.randomUUID(), visitor: 'v-0123456789', rating: -1 as const, comment: 'Out of date', rated_at: '2026-11-26T05:00:00.000Z' };
+const RATED = {
+  message_id: crypto.randomUUID(),
+  visitor: 'v-0123456789',
+  rating: -1 as const,
+  comment: 'Out of date',
+  rated_at: '2026-11-26T05:00:00.000Z',
+};
 let receiver: Receiver | undefined;
 afterEach(() => receiver?.close());
 
@@ -39,8 +45,12 @@ describe('webhook delivery', () => {
     expect(delivery!.headers['kb-event']).toBe('answer.rated');
     expect(await verifySignature(SECRET, delivery!.headers['kb-signature'] as string, delivery!.body)).toBe(true);
     // The signature covers the body: a changed body or another secret does not verify.
-    expect(await verifySignature(SECRET, delivery!.headers['kb-signature'] as string, delivery!.body.replace('-1', '1'))).toBe(false);
-    expect(await verifySignature('another-secret-0123456789', delivery!.headers['kb-signature'] as string, delivery!.body)).toBe(false);
+    expect(
+      await verifySignature(SECRET, delivery!.headers['kb-signature'] as string, delivery!.body.replace('-1', '1')),
+    ).toBe(false);
+    expect(
+      await verifySignature('another-secret-0123456789', delivery!.headers['kb-signature'] as string, delivery!.body),
+    ).toBe(false);
     const event = JSON.parse(delivery!.body) as WebhookEvent<'answer.rated'>;
     expect(event).toMatchObject({ type: 'answer.rated', data: RATED, id: expect.stringMatching(/^evt_/) });
     expect(delivery!.headers['kb-delivery']).toBe(event.id);
@@ -59,7 +69,8 @@ describe('webhook delivery', () => {
     // 50 ms before the second try, 100 ms before the third (a little slack for timers).
     expect(tries[1]!.at - tries[0]!.at).toBeGreaterThanOrEqual(45);
     expect(tries[2]!.at - tries[1]!.at).toBeGreaterThanOrEqual(95);
-    for (const t of tries) expect(await verifySignature(SECRET, t.headers['kb-signature'] as string, t.body)).toBe(true);
+    for (const t of tries)
+      expect(await verifySignature(SECRET, t.headers['kb-signature'] as string, t.body)).toBe(true);
     expect(logs).toEqual([]);
   });
 
@@ -103,7 +114,10 @@ describe('webhook delivery', () => {
 
   it('never connects to loopback (or any internal address) without the development opt-in', async () => {
     receiver = await startReceiver();
-    const { hooks, logs } = webhooks(receiver.url.replace('http:', 'https:'), { post: guardedWebhookPost(), allowLoopback: false });
+    const { hooks, logs } = webhooks(receiver.url.replace('http:', 'https:'), {
+      post: guardedWebhookPost(),
+      allowLoopback: false,
+    });
     hooks.emit('answer.rated', RATED);
     expect(await hooks.settle(2000)).toBe(true);
     expect(receiver.deliveries).toHaveLength(0);

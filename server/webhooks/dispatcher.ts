@@ -14,7 +14,12 @@
  * webhooks.emit('sync.finished', { source, started_at, finished_at, added, updated, unchanged, removed, failed: [] });
  * await webhooks.settle(5_000); // before a CLI exits
  */
-import { WEBHOOK_SIGNATURE_HEADER, type WebhookEvent, type WebhookEventData, type WebhookEventType } from '../../protocol/webhooks.ts';
+import {
+  WEBHOOK_SIGNATURE_HEADER,
+  type WebhookEvent,
+  type WebhookEventData,
+  type WebhookEventType,
+} from '../../protocol/webhooks.ts';
 import { signatureHeader } from './sign.ts';
 import { webhookUrlProblem } from './url.ts';
 
@@ -24,7 +29,10 @@ export interface WebhookTarget {
 }
 
 /** One POST; resolves with the response's status. Throw `WebhookRefusal` for a failure that retrying cannot fix. */
-export type WebhookPost = (url: string, init: { headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<number>;
+export type WebhookPost = (
+  url: string,
+  init: { headers: Record<string, string>; body: string; signal: AbortSignal },
+) => Promise<number>;
 
 /** A delivery that must not be retried (an address the server may not connect to). */
 export class WebhookRefusal extends Error {
@@ -53,7 +61,11 @@ export interface Webhooks {
    * Delivers one event in the background. `data` may be a promise (computed off the request path too);
    * `id` is the event's id when the caller has a natural one (a retried request then repeats the same id).
    */
-  emit<T extends WebhookEventType>(type: T, data: WebhookEventData[T] | Promise<WebhookEventData[T]>, options?: { id?: string; waitUntil?: WaitUntil }): void;
+  emit<T extends WebhookEventType>(
+    type: T,
+    data: WebhookEventData[T] | Promise<WebhookEventData[T]>,
+    options?: { id?: string; waitUntil?: WaitUntil },
+  ): void;
   /** Deliveries still running. */
   readonly pending: number;
   /** Resolves true once no delivery is running, or false when `ms` passed first. */
@@ -90,13 +102,18 @@ export function createWebhooks(options: WebhookOptions): Webhooks {
         if (status >= 200 && status < 300) return;
         // 4xx is the receiver refusing this event (bad signature, unknown type): sending it again would not
         // change that — except 408 and 429, which ask for a later try.
-        if (status >= 400 && status < 500 && status !== 408 && status !== 429) return log(`${event.type} ${event.id} refused with ${status}`);
+        if (status >= 400 && status < 500 && status !== 408 && status !== 429)
+          return log(`${event.type} ${event.id} refused with ${status}`);
         failure = `status ${status}`;
       } catch (error) {
         if (error instanceof WebhookRefusal) return log(`${event.type} not sent: ${error.message}`);
-        failure = error instanceof Error && error.name === 'TimeoutError' ? `no response in ${timeoutMs} ms` : String((error as Error)?.message ?? error);
+        failure =
+          error instanceof Error && error.name === 'TimeoutError'
+            ? `no response in ${timeoutMs} ms`
+            : String((error as Error)?.message ?? error);
       }
-      if (attempt >= attempts) return log(`${event.type} ${event.id} failed after ${attempts} attempts (last: ${failure})`);
+      if (attempt >= attempts)
+        return log(`${event.type} ${event.id} failed after ${attempts} attempts (last: ${failure})`);
       await new Promise((resolve) => setTimeout(resolve, backoffMs * 2 ** (attempt - 1)));
     }
   }

@@ -13,13 +13,19 @@
 const encoder = new TextEncoder();
 
 async function hmacHex(secret: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(message)));
   return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** `t=<unix>,v1=<hex>` for this body, signed now (or at `timestamp`, in seconds). */
-export async function signatureHeader(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Promise<string> {
+export async function signatureHeader(
+  secret: string,
+  body: string,
+  timestamp = Math.floor(Date.now() / 1000),
+): Promise<string> {
   return `t=${timestamp},v1=${await hmacHex(secret, `${timestamp}.${body}`)}`;
 }
 
@@ -27,7 +33,13 @@ export async function signatureHeader(secret: string, body: string, timestamp = 
  * What a receiver does: true when `header` signs `body` with `secret` and its timestamp is within
  * `toleranceSeconds` of now (default five minutes). Compares in constant time.
  */
-export async function verifySignature(secret: string, header: string | null, body: string, toleranceSeconds = 300, now = Date.now()): Promise<boolean> {
+export async function verifySignature(
+  secret: string,
+  header: string | null,
+  body: string,
+  toleranceSeconds = 300,
+  now = Date.now(),
+): Promise<boolean> {
   const parts = new Map((header ?? '').split(',').map((part) => part.trim().split('=', 2) as [string, string]));
   const t = Number(parts.get('t'));
   const given = parts.get('v1') ?? '';

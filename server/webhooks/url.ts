@@ -17,7 +17,8 @@ export function webhookUrlProblem(url: string, allowLoopback: boolean): string |
   if (parsed.username || parsed.password) return 'must not carry a user name or password';
   if (parsed.protocol === 'https:') return null;
   if (parsed.protocol !== 'http:') return 'must be an https URL';
-  if (!isLoopbackHost(parsed.hostname)) return 'must be https (plain http only to loopback, with KB_WEBHOOK_ALLOW_LOOPBACK)';
+  if (!isLoopbackHost(parsed.hostname))
+    return 'must be https (plain http only to loopback, with KB_WEBHOOK_ALLOW_LOOPBACK)';
   return allowLoopback ? null : 'is http to loopback, which needs KB_WEBHOOK_ALLOW_LOOPBACK=1 (a development receiver)';
 }
 

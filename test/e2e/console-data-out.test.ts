@@ -21,9 +21,13 @@ let page: Page;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  server = await startConsoleServer({ deps: (api) => ({ webhooks: nodeWebhooks(api.store, { url: null, secret: null, allowLoopback: true }) }) });
+  server = await startConsoleServer({
+    deps: (api) => ({ webhooks: nodeWebhooks(api.store, { url: null, secret: null, allowLoopback: true }) }),
+  });
   await server.api.seedKb();
-  page = await (await server.browser.newContext({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true })).newPage();
+  page = await (
+    await server.browser.newContext({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true })
+  ).newPage();
   page.on('pageerror', (error) => console.error('[page error]', error));
   await page.goto(await server.signInUrl());
   await page.locator('kb-admin-gaps h2').waitFor();
@@ -40,10 +44,16 @@ async function axe(): Promise<void> {
 
 /** A visitor's question the knowledge base cannot answer, through the served app. */
 async function refusedQuestion(message: string): Promise<void> {
-  const { access_token } = (await (await fetch(`${server.baseUrl}/api/auth/anonymous`, { method: 'POST' })).json()) as { access_token: string };
+  const { access_token } = (await (await fetch(`${server.baseUrl}/api/auth/anonymous`, { method: 'POST' })).json()) as {
+    access_token: string;
+  };
   const res = await fetch(`${server.baseUrl}/api/chat`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+    headers: {
+      Authorization: `Bearer ${access_token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+    },
     body: JSON.stringify(question(basis(300), message)),
   });
   expect(((await res.json()) as { type: string }).type).toBe('refusal');
@@ -54,7 +64,10 @@ it('exports conversations as CSV from the Conversations view', async () => {
   await page.goto(`${server.baseUrl}/admin/#/conversations`);
   const view = page.locator('kb-admin-conversations');
   await view.locator('article').first().waitFor();
-  const [download] = await Promise.all([page.waitForEvent('download'), view.getByRole('button', { name: 'Conversations (CSV)' }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    view.getByRole('button', { name: 'Conversations (CSV)' }).click(),
+  ]);
   expect(download.suggestedFilename()).toMatch(/^kb-chat-conversations-\d{4}-\d\d-\d\d\.csv$/);
   const text = await readFile((await download.path())!, 'utf8');
   expect(text).toContain('asked_at,session_id,question_id,message_id,visitor,question,');
@@ -78,6 +91,9 @@ it('sets the webhook under Settings: the next refused question is delivered, sig
 
   await refusedQuestion('Is there a student discount?');
   const [delivery] = await receiver.received(1);
-  expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'question.refused', data: { question: 'Is there a student discount?' } });
+  expect(JSON.parse(delivery!.body)).toMatchObject({
+    type: 'question.refused',
+    data: { question: 'Is there a student discount?' },
+  });
   expect(await verifySignature(SECRET, delivery!.headers['kb-signature'] as string, delivery!.body)).toBe(true);
 });

@@ -26,13 +26,21 @@ beforeAll(async () => {
     const { answer_message_id } = (await res.json()) as { answer_message_id: string };
     // As the visitor, through the SQL function the feedback API uses (RLS and its checks apply).
     await api.store.db.transaction(async (tx) => {
-      await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)", [JSON.stringify({ sub: userId, role: 'authenticated' })]);
+      await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)", [
+        JSON.stringify({ sub: userId, role: 'authenticated' }),
+      ]);
       await tx.query('select * from chat_set_feedback($1, $2, $3)', [answer_message_id, rating, comment]);
     });
   };
   const ann = await api.signIn();
   const bob = await api.signIn();
-  await rate(ann.token, ann.userId, question(basis(0), 'How do refunds work for annual plans?'), -1, 'It does not say how long a refund takes to reach my card.');
+  await rate(
+    ann.token,
+    ann.userId,
+    question(basis(0), 'How do refunds work for annual plans?'),
+    -1,
+    'It does not say how long a refund takes to reach my card.',
+  );
   await rate(bob.token, bob.userId, question(basis(1), 'When are invoices sent?'), 1, null);
   await api.chat(bob.token, question(basis(300), 'Do you ship to Mars?'));
   page = await (await server.browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
@@ -50,7 +58,9 @@ it('shows a 👎 answer with its comment, found with the rating filter', async (
   await expect.poll(() => page.locator('kb-admin-conversations article').count()).toBe(1);
   const item = page.locator('kb-admin-conversations article');
   expect(await item.locator('h3').textContent()).toBe('How do refunds work for annual plans?');
-  expect(await item.locator('.comment').textContent()).toContain('It does not say how long a refund takes to reach my card.');
+  expect(await item.locator('.comment').textContent()).toContain(
+    'It does not say how long a refund takes to reach my card.',
+  );
   expect(await item.locator('.badge').textContent()).toBe('not helpful');
   expect(await item.locator('.citations').textContent()).toContain('Billing');
   const { violations } = await new AxeBuilder({ page }).analyze();

@@ -19,20 +19,33 @@ beforeAll(async () => {
   const { api } = server;
   await api.seedKb();
   const visitor = await api.signIn();
-  await api.chat(visitor.token, question(basis(0), 'How do refunds work?'), { headers: { Accept: 'application/json' } });
+  await api.chat(visitor.token, question(basis(0), 'How do refunds work?'), {
+    headers: { Accept: 'application/json' },
+  });
 
   // What the old chat_finish_turn accepted from a visitor over PostgREST, inserted as the table owner.
   const db = api.store.db;
   const user = await api.store.createAnonymousUser();
   const session = crypto.randomUUID();
   await db.query(`insert into chat_sessions (id, user_id, title) values ($1, $2, 'Old')`, [session, user]);
-  const asked = (await db.query<{ id: string }>(`insert into chat_messages (session_id, role, content) values ($1, 'user', 'A forged answer?') returning id`, [session])).rows[0]!.id;
-  await db.query(`insert into chat_messages (session_id, role, content, citations, reply_to, meta) values ($1, 'assistant', 'Forged [1]', $2::jsonb, $3, $4::jsonb)`, [
-    session,
-    JSON.stringify([{ n: '1', title: 7, page: 'two', url: 'https://evil.example/', similarity: 'high' }, 'not a citation']),
-    asked,
-    JSON.stringify({ kind: 'answer', evidence: 'high', confidence: 'very high', mode: 42, generated: { text: 7 } }),
-  ]);
+  const asked = (
+    await db.query<{ id: string }>(
+      `insert into chat_messages (session_id, role, content) values ($1, 'user', 'A forged answer?') returning id`,
+      [session],
+    )
+  ).rows[0]!.id;
+  await db.query(
+    `insert into chat_messages (session_id, role, content, citations, reply_to, meta) values ($1, 'assistant', 'Forged [1]', $2::jsonb, $3, $4::jsonb)`,
+    [
+      session,
+      JSON.stringify([
+        { n: '1', title: 7, page: 'two', url: 'https://evil.example/', similarity: 'high' },
+        'not a citation',
+      ]),
+      asked,
+      JSON.stringify({ kind: 'answer', evidence: 'high', confidence: 'very high', mode: 42, generated: { text: 7 } }),
+    ],
+  );
 
   page = await (await server.browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
   page.on('pageerror', (error) => pageErrors.push(String(error)));

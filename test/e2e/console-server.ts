@@ -26,15 +26,30 @@ export interface ConsoleServer {
 }
 
 /** `deps`: more of the app's dependencies, built over the test's database (e.g. webhooks). */
-export async function startConsoleServer({ csp = true, deps }: { csp?: boolean; deps?: (api: TestApi) => Partial<AppDeps> } = {}): Promise<ConsoleServer> {
+export async function startConsoleServer({
+  csp = true,
+  deps,
+}: {
+  csp?: boolean;
+  deps?: (api: TestApi) => Partial<AppDeps>;
+} = {}): Promise<ConsoleServer> {
   const api = await createTestApi();
   const root = new Hono();
   if (csp) root.use('*', securityHeaders());
   root.route('/', deps ? api.instance(deps(api)) : api.app);
-  root.use('/admin/*', serveFiles({ root: join(ROOT, 'dist/admin'), rewrite: (p) => (p === '/admin/' ? '/index.html' : p.slice('/admin'.length)), cacheControl: () => REVALIDATE }));
+  root.use(
+    '/admin/*',
+    serveFiles({
+      root: join(ROOT, 'dist/admin'),
+      rewrite: (p) => (p === '/admin/' ? '/index.html' : p.slice('/admin'.length)),
+      cacheControl: () => REVALIDATE,
+    }),
+  );
   let server!: ServerType;
   const baseUrl = await new Promise<string>((resolve) => {
-    server = serve({ fetch: root.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(`http://127.0.0.1:${info.port}`));
+    server = serve({ fetch: root.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
+      resolve(`http://127.0.0.1:${info.port}`),
+    );
   });
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
   return {

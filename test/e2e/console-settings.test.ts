@@ -39,18 +39,28 @@ async function axe(target: Page = page): Promise<void> {
 /** A visitor's question with cosine 0.6 to the refunds passage (the test API is in vector mode, threshold 0.35). */
 async function visitorAsks(): Promise<{ type: 'answer' } | Refusal> {
   const visitor = await server.api.signIn();
-  const res = await server.api.chat(visitor.token, question(withSimilarity(0, 0.6), 'How do refunds work?'), { headers: { Accept: 'application/json' } });
+  const res = await server.api.chat(visitor.token, question(withSimilarity(0, 0.6), 'How do refunds work?'), {
+    headers: { Accept: 'application/json' },
+  });
   return (await res.json()) as { type: 'answer' } | Refusal;
 }
 const stored = async () => (await server.api.store.getSettings()) as unknown as Record<keyof Settings, unknown>;
 const view = () => page.locator('kb-admin-settings');
 
 it('shows every setting with its value in effect, its source and the server default', async () => {
-  await expect.poll(() => view().locator('#evidence_threshold-about').textContent()).toContain('In effect: 0.35 (server default); server default 0.35 (CHAT_EVIDENCE_THRESHOLD)');
-  expect(await view().locator('#hybrid_threshold-about').textContent()).toContain('server default 0.39 (CHAT_HYBRID_THRESHOLD)');
-  expect(await view().locator('#lexical_threshold-about').textContent()).toContain('server default 0.65 (CHAT_LEXICAL_THRESHOLD)');
+  await expect
+    .poll(() => view().locator('#evidence_threshold-about').textContent())
+    .toContain('In effect: 0.35 (server default); server default 0.35 (CHAT_EVIDENCE_THRESHOLD)');
+  expect(await view().locator('#hybrid_threshold-about').textContent()).toContain(
+    'server default 0.39 (CHAT_HYBRID_THRESHOLD)',
+  );
+  expect(await view().locator('#lexical_threshold-about').textContent()).toContain(
+    'server default 0.65 (CHAT_LEXICAL_THRESHOLD)',
+  );
   expect(await view().locator('#greeting-about').textContent()).toContain('In effect: none (server default)');
-  expect(await view().locator('#refusal_suggestions-about').textContent()).toContain('Contact support, Rephrase your question (server default)');
+  expect(await view().locator('#refusal_suggestions-about').textContent()).toContain(
+    'Contact support, Rephrase your question (server default)',
+  );
   expect(await view().locator('#refusal_suggestions').isDisabled()).toBe(true);
   await axe();
 });
@@ -68,13 +78,19 @@ it('refuses values out of bounds in the form, on the field, and sends nothing', 
   expect(await view().locator('#refusal_suggestions-error').textContent()).toContain('At most 5 suggestions (now 6)');
   expect(await view().locator('#evidence_threshold').getAttribute('aria-invalid')).toBe('true');
   // The first field in error has the focus, so a keyboard or screen-reader user lands on it.
-  expect(await page.evaluate(() => document.querySelector('kb-admin')?.shadowRoot?.querySelector('kb-admin-settings')?.shadowRoot?.activeElement?.id)).toBe('evidence_threshold');
+  expect(
+    await page.evaluate(
+      () =>
+        document.querySelector('kb-admin')?.shadowRoot?.querySelector('kb-admin-settings')?.shadowRoot?.activeElement
+          ?.id,
+    ),
+  ).toBe('evidence_threshold');
   expect(await stored()).toEqual(before);
   await axe();
   await page.screenshot({ path: join(ROOT, `${SHOTS}/settings-invalid.png`), fullPage: true });
 });
 
-it('saves: a question answered before is refused with the owner\'s suggestions, the greeting reaches the widget', async () => {
+it("saves: a question answered before is refused with the owner's suggestions, the greeting reaches the widget", async () => {
   expect((await visitorAsks()).type).toBe('answer');
   await view().getByLabel('Vector mode').fill('0.7');
   await view().locator('#greeting').fill('Hi! Ask me about billing.');
@@ -84,9 +100,20 @@ it('saves: a question answered before is refused with the owner\'s suggestions, 
   expect(await view().locator('#evidence_threshold-about').textContent()).toContain('In effect: 0.7 (set here)');
   expect(await view().locator('#evidence_threshold-error').textContent()).toBe('');
 
-  expect(await stored()).toMatchObject({ evidence_threshold: expect.closeTo(0.7, 5), greeting: 'Hi! Ask me about billing.', refusal_suggestions: ['Email billing@example.com', 'Browse the FAQ'], answer_mode: null, hybrid_threshold: null });
-  expect(await visitorAsks()).toMatchObject({ type: 'refusal', suggestions: ['Email billing@example.com', 'Browse the FAQ'] });
-  expect(await (await fetch(`${server.baseUrl}/api/config`)).json()).toMatchObject({ greeting: 'Hi! Ask me about billing.' });
+  expect(await stored()).toMatchObject({
+    evidence_threshold: expect.closeTo(0.7, 5),
+    greeting: 'Hi! Ask me about billing.',
+    refusal_suggestions: ['Email billing@example.com', 'Browse the FAQ'],
+    answer_mode: null,
+    hybrid_threshold: null,
+  });
+  expect(await visitorAsks()).toMatchObject({
+    type: 'refusal',
+    suggestions: ['Email billing@example.com', 'Browse the FAQ'],
+  });
+  expect(await (await fetch(`${server.baseUrl}/api/config`)).json()).toMatchObject({
+    greeting: 'Hi! Ask me about billing.',
+  });
   await axe();
   await page.screenshot({ path: join(ROOT, `${SHOTS}/settings.png`), fullPage: true });
 
@@ -97,7 +124,9 @@ it('saves: a question answered before is refused with the owner\'s suggestions, 
   expect(await view().locator('#refusal_suggestions').inputValue()).toBe('Email billing@example.com\nBrowse the FAQ');
   await view().getByLabel('Vector mode').fill('');
   await view().getByRole('button', { name: 'Save' }).click();
-  await expect.poll(() => view().locator('#evidence_threshold-about').textContent()).toContain('In effect: 0.35 (server default)');
+  await expect
+    .poll(() => view().locator('#evidence_threshold-about').textContent())
+    .toContain('In effect: 0.35 (server default)');
   expect(await stored()).toMatchObject({ evidence_threshold: null, greeting: 'Hi! Ask me about billing.' });
   expect((await visitorAsks()).type).toBe('answer');
 });
@@ -114,7 +143,10 @@ it('passes axe at phone width', async () => {
 
 it('shows a greeting and suggestions holding markup as text', async () => {
   const payload = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
-  await server.api.store.db.query('update kb_settings set greeting = $1, refusal_suggestions = $2', [payload, [payload]]);
+  await server.api.store.db.query('update kb_settings set greeting = $1, refusal_suggestions = $2', [
+    payload,
+    [payload],
+  ]);
   await page.reload();
   await view().locator('form').waitFor();
   await expect.poll(() => view().locator('#greeting-about').textContent()).toContain(payload);

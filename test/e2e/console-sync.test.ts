@@ -25,7 +25,10 @@ afterAll(() => running?.stop());
 
 async function axe(name: string): Promise<void> {
   const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), name).toEqual([]);
+  expect(
+    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    name,
+  ).toEqual([]);
 }
 
 describe('the console’s sync panel, end to end', () => {
@@ -40,7 +43,9 @@ describe('the console’s sync panel, end to end', () => {
     await axe('sync-empty');
 
     await panel.getByRole('button', { name: 'Sync now' }).click();
-    await expect.poll(() => panel.locator('[aria-live=polite]').textContent(), { timeout: 60_000 }).toMatch(/^Done: 0 added, 0 updated, 6 unchanged, 0 failed/);
+    await expect
+      .poll(() => panel.locator('[aria-live=polite]').textContent(), { timeout: 60_000 })
+      .toMatch(/^Done: 0 added, 0 updated, 6 unchanged, 0 failed/);
     const row = panel.locator('tbody tr', { hasText: 'demo/kb' });
     await row.waitFor();
     expect(await row.textContent()).toMatch(/Sync now.*0 added, 0 updated, 0 removed \(6 unchanged\).*none/s);

@@ -20,7 +20,9 @@ import { startConsoleServer, type ConsoleServer } from './console-server.ts';
 const HAS_XSS = hasSharedData('xss/payloadbox-xss-payload-list-public.txt', 'xss/h5sc-vectors-public.jsonl');
 
 function payloads(): string[] {
-  const list = readFileSync(sharedData('xss/payloadbox-xss-payload-list-public.txt'), 'utf8').split('\n').filter((l) => l.trim());
+  const list = readFileSync(sharedData('xss/payloadbox-xss-payload-list-public.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   const vectors = readFileSync(sharedData('xss/h5sc-vectors-public.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.trim())
@@ -33,7 +35,7 @@ function batches(all: string[], max: number): string[] {
   const out: string[] = [];
   let current = '';
   for (const payload of all.map((p) => p.slice(0, max))) {
-    if (current && current.length + payload.length + 1 > max) (out.push(current), (current = ''));
+    if (current && current.length + payload.length + 1 > max) out.push(current), (current = '');
     current = current ? `${current}\n${payload}` : payload;
   }
   if (current) out.push(current);
@@ -73,13 +75,36 @@ describe.skipIf(!HAS_XSS)('the console escapes what it shows (the XSS corpus, in
     const found = await page.evaluate(() => {
       const bad: string[] = [];
       // None of the console's templates makes these; a payload parsed as HTML would.
-      const foreign = new Set(['script', 'img', 'image', 'iframe', 'object', 'embed', 'video', 'audio', 'frame', 'frameset', 'base', 'meta', 'link', 'math', 'marquee', 'isindex', 'applet', 'details']);
+      const foreign = new Set([
+        'script',
+        'img',
+        'image',
+        'iframe',
+        'object',
+        'embed',
+        'video',
+        'audio',
+        'frame',
+        'frameset',
+        'base',
+        'meta',
+        'link',
+        'math',
+        'marquee',
+        'isindex',
+        'applet',
+        'details',
+      ]);
       const walk = (root: ShadowRoot) => {
         for (const el of root.querySelectorAll('*')) {
           const tag = el.tagName.toLowerCase();
           if (foreign.has(tag)) bad.push(`<${tag}>`);
           for (const attr of el.getAttributeNames()) if (/^on/i.test(attr)) bad.push(`${tag}[${attr}]`);
-          const href = el.getAttribute('href') ?? el.getAttribute('xlink:href') ?? el.getAttribute('src') ?? el.getAttribute('action');
+          const href =
+            el.getAttribute('href') ??
+            el.getAttribute('xlink:href') ??
+            el.getAttribute('src') ??
+            el.getAttribute('action');
           if (href && /^\s*(javascript|data|vbscript):/i.test(href)) bad.push(`${tag}[href=${href.slice(0, 30)}]`);
           if (el.shadowRoot) walk(el.shadowRoot);
         }
@@ -99,7 +124,8 @@ describe.skipIf(!HAS_XSS)('the console escapes what it shows (the XSS corpus, in
       await page.waitForLoadState('networkidle');
       pages += 1;
       await expectInert(`${view}, page ${pages}`);
-      if (pages === 1) expect(await page.locator(view).evaluate((el) => el.shadowRoot!.textContent)).toContain(expectText);
+      if (pages === 1)
+        expect(await page.locator(view).evaluate((el) => el.shadowRoot!.textContent)).toContain(expectText);
       const next = page.locator(`${view} .pager button`, { hasText: 'Next' });
       if (await next.isDisabled()) return pages;
       const before = await page.locator(`${view} .pager span`).textContent();
@@ -142,16 +168,57 @@ async function seed(api: TestApi, all: string[]): Promise<void> {
   const db = api.store.db;
   const user = await api.store.createAnonymousUser();
   for (const [i, text] of batches(all, 500).entries()) {
-    await db.query('insert into content_gaps (question_key, question, reason, asked) values ($1, $2, $3, $4)', [`k${i}:${text}`.toLowerCase(), text, 'no_evidence', 1]);
+    await db.query('insert into content_gaps (question_key, question, reason, asked) values ($1, $2, $3, $4)', [
+      `k${i}:${text}`.toLowerCase(),
+      text,
+      'no_evidence',
+      1,
+    ]);
   }
   const questions = batches(all, 2000);
   const comments = batches(all, 1000);
   for (const [i, question] of questions.entries()) {
-    const session = (await db.query<{ id: string }>('insert into chat_sessions (user_id, title) values ($1, $2) returning id', [user, question.slice(0, 200)])).rows[0]!.id;
-    const q = (await db.query<{ id: string }>(`insert into chat_messages (session_id, role, content) values ($1, 'user', $2) returning id`, [session, question])).rows[0]!.id;
-    const citations = [{ n: 1, chunk_id: crypto.randomUUID(), document_id: crypto.randomUUID(), title: question.slice(0, 300), page: null, section: question.slice(300, 500), url: i % 2 ? 'javascript:alert(1)' : question.slice(0, 100), similarity: 0.5 }];
-    const a = (await db.query<{ id: string }>(`insert into chat_messages (session_id, role, content, citations, reply_to, meta) values ($1, 'assistant', $2, $3, $4, $5) returning id`, [session, question, JSON.stringify(citations), q, JSON.stringify({ kind: i % 3 ? 'answer' : 'refusal', confidence: 'high', mode: 'hybrid' })])).rows[0]!.id;
-    await db.query('insert into chat_feedback (message_id, user_id, rating, comment) values ($1, $2, -1, $3)', [a, user, comments[i % comments.length]!]);
+    const session = (
+      await db.query<{ id: string }>('insert into chat_sessions (user_id, title) values ($1, $2) returning id', [
+        user,
+        question.slice(0, 200),
+      ])
+    ).rows[0]!.id;
+    const q = (
+      await db.query<{ id: string }>(
+        `insert into chat_messages (session_id, role, content) values ($1, 'user', $2) returning id`,
+        [session, question],
+      )
+    ).rows[0]!.id;
+    const citations = [
+      {
+        n: 1,
+        chunk_id: crypto.randomUUID(),
+        document_id: crypto.randomUUID(),
+        title: question.slice(0, 300),
+        page: null,
+        section: question.slice(300, 500),
+        url: i % 2 ? 'javascript:alert(1)' : question.slice(0, 100),
+        similarity: 0.5,
+      },
+    ];
+    const a = (
+      await db.query<{ id: string }>(
+        `insert into chat_messages (session_id, role, content, citations, reply_to, meta) values ($1, 'assistant', $2, $3, $4, $5) returning id`,
+        [
+          session,
+          question,
+          JSON.stringify(citations),
+          q,
+          JSON.stringify({ kind: i % 3 ? 'answer' : 'refusal', confidence: 'high', mode: 'hybrid' }),
+        ],
+      )
+    ).rows[0]!.id;
+    await db.query('insert into chat_feedback (message_id, user_id, rating, comment) values ($1, $2, -1, $3)', [
+      a,
+      user,
+      comments[i % comments.length]!,
+    ]);
   }
   for (const [i, title] of batches(all, 300).entries()) {
     await api.store.ingestDocument({

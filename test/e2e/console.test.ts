@@ -42,16 +42,25 @@ afterAll(async () => {
 async function axe(name: string, target: Page = page): Promise<void> {
   const { violations: found } = await new AxeBuilder({ page: target }).analyze();
   violations[name] = found.length;
-  expect(found.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), name).toEqual([]);
+  expect(
+    found.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    name,
+  ).toEqual([]);
 }
 const shot = (name: string, target: Page = page) => target.screenshot({ path: join(ROOT, `${SHOTS}/${name}.png`) });
 
 /** A visitor asks through the API, as the widget in keyword mode would. */
 async function visitorAsks(message: string): Promise<{ type: string }> {
-  const { access_token } = (await (await fetch(`${running.baseUrl}/api/auth/anonymous`, { method: 'POST' })).json()) as { access_token: string };
+  const { access_token } = (await (
+    await fetch(`${running.baseUrl}/api/auth/anonymous`, { method: 'POST' })
+  ).json()) as { access_token: string };
   const res = await fetch(`${running.baseUrl}/api/chat`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+    headers: {
+      Authorization: `Bearer ${access_token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+    },
     body: JSON.stringify({ message, message_id: crypto.randomUUID() }),
   });
   return (await res.json()) as { type: string };
@@ -70,7 +79,9 @@ describe('the site-owner console, end to end', () => {
 
     // The page: under the demo's strict CSP (Trusted Types enforced), never framed; /admin redirects.
     const served = await fetch(`${running.baseUrl}/admin/`);
-    expect(served.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'.*require-trusted-types-for 'script'/);
+    expect(served.headers.get('content-security-policy')).toMatch(
+      /frame-ancestors 'none'.*require-trusted-types-for 'script'/,
+    );
     expect((await fetch(`${running.baseUrl}/admin`, { redirect: 'manual' })).headers.get('location')).toBe('/admin/');
 
     // Without a session: the sign-in page.
@@ -79,10 +90,14 @@ describe('the site-owner console, end to end', () => {
     await axe('sign-in');
     await shot('sign-in');
 
-    const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/console.ts', 'link', '--url', running.baseUrl], {
-      cwd: ROOT,
-      env: { ...process.env, KB_JWT_SECRET: SECRET },
-    });
+    const { stdout } = await promisify(execFile)(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      ['scripts/console.ts', 'link', '--url', running.baseUrl],
+      {
+        cwd: ROOT,
+        env: { ...process.env, KB_JWT_SECRET: SECRET },
+      },
+    );
     const link = stdout.trim();
     expect(link).toMatch(/\/admin\/#link=[\w-]+\.[\w-]+\.[\w-]+$/);
     await page.goto(link);
@@ -108,7 +123,9 @@ describe('the site-owner console, end to end', () => {
     await page.locator('kb-admin-gaps tbody tr', { hasText: QUESTION }).getByRole('link', { name: 'Try it' }).click();
     await page.locator('kb-admin-try .verdict').waitFor();
     await expect.poll(() => page.locator('kb-admin-try .verdict').textContent()).toContain('Refuses');
-    expect(await page.locator('kb-admin-try .verdict').textContent()).toMatch(/best evidence 0\.\d{3} < threshold 0\.\d{3}/);
+    expect(await page.locator('kb-admin-try .verdict').textContent()).toMatch(
+      /best evidence 0\.\d{3} < threshold 0\.\d{3}/,
+    );
     await axe('try-refused');
     await shot('try-refused');
   });
@@ -117,7 +134,10 @@ describe('the site-owner console, end to end', () => {
     await go('documents');
     await page.locator('kb-admin-documents table').waitFor();
     const file = join(uploads, 'klingon.md');
-    await writeFile(file, '# Klingon\n\n## Can the widget speak Klingon?\n\nYes. The widget can speak Klingon: set `lang="tlh"` on the element and override its strings with Klingon ones.\n');
+    await writeFile(
+      file,
+      '# Klingon\n\n## Can the widget speak Klingon?\n\nYes. The widget can speak Klingon: set `lang="tlh"` on the element and override its strings with Klingon ones.\n',
+    );
     await page.locator('kb-admin-documents input[type=file]').setInputFiles(file);
     // Hold the response briefly so the progress is on screen for axe and the screenshot.
     await page.route('**/api/admin/documents/upload', async (route) => {
@@ -127,7 +147,9 @@ describe('the site-owner console, end to end', () => {
     await page.locator('kb-admin-documents').getByRole('button', { name: 'Upload' }).click();
     await page.locator('kb-admin-documents progress').waitFor();
     await axe('documents-uploading');
-    await expect.poll(() => page.locator('kb-admin-documents .progress [role=status]').textContent(), { timeout: 60_000 }).toMatch(/^Done: 1 added/);
+    await expect
+      .poll(() => page.locator('kb-admin-documents .progress [role=status]').textContent(), { timeout: 60_000 })
+      .toMatch(/^Done: 1 added/);
     await page.unroute('**/api/admin/documents/upload');
     expect(await page.locator('kb-admin-documents .log').textContent()).toContain('uploads/klingon.md: added');
     await page.locator('kb-admin-documents tbody tr', { hasText: 'uploads/klingon.md' }).waitFor();
@@ -174,7 +196,9 @@ describe('the site-owner console, end to end', () => {
 
     await go('overview');
     await page.locator('kb-admin-overview svg').waitFor();
-    expect(await page.locator('kb-admin-overview svg').getAttribute('aria-label')).toMatch(/4 in total, 2 answered, 2 refused/);
+    expect(await page.locator('kb-admin-overview svg').getAttribute('aria-label')).toMatch(
+      /4 in total, 2 answered, 2 refused/,
+    );
     await axe('overview');
     await shot('overview');
 

@@ -19,7 +19,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgliteStore } from '../../server/store/pglite.ts';
-import { ask, DEMO_QUESTIONS, removeSeededTemplate, seededDataDir, signIn, spawnScript, startServer, type Asked, type ServerChild } from './process.ts';
+import {
+  ask,
+  DEMO_QUESTIONS,
+  removeSeededTemplate,
+  seededDataDir,
+  signIn,
+  spawnScript,
+  startServer,
+  type Asked,
+  type ServerChild,
+} from './process.ts';
 
 let dir: string;
 const running: ServerChild[] = [];
@@ -73,7 +83,8 @@ describe('kill -9 while 50 answers are streaming', () => {
 
     const again = await server(dataDir, env);
     const retried: Asked[] = [];
-    for (const [i, q] of questions.entries()) retried.push(before[i]!.answerId === null ? await ask(again.url, q.token, q.body) : before[i]!);
+    for (const [i, q] of questions.entries())
+      retried.push(before[i]!.answerId === null ? await ask(again.url, q.token, q.body) : before[i]!);
     // Every unfinished question now has an answer (or its refusal), and a retry of a finished one replays
     // the very answer that was stored before the crash.
     for (const result of retried) expect(result.answerId !== null || result.events[0] === 'json:refusal').toBe(true);
@@ -99,7 +110,9 @@ describe('kill -9 while 50 answers are streaming', () => {
         const seen = retried[i]!.answerId;
         if (seen) expect(stored).toEqual([seen]);
       }
-      const { rows: strays } = await store.db.query(`select 1 from chat_messages where role = 'assistant' and reply_to is null`);
+      const { rows: strays } = await store.db.query(
+        `select 1 from chat_messages where role = 'assistant' and reply_to is null`,
+      );
       expect(strays).toEqual([]);
     } finally {
       await store.close();
@@ -113,14 +126,24 @@ describe('kill -9 in the middle of ingesting a large folder', () => {
   /** Distinct documents of a few chunks each, so a run takes long enough to be interrupted. */
   async function writeFolder(folder: string): Promise<void> {
     await mkdir(folder, { recursive: true });
-    const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango'.split(' ');
+    const words =
+      'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango'.split(
+        ' ',
+      );
     await Promise.all(
       Array.from({ length: DOCUMENTS }, (_, i) => {
         const sections = Array.from({ length: 3 }, (_, s) => {
-          const sentences = Array.from({ length: 12 }, (_, k) => `Document ${i} section ${s} says ${words[(i + s + k) % words.length]} ${words[(i * 7 + k) % words.length]} item${i}x${k}.`);
+          const sentences = Array.from(
+            { length: 12 },
+            (_, k) =>
+              `Document ${i} section ${s} says ${words[(i + s + k) % words.length]} ${words[(i * 7 + k) % words.length]} item${i}x${k}.`,
+          );
           return `## Part ${s}\n\n${sentences.join(' ')}`;
         });
-        return writeFile(join(folder, `doc-${String(i).padStart(4, '0')}.md`), `# Document ${i}\n\n${sections.join('\n\n')}\n`);
+        return writeFile(
+          join(folder, `doc-${String(i).padStart(4, '0')}.md`),
+          `# Document ${i}\n\n${sections.join('\n\n')}\n`,
+        );
       }),
     );
   }
@@ -139,7 +162,13 @@ describe('kill -9 in the middle of ingesting a large folder', () => {
     const store = await openPgliteStore(dataDir);
     let storedBefore: number;
     try {
-      const { rows } = await store.db.query<{ source: string; status: string; checksum: string | null; chunks: number; embedded: number }>(
+      const { rows } = await store.db.query<{
+        source: string;
+        status: string;
+        checksum: string | null;
+        chunks: number;
+        embedded: number;
+      }>(
         `select d.source, d.status, d.checksum, count(c.id)::int as chunks, count(e.chunk_id)::int as embedded
          from kb_documents d left join kb_chunks c on c.document_id = d.id left join kb_embeddings e on e.chunk_id = c.id
          group by d.id`,
@@ -154,7 +183,9 @@ describe('kill -9 in the middle of ingesting a large folder', () => {
         expect(row.embedded, row.source).toBe(row.chunks);
       }
       // The run died inside its bulk load: the vector index and the statistics are still deferred.
-      const { rows: deferred } = await store.db.query<{ name: string }>('select name from kb_deferred_indexes order by name');
+      const { rows: deferred } = await store.db.query<{ name: string }>(
+        'select name from kb_deferred_indexes order by name',
+      );
       expect(deferred.map((d) => d.name)).toEqual(['kb_embeddings_embedding_hnsw', 'kb_statistics']);
     } finally {
       await store.close();
@@ -169,7 +200,12 @@ describe('kill -9 in the middle of ingesting a large folder', () => {
 
     const second = spawnScript('scripts/ingest.ts', [folder, '--workers', '1', '--json'], env);
     expect((await second.exited).code).toBe(0);
-    const summary = JSON.parse(second.stdout()) as { added: number; unchanged: number; updated: number; failed: unknown[] };
+    const summary = JSON.parse(second.stdout()) as {
+      added: number;
+      unchanged: number;
+      updated: number;
+      failed: unknown[];
+    };
     expect(summary).toMatchObject({ added: DOCUMENTS - storedBefore, unchanged: storedBefore, updated: 0, failed: [] });
 
     const after = await openPgliteStore(dataDir);
@@ -177,9 +213,13 @@ describe('kill -9 in the middle of ingesting a large folder', () => {
       const count = async (sql: string) => Number((await after.db.query<{ n: string }>(sql)).rows[0]!.n);
       expect(await count(`select count(*) as n from kb_documents where status = 'ready'`)).toBe(DOCUMENTS);
       expect(await count(`select count(*) as n from kb_deferred_indexes`)).toBe(0);
-      expect(await count(`select count(*) as n from pg_indexes where indexname = 'kb_embeddings_embedding_hnsw'`)).toBe(1);
+      expect(await count(`select count(*) as n from pg_indexes where indexname = 'kb_embeddings_embedding_hnsw'`)).toBe(
+        1,
+      );
       // BM25's statistics match the chunks again (they were recounted, not left as the killed run had them).
-      expect(await count(`select chunks as n from kb_corpus_stats`)).toBe(await count(`select count(*) as n from kb_chunks`));
+      expect(await count(`select chunks as n from kb_corpus_stats`)).toBe(
+        await count(`select count(*) as n from kb_chunks`),
+      );
     } finally {
       await after.close();
     }

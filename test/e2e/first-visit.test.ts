@@ -30,7 +30,9 @@ afterAll(async () => {
 
 const url = (path: string) => new URL(path, running.baseUrl).href;
 
-async function newPage(viewport = { width: 1280, height: 860 }): Promise<{ context: BrowserContext; page: Page; chats: string[] }> {
+async function newPage(
+  viewport = { width: 1280, height: 860 },
+): Promise<{ context: BrowserContext; page: Page; chats: string[] }> {
   const context = await running.browser.newContext({ viewport });
   const page = await context.newPage();
   page.on('pageerror', (error) => console.error('[page error]', error));
@@ -43,7 +45,10 @@ async function newPage(viewport = { width: 1280, height: 860 }): Promise<{ conte
 }
 
 const embedderStatus = (page: Page) =>
-  page.evaluate(() => (document.querySelector('kb-chat') as unknown as { ui?: { embedder: { status: string } } }).ui?.embedder.status);
+  page.evaluate(
+    () =>
+      (document.querySelector('kb-chat') as unknown as { ui?: { embedder: { status: string } } }).ui?.embedder.status,
+  );
 
 describe('a question on a fresh page, before the model has loaded', () => {
   it('is answered at once in keyword mode; the model keeps loading and the next question uses hybrid retrieval', async () => {
@@ -68,7 +73,9 @@ describe('a question on a fresh page, before the model has loaded', () => {
     expect(await embedderStatus(page)).toBe('loading');
     expect(held.length).toBeGreaterThan(0); // the model load began, and is still on its way
     expect((await first.innerText()).toLowerCase()).toContain('script');
-    expect(await first.locator('[part~="loading-note"]').innerText()).toBe('Answered by keyword search while the full search loads.');
+    expect(await first.locator('[part~="loading-note"]').innerText()).toBe(
+      'Answered by keyword search while the full search loads.',
+    );
     expect(chats).toHaveLength(1);
     expect(JSON.parse(chats[0]!)).not.toHaveProperty('embedding');
     await page.screenshot({ path: join(ROOT, SHOTS, 'loading-answer.png') });
@@ -99,9 +106,14 @@ describe('a later visit', () => {
     await modelReady(again);
     type Entry = { url: string; transferSize: number };
     const { pageEntries, workerEntries } = await again.evaluate(async () => {
-      const el = document.querySelector('kb-chat') as unknown as { ui: { embedder: { resources(): Promise<Entry[]> } } };
+      const el = document.querySelector('kb-chat') as unknown as {
+        ui: { embedder: { resources(): Promise<Entry[]> } };
+      };
       return {
-        pageEntries: (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((e) => ({ url: e.name, transferSize: e.transferSize })),
+        pageEntries: (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((e) => ({
+          url: e.name,
+          transferSize: e.transferSize,
+        })),
         workerEntries: await el.ui.embedder.resources(),
       };
     });
@@ -117,9 +129,14 @@ describe('a later visit', () => {
   });
 });
 
-const manifest = async () => JSON.parse(await readFile(join(ROOT, 'dist/manifest.json'), 'utf8')) as { ui: string; embedder: string; ort_wasm: string };
+const manifest = async () =>
+  JSON.parse(await readFile(join(ROOT, 'dist/manifest.json'), 'utf8')) as {
+    ui: string;
+    embedder: string;
+    ort_wasm: string;
+  };
 
-describe('the real server\'s headers', () => {
+describe("the real server's headers", () => {
   const get = (path: string, headers: Record<string, string> = {}) => fetch(url(path), { headers });
 
   it('the loader: compressed (Vary), revalidated by ETag with 304', async () => {
@@ -165,7 +182,9 @@ describe('the real server\'s headers', () => {
   it('the model: a versioned URL from /api/config, immutable and compressed', async () => {
     const config = (await (await get('/api/config')).json()) as { models_url: string; embed_model: string };
     expect(config.models_url).toMatch(/^\/models\/v-[0-9a-f]{10}\/$/);
-    const tokenizer = await get(`${config.models_url}${config.embed_model}/tokenizer.json`, { 'Accept-Encoding': 'gzip, br' });
+    const tokenizer = await get(`${config.models_url}${config.embed_model}/tokenizer.json`, {
+      'Accept-Encoding': 'gzip, br',
+    });
     expect(tokenizer.status).toBe(200);
     expect(tokenizer.headers.get('cache-control')).toBe(IMMUTABLE);
     expect(tokenizer.headers.get('content-encoding')).toBe('br');
@@ -178,10 +197,16 @@ describe('the real server\'s headers', () => {
   });
 
   it('never compresses the answer stream (SSE), whatever the browser accepts', async () => {
-    const auth = (await (await fetch(url('/api/auth/anonymous'), { method: 'POST' })).json()) as { access_token: string };
+    const auth = (await (await fetch(url('/api/auth/anonymous'), { method: 'POST' })).json()) as {
+      access_token: string;
+    };
     const res = await fetch(url('/api/chat'), {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Accept-Encoding': 'br, gzip', Authorization: `Bearer ${auth.access_token}` },
+      headers: {
+        'Content-Type': 'application/json',
+        'Accept-Encoding': 'br, gzip',
+        Authorization: `Bearer ${auth.access_token}`,
+      },
       body: JSON.stringify({ message: 'How do I add the chat widget to my website?', message_id: crypto.randomUUID() }),
     });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -196,7 +221,14 @@ describe('phone and header', () => {
     await page.locator('kb-chat [part~="bubble"]').click();
     const panel = page.locator('kb-chat [part="panel"]');
     await panel.waitFor();
-    await page.evaluate(() => Promise.all(document.querySelector('kb-chat')!.shadowRoot!.getAnimations().map((a) => a.finished)));
+    await page.evaluate(() =>
+      Promise.all(
+        document
+          .querySelector('kb-chat')!
+          .shadowRoot!.getAnimations()
+          .map((a) => a.finished),
+      ),
+    );
     expect(await panel.boundingBox()).toMatchObject({ x: 0, y: 0, width: 390, height: 844 });
     expect(await page.locator('kb-chat [part~="bubble"]').isVisible()).toBe(false);
     // What a tap on the middle of Send hits is Send itself.
@@ -217,7 +249,12 @@ describe('phone and header', () => {
     const title = page.locator('kb-chat [part="header"] h2');
     await title.waitFor();
     expect(await title.innerText()).toBe('Ask the kb-chat docs');
-    const geometry = await title.evaluate((h2) => ({ scroll: h2.scrollWidth, client: h2.clientWidth, height: h2.clientHeight, line: parseFloat(getComputedStyle(h2).lineHeight) || 24 }));
+    const geometry = await title.evaluate((h2) => ({
+      scroll: h2.scrollWidth,
+      client: h2.clientWidth,
+      height: h2.clientHeight,
+      line: parseFloat(getComputedStyle(h2).lineHeight) || 24,
+    }));
     expect(geometry.scroll).toBeLessThanOrEqual(geometry.client);
     expect(geometry.height).toBeLessThan(geometry.line * 1.5); // one line
     const names: string[] = [];

@@ -20,7 +20,14 @@ import { sign } from 'hono/jwt';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/lib/chromium.mjs';
-import { removeSeededTemplate, seededDataDir, spawnScript, startServer, TEST_MODEL_ENV, type ServerChild } from './process.ts';
+import {
+  removeSeededTemplate,
+  seededDataDir,
+  spawnScript,
+  startServer,
+  TEST_MODEL_ENV,
+  type ServerChild,
+} from './process.ts';
 
 const LM = 'test-double/smollm2-copy';
 let dir: string;
@@ -47,7 +54,11 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kb-generative-'));
   const dataDir = await seededDataDir(join(dir, 'data'));
   for (const [name, text] of Object.entries(HOSTILE)) await writeFile(join(dir, name), text);
-  const ingest = spawnScript('scripts/ingest.ts', Object.keys(HOSTILE).map((name) => join(dir, name)), { KB_DATA_DIR: dataDir });
+  const ingest = spawnScript(
+    'scripts/ingest.ts',
+    Object.keys(HOSTILE).map((name) => join(dir, name)),
+    { KB_DATA_DIR: dataDir },
+  );
   const { code } = await ingest.exited;
   if (code !== 0) throw new Error(`ingest failed:\n${ingest.output()}`);
   server = await startServer(dataDir, { KB_GENERATION_MODEL: LM });
@@ -65,7 +76,14 @@ afterAll(async () => {
 async function setMode(answer_mode: 'generative' | 'extractive' | null): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
   const admin = await sign(
-    { sub: crypto.randomUUID(), role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' }, iat: now, exp: now + 600 },
+    {
+      sub: crypto.randomUUID(),
+      role: 'authenticated',
+      aud: 'authenticated',
+      app_metadata: { role: 'admin' },
+      iat: now,
+      exp: now + 600,
+    },
     TEST_MODEL_ENV.KB_JWT_SECRET,
     'HS256',
   );
@@ -91,7 +109,13 @@ async function visit(width = 1280, setup?: () => void): Promise<Visit> {
   await page.goto(server.url);
   if (setup) await page.evaluate(setup);
   await page.locator('kb-chat [part="bubble"]').click();
-  await page.waitForFunction(() => (document.querySelector('kb-chat') as unknown as { ui?: { embedder: { status: string } } }).ui?.embedder.status === 'ready', null, { timeout: 30_000 });
+  await page.waitForFunction(
+    () =>
+      (document.querySelector('kb-chat') as unknown as { ui?: { embedder: { status: string } } }).ui?.embedder
+        .status === 'ready',
+    null,
+    { timeout: 30_000 },
+  );
   return {
     page,
     requests,
@@ -108,23 +132,33 @@ async function visit(width = 1280, setup?: () => void): Promise<Visit> {
 
 /** The written answer has settled: done (the Written view) or failed/absent (no views). */
 const written = (page: Page) =>
-  page.waitForFunction(
-    () => {
-      const ui = (document.querySelector('kb-chat') as unknown as { ui: { chat: { turns: { kind: string; written?: { status: string } }[] } } }).ui;
-      const last = ui.chat.turns.filter((t) => t.kind === 'answer').at(-1);
-      return last?.written && last.written.status !== 'writing' ? last.written.status : false;
-    },
-    null,
-    { timeout: 30_000, polling: 50 },
-  ).then((handle) => handle.jsonValue() as Promise<string>);
+  page
+    .waitForFunction(
+      () => {
+        const ui = (
+          document.querySelector('kb-chat') as unknown as {
+            ui: { chat: { turns: { kind: string; written?: { status: string } }[] } };
+          }
+        ).ui;
+        const last = ui.chat.turns.filter((t) => t.kind === 'answer').at(-1);
+        return last?.written && last.written.status !== 'writing' ? last.written.status : false;
+      },
+      null,
+      { timeout: 30_000, polling: 50 },
+    )
+    .then((handle) => handle.jsonValue() as Promise<string>);
 
 async function expectAxeClean(page: Page, state: string): Promise<void> {
   const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), state).toEqual([]);
+  expect(
+    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    state,
+  ).toEqual([]);
 }
 
 /** The writing Worker, its model, and generative mode's part of the chat UI (ui/generative.ts). */
-const isGenerationFile = (path: string) => path.includes('kb-chat-generator') || path.includes('kb-chat-generative') || path.includes(LM);
+const isGenerationFile = (path: string) =>
+  path.includes('kb-chat-generator') || path.includes('kb-chat-generative') || path.includes(LM);
 
 describe('generative mode', () => {
   it('extractive (the default) fetches no generation file, before or after an answer', async () => {
@@ -142,17 +176,33 @@ describe('generative mode', () => {
   it('switched on by an admin at runtime: a written answer with citations, Written / Quoted views, stored and shown from history', async () => {
     await setMode('generative');
     const { page, requests, ask } = await visit();
-    await page.waitForFunction(() => (document.querySelector('kb-chat') as unknown as { ui: { generator?: { status: string } } }).ui.generator?.status === 'ready', null, { timeout: 30_000 });
+    await page.waitForFunction(
+      () =>
+        (document.querySelector('kb-chat') as unknown as { ui: { generator?: { status: string } } }).ui.generator
+          ?.status === 'ready',
+      null,
+      { timeout: 30_000 },
+    );
     expect(requests.filter(isGenerationFile).some((p) => p.endsWith('.onnx'))).toBe(true);
     // Generative mode's part of the chat UI, named by content like the rest, fetched once (extractive: never, above).
     expect(requests.filter((p) => /\/kb-chat-generative\.[0-9a-f]{10}\.js$/.test(p))).toHaveLength(1);
 
-    await page.evaluate(() => document.addEventListener('kb-answer-written', (e) => ((window as unknown as { __written: unknown }).__written = (e as CustomEvent).detail)));
+    await page.evaluate(() =>
+      document.addEventListener(
+        'kb-answer-written',
+        (e) => ((window as unknown as { __written: unknown }).__written = (e as CustomEvent).detail),
+      ),
+    );
     const answer = await ask('How do I add the chat widget to my website?');
     expect(await written(page)).toBe('done');
     expect(await answer.getAttribute('data-view')).toBe('written');
     const event = await page.evaluate(() => (window as unknown as { __written: Record<string, unknown> }).__written);
-    expect(event).toMatchObject({ model: LM, text: expect.stringMatching(/\[1\]$/), tokens: expect.any(Number), firstTokenMs: expect.any(Number) });
+    expect(event).toMatchObject({
+      model: LM,
+      text: expect.stringMatching(/\[1\]$/),
+      tokens: expect.any(Number),
+      firstTokenMs: expect.any(Number),
+    });
     expect(event.tokens as number).toBeGreaterThan(1);
     const writtenText = await answer.locator('.markdown').first().innerText();
     expect(await answer.locator('[part="citation"]').first().innerText()).toBe('1');
@@ -190,8 +240,15 @@ describe('generative mode', () => {
     expect(text).toContain('Zorblax quotas reset every Monday at noon');
     const citations = await answer.locator('[part="citation"]').allInnerTexts();
     const cited = await page.evaluate(() => {
-      const ui = (document.querySelector('kb-chat') as unknown as { ui: { chat: { turns: { kind: string; citations?: { n: number }[] }[] } } }).ui;
-      return ui.chat.turns.filter((t) => t.kind === 'answer').at(-1)!.citations!.map((c) => c.n);
+      const ui = (
+        document.querySelector('kb-chat') as unknown as {
+          ui: { chat: { turns: { kind: string; citations?: { n: number }[] }[] } };
+        }
+      ).ui;
+      return ui.chat.turns
+        .filter((t) => t.kind === 'answer')
+        .at(-1)!
+        .citations!.map((c) => c.n);
     });
     expect(citations.length).toBeGreaterThan(0);
     for (const n of citations) expect(cited).toContain(Number(n));
@@ -206,7 +263,13 @@ describe('generative mode', () => {
     const broken = await visit(1280, () => {
       (document.querySelector('kb-chat') as unknown as { generatorUrl: string }).generatorUrl = '/no-such-generator.js';
     });
-    await broken.page.waitForFunction(() => (document.querySelector('kb-chat') as unknown as { ui: { generator?: { status: string } } }).ui.generator?.status === 'error', null, { timeout: 30_000 });
+    await broken.page.waitForFunction(
+      () =>
+        (document.querySelector('kb-chat') as unknown as { ui: { generator?: { status: string } } }).ui.generator
+          ?.status === 'error',
+      null,
+      { timeout: 30_000 },
+    );
     const quoted = await broken.ask('How do I add the chat widget to my website?');
     await broken.page.waitForTimeout(300);
     expect(await quoted.getAttribute('data-view')).toBe('quoted');

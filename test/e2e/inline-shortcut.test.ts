@@ -39,7 +39,13 @@ it('inline: Ctrl+K focuses the question box, axe finds nothing, and the answer a
 
   await page.locator('h1').click(); // focus on the page, not in a field
   await page.keyboard.press('Control+K');
-  await expect.poll(() => input.evaluate((el) => el.getRootNode() instanceof ShadowRoot && (el.getRootNode() as ShadowRoot).activeElement === el)).toBe(true);
+  await expect
+    .poll(() =>
+      input.evaluate(
+        (el) => el.getRootNode() instanceof ShadowRoot && (el.getRootNode() as ShadowRoot).activeElement === el,
+      ),
+    )
+    .toBe(true);
   expect(await violations()).toEqual([]);
 
   await modelReady(page);

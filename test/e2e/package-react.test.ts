@@ -62,12 +62,16 @@ beforeAll(async () => {
     define: { 'process.env.NODE_ENV': '"production"' },
     logLevel: 'warning',
   });
-  await writeFile(join(OUT, 'index.html'), '<!doctype html><html lang="en"><title>React site</title><div id="root"></div><script type="module" src="page.js"></script>');
+  await writeFile(
+    join(OUT, 'index.html'),
+    '<!doctype html><html lang="en"><title>React site</title><div id="root"></div><script type="module" src="page.js"></script>',
+  );
   server = createServer((req, res) => {
     const path = new URL(req.url!, 'http://x').pathname;
     requests.push(path);
     readFile(join(OUT, path === '/' ? 'index.html' : path)).then(
-      (body) => res.writeHead(200, { 'content-type': extname(path) === '.js' ? 'text/javascript' : 'text/html' }).end(body),
+      (body) =>
+        res.writeHead(200, { 'content-type': extname(path) === '.js' ? 'text/javascript' : 'text/html' }).end(body),
       () => res.writeHead(404).end(),
     );
   });
@@ -101,12 +105,15 @@ it('renders <kb-chat> through the React wrapper, sets its properties and calls i
   await page.waitForFunction(() => document.getElementById('opens')!.textContent === '1');
   // The chat UI is a chunk of the site's bundle; the embedder is asked of the api-url server (here the same one).
   expect(requests.filter((path) => /^\/chat-ui-[\w-]+\.js$/.test(path))).toHaveLength(1);
-  expect(await page.evaluate(() => [String(document.querySelector('kb-chat')!.embedderUrl), location.origin])).toSatisfy(
-    ([url, origin]: string[]) => url === `${origin}/kb-chat-embedder.js`,
-  );
+  expect(
+    await page.evaluate(() => [String(document.querySelector('kb-chat')!.embedderUrl), location.origin]),
+  ).toSatisfy(([url, origin]: string[]) => url === `${origin}/kb-chat-embedder.js`);
 
   await page.keyboard.press('Escape');
   await page.waitForFunction(() => (window as unknown as { events: string[] }).events.length === 2);
-  expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual(['kb-open', 'kb-close']);
+  expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual([
+    'kb-open',
+    'kb-close',
+  ]);
   expect(errors).toEqual([]);
 });

@@ -85,7 +85,13 @@ export interface ServerChild extends Child {
 
 /** `server/runtime/node/start.ts` on `dataDir` (a first start ingests the demo knowledge base); resolves when it serves. */
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<ServerChild> {
-  const child = spawnScript('server/runtime/node/start.ts', [], { PORT: '0', KB_DATA_DIR: dataDir, KB_RATE_LIMIT: '100000', KB_SIGNUP_LIMIT: '0', ...env });
+  const child = spawnScript('server/runtime/node/start.ts', [], {
+    PORT: '0',
+    KB_DATA_DIR: dataDir,
+    KB_RATE_LIMIT: '100000',
+    KB_SIGNUP_LIMIT: '0',
+    ...env,
+  });
   const [, url] = await child.waitFor(/kb-chat is running at (http:\/\/\S+?)\/? /);
   return { ...child, url: url! };
 }
@@ -111,7 +117,10 @@ export async function seededDataDir(target: string): Promise<string> {
 
 /** Removes the template directory (call in the test file's afterAll). */
 export async function removeSeededTemplate(): Promise<void> {
-  await template?.then((dir) => rm(dir, { recursive: true, force: true }), () => {}); // a failed template made none
+  await template?.then(
+    (dir) => rm(dir, { recursive: true, force: true }),
+    () => {},
+  ); // a failed template made none
   template = null;
 }
 
@@ -143,7 +152,12 @@ export async function ask(
   try {
     const res = await fetch(`${base}/api/chat`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'text/event-stream', ...headers },
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        Accept: 'text/event-stream',
+        ...headers,
+      },
       body: JSON.stringify(body),
     });
     asked.status = res.status;

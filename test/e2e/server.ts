@@ -17,7 +17,8 @@ export interface Running {
 }
 
 export async function startServerAndBrowser(env: Record<string, string> = {}): Promise<Running> {
-  if (!existsSync(join(ROOT, 'dist/kb-chat.js'))) throw new Error('dist/kb-chat.js is missing: run `npm run build` first');
+  if (!existsSync(join(ROOT, 'dist/kb-chat.js')))
+    throw new Error('dist/kb-chat.js is missing: run `npm run build` first');
   const dataDir = await mkdtemp(join(tmpdir(), 'kb-e2e-'));
   const server: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['server/runtime/node/start.ts'], {
     cwd: ROOT,
@@ -66,7 +67,9 @@ export async function startServerAndBrowser(env: Record<string, string> = {}): P
  */
 export function modelReady(page: import('playwright-core').Page, timeout = 30_000): Promise<unknown> {
   return page.waitForFunction(
-    () => (document.querySelector('kb-chat') as unknown as { ui?: { embedder: { status: string } } } | null)?.ui?.embedder.status === 'ready',
+    () =>
+      (document.querySelector('kb-chat') as unknown as { ui?: { embedder: { status: string } } } | null)?.ui?.embedder
+        .status === 'ready',
     null,
     { timeout, polling: 100 },
   );

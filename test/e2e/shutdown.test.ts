@@ -11,7 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgliteStore } from '../../server/store/pglite.ts';
-import { ask, DEMO_QUESTIONS, removeSeededTemplate, seededDataDir, signIn, startServer, type Asked, type ServerChild } from './process.ts';
+import {
+  ask,
+  DEMO_QUESTIONS,
+  removeSeededTemplate,
+  seededDataDir,
+  signIn,
+  startServer,
+  type Asked,
+  type ServerChild,
+} from './process.ts';
 
 let dir: string;
 const running: ServerChild[] = [];
@@ -58,7 +67,11 @@ function whileFrozen(server: ServerChild, ...signals: NodeJS.Signals[]): void {
 const UNBOUNDED_GRACE_MS = '600000';
 
 /** Starts `count` questions at once; `signal` is sent when the second answer starts streaming. */
-async function askThenSignal(server: ServerChild, count: number, signal: () => void): Promise<{ asked: Asked[]; ids: string[] }> {
+async function askThenSignal(
+  server: ServerChild,
+  count: number,
+  signal: () => void,
+): Promise<{ asked: Asked[]; ids: string[] }> {
   const token = await signIn(server.url);
   const ids = Array.from({ length: count }, () => randomUUID());
   let started = 0;
@@ -112,7 +125,10 @@ describe('graceful shutdown', () => {
       // server had not yet read a request from when the listener closed — a reset before any response (fetch
       // fails with no status). Either way the question never got inside, so nothing may be stored for it.
       if (result.status === 503 || (result.status === null && result.events.length === 0)) {
-        expect(stored.has(ids[i]!), `question ${i} was turned away (${result.status ?? result.error}): nothing stored`).toBe(false);
+        expect(
+          stored.has(ids[i]!),
+          `question ${i} was turned away (${result.status ?? result.error}): nothing stored`,
+        ).toBe(false);
         continue;
       }
       expect(result.error, `question ${i}`).toBeUndefined();

@@ -29,7 +29,12 @@ async function cspFromDocs(): Promise<string> {
   if (start < 0) throw new Error('docs/widget.md has no "## Content Security Policy" section');
   const section = doc.slice(start);
   const block = /```\n([\s\S]*?)```/.exec(section)![1]!;
-  return block.split('\n').map((line) => line.trim()).filter(Boolean).join(' ').replace(/;\s*$/, '');
+  return block
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ')
+    .replace(/;\s*$/, '');
 }
 
 beforeAll(async () => {
@@ -69,7 +74,8 @@ async function watchedPage(): Promise<{ page: Page; problems: string[] }> {
   const page = await (await running.browser.newContext()).newPage();
   const problems: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy|Trusted ?Type|Refused/i.test(message.text())) problems.push(message.text());
+    if (message.type() === 'error' && /Content Security Policy|Trusted ?Type|Refused/i.test(message.text()))
+      problems.push(message.text());
   });
   page.on('pageerror', (error) => problems.push(String(error)));
   // Remember the tokens the widget receives, to look for them in the server's output at the end.
@@ -106,7 +112,9 @@ describe('a site with the documented CSP (docs/widget.md) and Trusted Types enfo
     const answer = await askOnPage(page, 'How do I add the chat widget to my website?');
     expect(answer.length).toBeGreaterThan(20);
     // The embedder ran (hybrid retrieval), not the keyword fallback a blocked Worker would leave.
-    expect(await page.evaluate(() => (window as unknown as { trustedTypes?: object }).trustedTypes !== undefined)).toBe(true);
+    expect(await page.evaluate(() => (window as unknown as { trustedTypes?: object }).trustedTypes !== undefined)).toBe(
+      true,
+    );
     await page.waitForTimeout(500); // reports are sent asynchronously
     expect(problems).toEqual([]);
     expect(reports).toEqual([]);
@@ -147,17 +155,31 @@ describe('the Node server’s own pages and files', () => {
 
   it('never printed a token it issued or its secret', async () => {
     // A refresh, a rejected token and a bad body too, so their paths have printed whatever they print.
-    const auth = (await (await fetch(`${running.baseUrl}/api/auth/anonymous`, { method: 'POST' })).json()) as { access_token: string; refresh_token: string };
+    const auth = (await (await fetch(`${running.baseUrl}/api/auth/anonymous`, { method: 'POST' })).json()) as {
+      access_token: string;
+      refresh_token: string;
+    };
     issued.push(auth.access_token, auth.refresh_token);
-    const renewed = await fetch(`${running.baseUrl}/api/auth/refresh`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ refresh_token: auth.refresh_token }) });
+    const renewed = await fetch(`${running.baseUrl}/api/auth/refresh`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ refresh_token: auth.refresh_token }),
+    });
     const next = (await renewed.json()) as { access_token: string; refresh_token: string };
     issued.push(next.access_token, next.refresh_token);
-    await fetch(`${running.baseUrl}/api/sessions`, { headers: { Authorization: `Bearer ${auth.access_token}x` } }).then((r) => r.arrayBuffer());
-    await fetch(`${running.baseUrl}/api/chat`, { method: 'POST', headers: { Authorization: `Bearer ${next.access_token}`, 'Content-Type': 'application/json' }, body: '{"message":' }).then((r) => r.arrayBuffer());
+    await fetch(`${running.baseUrl}/api/sessions`, { headers: { Authorization: `Bearer ${auth.access_token}x` } }).then(
+      (r) => r.arrayBuffer(),
+    );
+    await fetch(`${running.baseUrl}/api/chat`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${next.access_token}`, 'Content-Type': 'application/json' },
+      body: '{"message":',
+    }).then((r) => r.arrayBuffer());
     expect(issued.length).toBeGreaterThanOrEqual(6);
     const output = running.output();
     expect(output).toContain('kb-chat is running at');
-    for (const secret of [SECRET, ...issued]) expect(output.includes(secret), `server output contains ${secret.slice(0, 12)}…`).toBe(false);
+    for (const secret of [SECRET, ...issued])
+      expect(output.includes(secret), `server output contains ${secret.slice(0, 12)}…`).toBe(false);
     // Nothing shaped like a JWT either (a token the test did not see).
     expect(output).not.toMatch(/eyJ[\w-]{10,}\.eyJ[\w-]{10,}\./);
   });

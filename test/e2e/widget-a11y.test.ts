@@ -75,15 +75,27 @@ function blocksStream(sessionId: string, messageId: string): string {
     '- Works on phones [2]',
   ].join('\n');
   const source = (n: number, title: string) => ({
-    n, chunk_id: `c${n}`, document_id: `d${n}`, title, page: null, section: 'Install', url: `https://example.com/${n}`, similarity: 0.6,
+    n,
+    chunk_id: `c${n}`,
+    document_id: `d${n}`,
+    title,
+    page: null,
+    section: 'Install',
+    url: `https://example.com/${n}`,
+    similarity: 0.6,
   });
   const events: [string, unknown][] = [
     ['answer_start', { session_id: sessionId, message_id: messageId, confidence: 'high', mode: 'hybrid' }],
     ['answer_delta', { text }],
-    ['sources', {
-      citations: [source(1, 'Installation'), source(2, 'Configuration')],
-      related: [{ chunk_id: 'c3', document_id: 'd3', title: 'Theming', page: 2, section: null, url: 'https://example.com/3' }],
-    }],
+    [
+      'sources',
+      {
+        citations: [source(1, 'Installation'), source(2, 'Configuration')],
+        related: [
+          { chunk_id: 'c3', document_id: 'd3', title: 'Theming', page: 2, section: null, url: 'https://example.com/3' },
+        ],
+      },
+    ],
     ['answer_end', { message_id: crypto.randomUUID() }],
   ];
   return events.map(([event, data], id) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join('');

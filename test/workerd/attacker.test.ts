@@ -32,20 +32,27 @@ const SERVER_KEY = 'attacker-test-answer-write-key-0123456789abcdef';
  * grants): a function opened to anon or authenticated there gets no further without its bounds in BOUNDED.
  */
 const DESCRIBED = Object.entries(SQL_FUNCTIONS) as [string, SqlFunction][];
-const granted = (role: 'anon' | 'authenticated') => DESCRIBED.filter(([, f]) => f.grants.some((r) => r === role)).map(([name]) => name).sort();
+const granted = (role: 'anon' | 'authenticated') =>
+  DESCRIBED.filter(([, f]) => f.grants.some((r) => r === role))
+    .map(([name]) => name)
+    .sort();
 /**
  * The chat_* / record_* functions that store the server's word, each refusing a caller without SERVER_KEY:
  * the ones that take `p_write_key`. The other chat writes store the visitor's own word (their question,
  * their rating of their own answer).
  */
-const SERVER_WRITES = DESCRIBED.filter(([, f]) => f.args.includes('p_write_key')).map(([name]) => name).sort();
+const SERVER_WRITES = DESCRIBED.filter(([, f]) => f.args.includes('p_write_key'))
+  .map(([name]) => name)
+  .sort();
 const VISITOR_WRITES = ['chat_begin_turn', 'chat_set_feedback'];
 const MODEL = 'test-model';
 
 /** What an anon-key holder without a user token may call: /api/health's counts, the empty-KB check, /api/config. */
 const OPEN_TO_ANON = granted('anon');
 /** The console's admin_* functions: callable by signed-in users, each refusing all but admins itself. */
-const ADMIN_ONLY = DESCRIBED.filter(([name, f]) => f.via === 'console' && name.startsWith('admin_')).map(([name]) => name).sort();
+const ADMIN_ONLY = DESCRIBED.filter(([name, f]) => f.via === 'console' && name.startsWith('admin_'))
+  .map(([name]) => name)
+  .sort();
 /** What a signed-in (e.g. anonymous) user may call; each has its bounds checked in BOUNDED below. */
 const OPEN_TO_USERS = granted('authenticated');
 /** The only tables a signed-in user may read (their own rows, under RLS); no table is writable. */
@@ -58,7 +65,12 @@ interface Attempt {
 }
 interface AttackPath {
   rpc(fn: string, args: Record<string, unknown>, who: Who): Promise<Attempt>;
-  table(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', name: string, who: Who, body?: Record<string, unknown>): Promise<Attempt>;
+  table(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    name: string,
+    who: Who,
+    body?: Record<string, unknown>,
+  ): Promise<Attempt>;
 }
 
 let pg: PgliteStore;
@@ -67,7 +79,16 @@ let token: string;
 let mallory: JwtClaims;
 let alice: JwtClaims;
 /** Alice's data, which Mallory must neither read nor change. */
-const world = { session: '', question: '', answer: '', citedAnswer: '', enabledChunk: '', disabledChunk: '', chunks: 0, docId: '' };
+const world = {
+  session: '',
+  question: '',
+  answer: '',
+  citedAnswer: '',
+  enabledChunk: '',
+  disabledChunk: '',
+  chunks: 0,
+  docId: '',
+};
 
 const owner = async <T>(sql: string, params: unknown[] = []) => (await pg.db.query<T>(sql, params)).rows;
 
@@ -93,7 +114,14 @@ beforeAll(async () => {
     meta: { section: `Refunds ${i}` },
     embedding: withSimilarity(0, 0.2 + i / 300),
   }));
-  const docId = await pg.ingestDocument({ source: 'billing.md', name: 'Billing', meta: {}, checksum: 'a', model: MODEL, chunks });
+  const docId = await pg.ingestDocument({
+    source: 'billing.md',
+    name: 'Billing',
+    meta: {},
+    checksum: 'a',
+    model: MODEL,
+    chunks,
+  });
   const hiddenId = await pg.ingestDocument({
     source: 'internal.md',
     name: 'Internal',
@@ -103,26 +131,64 @@ beforeAll(async () => {
     chunks: [{ content: 'The internal refunds override code is 4242.', meta: {}, embedding: basis(0) }],
   });
   await pg.setDocumentEnabled(hiddenId, false);
-  const turn = await pg.beginTurn(alice, { message_id: crypto.randomUUID(), content: 'How do refunds work?', title: 'Refunds' });
+  const turn = await pg.beginTurn(alice, {
+    message_id: crypto.randomUUID(),
+    content: 'How do refunds work?',
+    title: 'Refunds',
+  });
   world.session = turn.session_id;
-  world.question = (await owner<{ id: string }>(`select id from chat_messages where session_id = $1`, [turn.session_id]))[0]!.id;
+  world.question = (
+    await owner<{ id: string }>(`select id from chat_messages where session_id = $1`, [turn.session_id])
+  )[0]!.id;
   // An answered question of Alice's, its answer rated by her: Mallory may neither read nor change
   // that rating. (world.question stays unanswered: chat_finish_turn's check needs its free answer slot.)
   const answered = crypto.randomUUID();
-  await pg.beginTurn(alice, { session_id: turn.session_id, message_id: answered, content: 'And invoices?', title: 'Invoices' });
-  world.answer = await pg.finishTurn(alice, { session_id: turn.session_id, reply_to: answered, content: 'Monthly.', citations: [], meta: {} });
+  await pg.beginTurn(alice, {
+    session_id: turn.session_id,
+    message_id: answered,
+    content: 'And invoices?',
+    title: 'Invoices',
+  });
+  world.answer = await pg.finishTurn(alice, {
+    session_id: turn.session_id,
+    reply_to: answered,
+    content: 'Monthly.',
+    citations: [],
+    meta: {},
+  });
   await pg.setFeedback(alice, { message_id: world.answer, rating: 1, comment: 'Alice’s private comment' });
-  world.enabledChunk = (await owner<{ id: string }>(`select id from kb_chunks where document_id = $1 limit 1`, [docId]))[0]!.id;
-  world.disabledChunk = (await owner<{ id: string }>(`select id from kb_chunks where document_id = $1`, [hiddenId]))[0]!.id;
+  world.enabledChunk = (
+    await owner<{ id: string }>(`select id from kb_chunks where document_id = $1 limit 1`, [docId])
+  )[0]!.id;
+  world.disabledChunk = (
+    await owner<{ id: string }>(`select id from kb_chunks where document_id = $1`, [hiddenId])
+  )[0]!.id;
   world.chunks = 211;
   // An answered question of Alice's with a citation, in its own session: its written version is hers alone to store.
-  const cited = await pg.beginTurn(alice, { message_id: crypto.randomUUID(), content: 'How long do refunds take?', title: 'Refunds' });
-  const [asked] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [cited.session_id]);
+  const cited = await pg.beginTurn(alice, {
+    message_id: crypto.randomUUID(),
+    content: 'How long do refunds take?',
+    title: 'Refunds',
+  });
+  const [asked] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [
+    cited.session_id,
+  ]);
   world.citedAnswer = await pg.finishTurn(alice, {
     session_id: cited.session_id,
     reply_to: asked!.id,
     content: 'Refunds are issued within 1 days. [1]',
-    citations: [{ n: 1, chunk_id: world.enabledChunk, document_id: docId, title: 'Billing', page: null, section: null, url: null, similarity: 0.9 }],
+    citations: [
+      {
+        n: 1,
+        chunk_id: world.enabledChunk,
+        document_id: docId,
+        title: 'Billing',
+        page: null,
+        section: null,
+        url: null,
+        similarity: 0.9,
+      },
+    ],
     meta: { kind: 'answer' },
   });
   world.docId = docId;
@@ -173,7 +239,9 @@ const embedded: AttackPath = {
     return asRole(who, sql, params);
   },
   async table(method, name, who, body = {}) {
-    const columns = Object.keys(body).map((c) => `"${c}"`).join(', ');
+    const columns = Object.keys(body)
+      .map((c) => `"${c}"`)
+      .join(', ');
     const sql = {
       GET: `select coalesce(json_agg(_t), '[]'::json) as body from (select * from public.${name} limit 1000) _t`,
       POST: `with _w as (insert into public.${name} (${columns}) select ${columns} from json_populate_record(null::public.${name}, $1::json) returning 1) select count(*) as body from _w`,
@@ -202,7 +270,10 @@ async function asRole(who: Who, sql: string, params: unknown[]): Promise<Attempt
 
 /** A call refused for want of privilege, as PostgREST reports it (401 for anon, 403 for a user). */
 function expectRefused(attempt: Attempt, who: Who, what: RegExp) {
-  expect({ status: attempt.status, code: attempt.body?.code }).toEqual({ status: who === 'anon' ? 401 : 403, code: '42501' });
+  expect({ status: attempt.status, code: attempt.body?.code }).toEqual({
+    status: who === 'anon' ? 401 : 403,
+    code: '42501',
+  });
   expect(attempt.body.message).toMatch(what);
 }
 
@@ -245,45 +316,80 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
     // A visitor who could lower the thresholds would make the assistant answer from nothing; one who could
     // set the greeting or the suggestions would speak to every visitor in the site's name.
     // One who could set the webhook would receive every refused question and rating, signed as genuine.
-    for (const patch of [{ answer_mode: 'generative' }, { evidence_threshold: 0, lexical_threshold: 0, hybrid_threshold: 0 }, { greeting: 'Visit evil.example' }, { refusal_suggestions: ['Call +1 555 0100'] }, { webhook_url: 'https://evil.example/', webhook_secret: 'mallory-knows-this-secret' }]) {
+    for (const patch of [
+      { answer_mode: 'generative' },
+      { evidence_threshold: 0, lexical_threshold: 0, hybrid_threshold: 0 },
+      { greeting: 'Visit evil.example' },
+      { refusal_suggestions: ['Call +1 555 0100'] },
+      { webhook_url: 'https://evil.example/', webhook_secret: 'mallory-knows-this-secret' },
+    ]) {
       expectRefused(await path.rpc('kb_set_settings', { p_patch: patch }, 'mallory'), 'mallory', /admins only/);
     }
-    expect(await owner(`select answer_mode, evidence_threshold, lexical_threshold, hybrid_threshold, greeting, refusal_suggestions from kb_settings`)).toEqual([
-      { answer_mode: null, evidence_threshold: null, lexical_threshold: null, hybrid_threshold: null, greeting: null, refusal_suggestions: null },
+    expect(
+      await owner(
+        `select answer_mode, evidence_threshold, lexical_threshold, hybrid_threshold, greeting, refusal_suggestions from kb_settings`,
+      ),
+    ).toEqual([
+      {
+        answer_mode: null,
+        evidence_threshold: null,
+        lexical_threshold: null,
+        hybrid_threshold: null,
+        greeting: null,
+        refusal_suggestions: null,
+      },
     ]);
     // Nor through the table (no privileges, RLS on).
     for (const method of ['PATCH', 'POST', 'DELETE'] as const) {
-      expect((await path.table(method, 'kb_settings', 'mallory', { greeting: 'Visit evil.example' })).status).toBeGreaterThanOrEqual(400);
+      expect(
+        (await path.table(method, 'kb_settings', 'mallory', { greeting: 'Visit evil.example' })).status,
+      ).toBeGreaterThanOrEqual(400);
     }
-    expect(await owner(`select greeting, webhook_url, webhook_secret from kb_settings`)).toEqual([{ greeting: null, webhook_url: null, webhook_secret: null }]);
+    expect(await owner(`select greeting, webhook_url, webhook_secret from kb_settings`)).toEqual([
+      { greeting: null, webhook_url: null, webhook_secret: null },
+    ]);
   },
   async kb_has_documents(path) {
     expect(await path.rpc('kb_has_documents', {}, 'anon')).toEqual({ status: 200, body: true });
   },
   async search_chunks(path) {
-    const greedy = await path.rpc('search_chunks', {
-      query_embedding: basis(0),
-      query_text: 'refunds issued days',
-      match_count: 1000,
-      candidate_count: 100000,
-    }, 'mallory');
+    const greedy = await path.rpc(
+      'search_chunks',
+      {
+        query_embedding: basis(0),
+        query_text: 'refunds issued days',
+        match_count: 1000,
+        candidate_count: 100000,
+      },
+      'mallory',
+    );
     expect(greedy.status).toBe(200);
     expect(greedy.body).toHaveLength(200);
-    expect(greedy.body.map((r: { content: string }) => r.content)).not.toContain('The internal refunds override code is 4242.');
+    expect(greedy.body.map((r: { content: string }) => r.content)).not.toContain(
+      'The internal refunds override code is 4242.',
+    );
     expectInvalid(await path.rpc('search_chunks', { query_text: 'refunds '.repeat(20_000) }, 'mallory'));
     expectInvalid(await path.rpc('search_chunks', { query_text: 'refunds', search_mode: 'everything' }, 'mallory'));
-    expectInvalid(await path.rpc('search_chunks', { query_text: 'refunds', filters: ['not', 'an', 'object'] }, 'mallory'));
+    expectInvalid(
+      await path.rpc('search_chunks', { query_text: 'refunds', filters: ['not', 'an', 'object'] }, 'mallory'),
+    );
   },
   async match_chunks(path) {
     // basis(7) is orthogonal to every stored vector (similarity 0): never more than 50 rows however many
     // are asked for.
-    const many = await path.rpc('match_chunks', { query_embedding: basis(7), threshold: -1, match_count: 1000 }, 'mallory');
+    const many = await path.rpc(
+      'match_chunks',
+      { query_embedding: basis(7), threshold: -1, match_count: 1000 },
+      'mallory',
+    );
     expect(many.status).toBe(200);
     expect(many.body).toHaveLength(50);
     // The opposite of every stored vector (similarity < 0): a threshold of -1 would return them all; it is
     // held at 0.
     const opposite = basis(0).map((x) => -x);
-    expect(await path.rpc('match_chunks', { query_embedding: opposite, threshold: -1, match_count: 50 }, 'mallory')).toEqual({ status: 200, body: [] });
+    expect(
+      await path.rpc('match_chunks', { query_embedding: opposite, threshold: -1, match_count: 50 }, 'mallory'),
+    ).toEqual({ status: 200, body: [] });
   },
   async get_chunk(path) {
     expect((await path.rpc('get_chunk', { p_chunk_id: world.disabledChunk }, 'mallory')).body).toEqual([]);
@@ -291,33 +397,83 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
   },
   async chat_begin_turn(path) {
     const before = await aliceRows();
-    const intoAlices = await path.rpc('chat_begin_turn', {
-      p_session_id: world.session,
-      p_message_id: crypto.randomUUID(),
-      p_content: 'injected',
-      p_title: 'x',
-    }, 'mallory');
+    const intoAlices = await path.rpc(
+      'chat_begin_turn',
+      {
+        p_session_id: world.session,
+        p_message_id: crypto.randomUUID(),
+        p_content: 'injected',
+        p_title: 'x',
+      },
+      'mallory',
+    );
     expectRefused(intoAlices, 'mallory', /does not belong/);
     // Alice's message id: a conflict that reveals nothing about her message.
-    const reused = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: world.question, p_content: 'x', p_title: 'x' }, 'mallory');
+    const reused = await path.rpc(
+      'chat_begin_turn',
+      { p_session_id: null, p_message_id: world.question, p_content: 'x', p_title: 'x' },
+      'mallory',
+    );
     expect(reused.status).toBe(409);
-    expectInvalid(await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'x'.repeat(2001), p_title: 'x' }, 'mallory'));
-    expectInvalid(await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'x', p_title: 't'.repeat(201) }, 'mallory'));
+    expectInvalid(
+      await path.rpc(
+        'chat_begin_turn',
+        { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'x'.repeat(2001), p_title: 'x' },
+        'mallory',
+      ),
+    );
+    expectInvalid(
+      await path.rpc(
+        'chat_begin_turn',
+        { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'x', p_title: 't'.repeat(201) },
+        'mallory',
+      ),
+    );
     expect(await aliceRows()).toEqual(before);
   },
   async chat_finish_turn(path) {
-    const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'my own', p_title: 'mine' }, 'mallory');
+    const own = await path.rpc(
+      'chat_begin_turn',
+      { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'my own', p_title: 'mine' },
+      'mallory',
+    );
     const mySession = own.body[0].session_id as string;
     // Without the key Mallory is refused outright (SERVER_WRITES below); with it — the server answering her,
     // a bug in the server being what is guarded against here — her answer still cannot take Alice's
     // question's one answer slot, from Alice's session or from her own.
     for (const session of [world.session, mySession]) {
-      const steal = await path.rpc('chat_finish_turn', { p_session_id: session, p_reply_to: world.question, p_content: 'pwned', p_citations: [], p_meta: {}, p_write_key: SERVER_KEY }, 'mallory');
+      const steal = await path.rpc(
+        'chat_finish_turn',
+        {
+          p_session_id: session,
+          p_reply_to: world.question,
+          p_content: 'pwned',
+          p_citations: [],
+          p_meta: {},
+          p_write_key: SERVER_KEY,
+        },
+        'mallory',
+      );
       expectRefused(steal, 'mallory', /is not a question of this user/);
     }
-    const [myQuestion] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [mySession]);
+    const [myQuestion] = await owner<{ id: string }>(
+      `select id from chat_messages where session_id = $1 and role = 'user'`,
+      [mySession],
+    );
     const finish = (extra: Record<string, unknown>) =>
-      path.rpc('chat_finish_turn', { p_session_id: mySession, p_reply_to: myQuestion!.id, p_content: 'ok', p_citations: [], p_meta: {}, p_write_key: SERVER_KEY, ...extra }, 'mallory');
+      path.rpc(
+        'chat_finish_turn',
+        {
+          p_session_id: mySession,
+          p_reply_to: myQuestion!.id,
+          p_content: 'ok',
+          p_citations: [],
+          p_meta: {},
+          p_write_key: SERVER_KEY,
+          ...extra,
+        },
+        'mallory',
+      );
     expectInvalid(await finish({ p_content: 'x'.repeat(32_001) }));
     expectInvalid(await finish({ p_citations: { not: 'an array' } }));
     expectInvalid(await finish({ p_meta: { blob: 'x'.repeat(70_000) } }));
@@ -326,27 +482,49 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
     expect(await owner(`select 1 from chat_messages where reply_to = $1`, [world.question])).toEqual([]);
   },
   async chat_save_generated(path) {
-    const generated = async (id: string) => (await owner<{ g: unknown }>(`select meta -> 'generated' as g from chat_messages where id = $1`, [id]))[0]?.g ?? null;
+    const generated = async (id: string) =>
+      (await owner<{ g: unknown }>(`select meta -> 'generated' as g from chat_messages where id = $1`, [id]))[0]?.g ??
+      null;
     // Writing "her" answer over Alice's, even through the server (with its key).
     expectRefused(
-      await path.rpc('chat_save_generated', { p_message_id: world.citedAnswer, p_text: 'Refunds are never issued [1].', p_model: 'evil', p_write_key: SERVER_KEY }, 'mallory'),
+      await path.rpc(
+        'chat_save_generated',
+        {
+          p_message_id: world.citedAnswer,
+          p_text: 'Refunds are never issued [1].',
+          p_model: 'evil',
+          p_write_key: SERVER_KEY,
+        },
+        'mallory',
+      ),
       'mallory',
       /is not an answer of this user/,
     );
     expect(await generated(world.citedAnswer)).toBeNull();
     // Her own answer: bounded, and only its own citations.
-    const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'mine?', p_title: 'mine' }, 'mallory');
-    const [q] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [own.body[0].session_id]);
-    const finished = await path.rpc('chat_finish_turn', {
-      p_session_id: own.body[0].session_id,
-      p_reply_to: q!.id,
-      p_content: 'ok [1]',
-      p_citations: [{ n: 1, chunk_id: world.enabledChunk }],
-      p_meta: { kind: 'answer' },
-      p_write_key: SERVER_KEY,
-    }, 'mallory');
+    const own = await path.rpc(
+      'chat_begin_turn',
+      { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'mine?', p_title: 'mine' },
+      'mallory',
+    );
+    const [q] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [
+      own.body[0].session_id,
+    ]);
+    const finished = await path.rpc(
+      'chat_finish_turn',
+      {
+        p_session_id: own.body[0].session_id,
+        p_reply_to: q!.id,
+        p_content: 'ok [1]',
+        p_citations: [{ n: 1, chunk_id: world.enabledChunk }],
+        p_meta: { kind: 'answer' },
+        p_write_key: SERVER_KEY,
+      },
+      'mallory',
+    );
     const mine = finished.body as string;
-    const save = (args: Record<string, unknown>) => path.rpc('chat_save_generated', { p_message_id: mine, p_write_key: SERVER_KEY, ...args }, 'mallory');
+    const save = (args: Record<string, unknown>) =>
+      path.rpc('chat_save_generated', { p_message_id: mine, p_write_key: SERVER_KEY, ...args }, 'mallory');
     expectInvalid(await save({ p_text: 'See [1] and [9].', p_model: 'm' }));
     expectInvalid(await save({ p_text: 'x'.repeat(8001), p_model: 'm' }));
     expectInvalid(await save({ p_text: 'ok', p_model: 'm'.repeat(201) }));
@@ -361,14 +539,36 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
     // Rating (or re-rating) Alice's answer, her question, or an id that does not exist: one refusal for all,
     // so ids cannot be probed.
     for (const id of [world.answer, world.question, crypto.randomUUID()]) {
-      expectRefused(await path.rpc('chat_set_feedback', { p_message_id: id, p_rating: -1, p_comment: 'spam' }, 'mallory'), 'mallory', /is not an answer of this user/);
+      expectRefused(
+        await path.rpc('chat_set_feedback', { p_message_id: id, p_rating: -1, p_comment: 'spam' }, 'mallory'),
+        'mallory',
+        /is not an answer of this user/,
+      );
     }
     expect(await aliceRows()).toEqual(before);
     // Her own answer: bounded rating and comment, one row however often she calls.
-    const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'rate me', p_title: 'rate' }, 'mallory');
+    const own = await path.rpc(
+      'chat_begin_turn',
+      { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'rate me', p_title: 'rate' },
+      'mallory',
+    );
     const mySession = own.body[0].session_id as string;
-    const [myQuestion] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [mySession]);
-    const answer = await path.rpc('chat_finish_turn', { p_session_id: mySession, p_reply_to: myQuestion!.id, p_content: 'ok', p_citations: [], p_meta: {}, p_write_key: SERVER_KEY }, 'mallory');
+    const [myQuestion] = await owner<{ id: string }>(
+      `select id from chat_messages where session_id = $1 and role = 'user'`,
+      [mySession],
+    );
+    const answer = await path.rpc(
+      'chat_finish_turn',
+      {
+        p_session_id: mySession,
+        p_reply_to: myQuestion!.id,
+        p_content: 'ok',
+        p_citations: [],
+        p_meta: {},
+        p_write_key: SERVER_KEY,
+      },
+      'mallory',
+    );
     const myAnswer = answer.body as string;
     const rate = (extra: Record<string, unknown>) =>
       path.rpc('chat_set_feedback', { p_message_id: myAnswer, p_rating: 1, p_comment: null, ...extra }, 'mallory');
@@ -377,12 +577,19 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
     expectInvalid(await rate({ p_comment: 'x'.repeat(1001) }));
     expectInvalid(await rate({ p_comment: `  ${'x'.repeat(1001)}  ` }));
     for (let i = 0; i < 3; i++) expect((await rate({ p_rating: -1, p_comment: `\n  take ${i}\t ` })).status).toBe(200);
-    expect(await owner(`select rating, comment from chat_feedback where message_id = $1`, [myAnswer])).toEqual([{ rating: -1, comment: 'take 2' }]);
+    expect(await owner(`select rating, comment from chat_feedback where message_id = $1`, [myAnswer])).toEqual([
+      { rating: -1, comment: 'take 2' },
+    ]);
     expect((await rate({ p_comment: ' \n\t ' })).status).toBe(200); // a blank comment is no comment
-    expect(await owner(`select rating, comment from chat_feedback where message_id = $1`, [myAnswer])).toEqual([{ rating: 1, comment: null }]);
+    expect(await owner(`select rating, comment from chat_feedback where message_id = $1`, [myAnswer])).toEqual([
+      { rating: 1, comment: null },
+    ]);
   },
   async get_chat_feedback(path) {
-    expect(await path.rpc('get_chat_feedback', { p_session_id: world.session }, 'mallory')).toEqual({ status: 200, body: [] });
+    expect(await path.rpc('get_chat_feedback', { p_session_id: world.session }, 'mallory')).toEqual({
+      status: 200,
+      body: [],
+    });
   },
   async list_chat_sessions(path) {
     const { status, body } = await path.rpc('list_chat_sessions', { p_limit: 1_000_000 }, 'mallory');
@@ -390,32 +597,63 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
     expect(body.map((s: { id: string }) => s.id)).not.toContain(world.session);
   },
   async get_chat_session(path) {
-    expect(await path.rpc('get_chat_session', { p_session_id: world.session }, 'mallory')).toEqual({ status: 200, body: [] });
+    expect(await path.rpc('get_chat_session', { p_session_id: world.session }, 'mallory')).toEqual({
+      status: 200,
+      body: [],
+    });
   },
   async get_chat_messages(path) {
-    expect(await path.rpc('get_chat_messages', { p_session_id: world.session }, 'mallory')).toEqual({ status: 200, body: [] });
+    expect(await path.rpc('get_chat_messages', { p_session_id: world.session }, 'mallory')).toEqual({
+      status: 200,
+      body: [],
+    });
   },
   async get_recent_chat_messages(path) {
     // Another visitor's session reads as an empty one, however many rows are asked for.
-    expect(await path.rpc('get_recent_chat_messages', { p_session_id: world.session, p_limit: 1_000_000 }, 'mallory')).toEqual({ status: 200, body: [] });
+    expect(
+      await path.rpc('get_recent_chat_messages', { p_session_id: world.session, p_limit: 1_000_000 }, 'mallory'),
+    ).toEqual({ status: 200, body: [] });
   },
   async rate_limit_hit(path) {
-    expectInvalid(await path.rpc('rate_limit_hit', { p_bucket: 'mine-'.repeat(100), p_limit: 1, p_window_seconds: 60 }, 'mallory'));
+    expectInvalid(
+      await path.rpc('rate_limit_hit', { p_bucket: 'mine-'.repeat(100), p_limit: 1, p_window_seconds: 60 }, 'mallory'),
+    );
     expectInvalid(await path.rpc('rate_limit_hit', { p_bucket: 'api', p_limit: 1, p_window_seconds: -60 }, 'mallory'));
     expectInvalid(await path.rpc('rate_limit_hit', { p_bucket: 'api', p_limit: 0, p_window_seconds: 60 }, 'mallory'));
-    expectInvalid(await path.rpc('rate_limit_hit', { p_bucket: 'api', p_limit: 1, p_window_seconds: 10_000_000 }, 'mallory'));
-    expect(await owner(`select bucket from rate_limits where bucket <> 'api' or window_start < now() - interval '1 day'`)).toEqual([]);
-    expect((await path.rpc('rate_limit_hit', { p_bucket: 'api', p_limit: 100, p_window_seconds: 60 }, 'mallory')).status).toBe(200);
+    expectInvalid(
+      await path.rpc('rate_limit_hit', { p_bucket: 'api', p_limit: 1, p_window_seconds: 10_000_000 }, 'mallory'),
+    );
+    expect(
+      await owner(`select bucket from rate_limits where bucket <> 'api' or window_start < now() - interval '1 day'`),
+    ).toEqual([]);
+    expect(
+      (await path.rpc('rate_limit_hit', { p_bucket: 'api', p_limit: 100, p_window_seconds: 60 }, 'mallory')).status,
+    ).toBe(200);
   },
   async record_content_gap(path) {
     // As the server calls it for Mallory (with the key): only her own question, a known reason, bounded.
-    const gap = (args: Record<string, unknown>) => path.rpc('record_content_gap', { p_write_key: SERVER_KEY, ...args }, 'mallory');
-    expectRefused(await gap({ p_question: 'spam', p_reason: 'no_evidence', p_message_id: world.question }), 'mallory', /is not a question of this user/);
-    const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'gap?', p_title: 'gap' }, 'mallory');
-    const [message] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1`, [own.body[0].session_id]);
+    const gap = (args: Record<string, unknown>) =>
+      path.rpc('record_content_gap', { p_write_key: SERVER_KEY, ...args }, 'mallory');
+    expectRefused(
+      await gap({ p_question: 'spam', p_reason: 'no_evidence', p_message_id: world.question }),
+      'mallory',
+      /is not a question of this user/,
+    );
+    const own = await path.rpc(
+      'chat_begin_turn',
+      { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'gap?', p_title: 'gap' },
+      'mallory',
+    );
+    const [message] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1`, [
+      own.body[0].session_id,
+    ]);
     expectInvalid(await gap({ p_question: 'gap?', p_reason: 'r'.repeat(10_000), p_message_id: message!.id }));
     expectInvalid(await gap({ p_question: 'g'.repeat(2001), p_reason: 'no_evidence', p_message_id: message!.id }));
-    expect(await owner(`select 1 from content_gaps where reason not in ('no_evidence', 'empty_kb') or char_length(question) > 500`)).toEqual([]);
+    expect(
+      await owner(
+        `select 1 from content_gaps where reason not in ('no_evidence', 'empty_kb') or char_length(question) > 500`,
+      ),
+    ).toEqual([]);
   },
   async list_content_gaps(path) {
     expectRefused(await path.rpc('list_content_gaps', { p_limit: 1000 }, 'mallory'), 'mallory', /admins only/);
@@ -430,7 +668,14 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
           admin_set_document_enabled: { p_id: world.docId, p_enabled: false },
           admin_set_gap_done: { p_question_key: 'x', p_done: true },
           admin_list_gaps: { p_status: 'all', p_limit: 200, p_offset: 0 },
-          admin_list_conversations: { p_rating: 'any', p_outcome: 'any', p_from: null, p_to: null, p_limit: 200, p_offset: 0 },
+          admin_list_conversations: {
+            p_rating: 'any',
+            p_outcome: 'any',
+            p_from: null,
+            p_to: null,
+            p_limit: 200,
+            p_offset: 0,
+          },
           admin_list_documents: { p_query: '', p_limit: 200, p_offset: 0 },
           admin_overview: { p_from: '2026-01-01T00:00:00Z', p_to: '2026-02-01T00:00:00Z' },
           admin_sync_status: {},
@@ -443,7 +688,9 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
           admin_get_thread: { p_session_id: crypto.randomUUID() },
         };
         expectRefused(await path.rpc(fn, args[fn]!, 'mallory'), 'mallory', /admins only/);
-        expect(await owner(`select enabled from kb_documents where id = $1`, [world.docId])).toEqual([{ enabled: true }]);
+        expect(await owner(`select enabled from kb_documents where id = $1`, [world.docId])).toEqual([
+          { enabled: true },
+        ]);
       },
     ]),
   ),
@@ -476,7 +723,9 @@ describe.each([
           // the grant is gone too, should that ever change.
           expect(attempt.status, `${name} as ${who}`).toBeGreaterThanOrEqual(400);
           const role = who === 'anon' ? 'anon' : 'authenticated';
-          expect(await owner(`select has_function_privilege($1, $2::regproc, 'execute') as ok`, [role, name])).toEqual([{ ok: false }]);
+          expect(await owner(`select has_function_privilege($1, $2::regproc, 'execute') as ok`, [role, name])).toEqual([
+            { ok: false },
+          ]);
         } else {
           expectRefused(attempt, who, new RegExp(`permission denied for function ${name}`));
         }
@@ -511,7 +760,7 @@ describe.each([
     expect((await owner<{ n: number }>('select count(*)::int as n from kb_chunks'))[0]!.n).toBe(world.chunks);
   });
 
-  it('cannot store the server\'s word: every chat_* / record_* write without the key, or with a wrong one, is refused and stores nothing', async () => {
+  it("cannot store the server's word: every chat_* / record_* write without the key, or with a wrong one, is refused and stores nothing", async () => {
     // Which functions take the key is read from pg_proc: a new chat_* / record_* write must take it or be
     // named here as storing the visitor's own word.
     const writes = await owner<{ name: string; keyed: boolean }>(
@@ -524,22 +773,70 @@ describe.each([
 
     // Mallory's own question, unanswered, and her own answer (stored by the server, with the key).
     const asked = async (content: string) => {
-      const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: content, p_title: 't' }, 'mallory');
+      const own = await path.rpc(
+        'chat_begin_turn',
+        { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: content, p_title: 't' },
+        'mallory',
+      );
       const session = own.body[0].session_id as string;
-      const [q] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [session]);
+      const [q] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [
+        session,
+      ]);
       return { session, question: q!.id };
     };
     const open = await asked('Is it free?');
     const answered = await asked('Refunds?');
-    const answer = await pg.finishTurn(mallory, { session_id: answered.session, reply_to: answered.question, content: 'Within 14 days. [1]', citations: [{ n: 1, chunk_id: world.enabledChunk, document_id: world.docId, title: 'Billing', page: null, section: null, url: null, similarity: 0.9 }], meta: { kind: 'answer' } });
+    const answer = await pg.finishTurn(mallory, {
+      session_id: answered.session,
+      reply_to: answered.question,
+      content: 'Within 14 days. [1]',
+      citations: [
+        {
+          n: 1,
+          chunk_id: world.enabledChunk,
+          document_id: world.docId,
+          title: 'Billing',
+          page: null,
+          section: null,
+          url: null,
+          similarity: 0.9,
+        },
+      ],
+      meta: { kind: 'answer' },
+    });
 
     // What the console would trust: "high" confidence, a non-numeric evidence and similarity, an attacker's link.
     const forgedMeta = { kind: 'answer', confidence: 'high', evidence: 'very strong', mode: 'hybrid' };
-    const forgedCitations = [{ n: 1, chunk_id: world.enabledChunk, document_id: world.docId, title: 'Official refund form', page: null, section: null, url: 'https://evil.example/refund', similarity: 'high' }];
+    const forgedCitations = [
+      {
+        n: 1,
+        chunk_id: world.enabledChunk,
+        document_id: world.docId,
+        title: 'Official refund form',
+        page: null,
+        section: null,
+        url: 'https://evil.example/refund',
+        similarity: 'high',
+      },
+    ];
     const attempts: Record<string, Record<string, unknown>> = {
-      chat_finish_turn: { p_session_id: open.session, p_reply_to: open.question, p_content: 'Send your card number to evil.example [1]', p_citations: forgedCitations, p_meta: forgedMeta },
-      chat_save_generated: { p_message_id: answer, p_text: 'Refunds: https://evil.example/refund [1]', p_model: 'HuggingFaceTB/SmolLM2-360M-Instruct' },
-      record_content_gap: { p_question: 'Why is this product a scam?', p_reason: 'no_evidence', p_message_id: open.question },
+      chat_finish_turn: {
+        p_session_id: open.session,
+        p_reply_to: open.question,
+        p_content: 'Send your card number to evil.example [1]',
+        p_citations: forgedCitations,
+        p_meta: forgedMeta,
+      },
+      chat_save_generated: {
+        p_message_id: answer,
+        p_text: 'Refunds: https://evil.example/refund [1]',
+        p_model: 'HuggingFaceTB/SmolLM2-360M-Instruct',
+      },
+      record_content_gap: {
+        p_question: 'Why is this product a scam?',
+        p_reason: 'no_evidence',
+        p_message_id: open.question,
+      },
     };
     const stored = () =>
       owner(`select (select count(*) from chat_messages where role = 'assistant')::int as answers,
@@ -547,16 +844,31 @@ describe.each([
                     (select coalesce(sum(asked), 0) from content_gaps)::int as gaps`);
     const before = await stored();
     for (const fn of SERVER_WRITES) {
-      for (const key of [undefined, null, '', 'wrong-key', SERVER_KEY.slice(0, -1), `${SERVER_KEY} `, SERVER_KEY.toUpperCase()]) {
+      for (const key of [
+        undefined,
+        null,
+        '',
+        'wrong-key',
+        SERVER_KEY.slice(0, -1),
+        `${SERVER_KEY} `,
+        SERVER_KEY.toUpperCase(),
+      ]) {
         for (const who of ['anon', 'mallory'] as const) {
-          const attempt = await path.rpc(fn, { ...attempts[fn], ...(key === undefined ? {} : { p_write_key: key }) }, who);
+          const attempt = await path.rpc(
+            fn,
+            { ...attempts[fn], ...(key === undefined ? {} : { p_write_key: key }) },
+            who,
+          );
           if (key === undefined) {
             // The signature without the key is gone: PostgREST (and Postgres) find no such function.
             expect(attempt.status, `${fn} without p_write_key as ${who}`).toBe(404);
             continue;
           }
           expectRefused(attempt, who, /answers are written by the server only|permission denied/);
-          if (who === 'mallory') expect(attempt.body.message, `${fn} with ${String(key)}`).toMatch(/the answer write key is missing or wrong/);
+          if (who === 'mallory')
+            expect(attempt.body.message, `${fn} with ${String(key)}`).toMatch(
+              /the answer write key is missing or wrong/,
+            );
         }
       }
     }
@@ -568,12 +880,22 @@ describe.each([
     const [saved] = await owner<{ key_hash: string }>(`select key_hash from kb_answer_write_key`);
     await owner(`delete from kb_answer_write_key`);
     try {
-      const own = await path.rpc('chat_begin_turn', { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'unset?', p_title: 't' }, 'mallory');
+      const own = await path.rpc(
+        'chat_begin_turn',
+        { p_session_id: null, p_message_id: crypto.randomUUID(), p_content: 'unset?', p_title: 't' },
+        'mallory',
+      );
       const session = own.body[0].session_id as string;
-      const [q] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [session]);
+      const [q] = await owner<{ id: string }>(`select id from chat_messages where session_id = $1 and role = 'user'`, [
+        session,
+      ]);
       // Even with the key the server holds: nothing to compare it with is nothing accepted (fail closed).
       for (const key of [SERVER_KEY, null]) {
-        const attempt = await path.rpc('chat_finish_turn', { p_session_id: session, p_reply_to: q!.id, p_content: 'x', p_citations: [], p_meta: {}, p_write_key: key }, 'mallory');
+        const attempt = await path.rpc(
+          'chat_finish_turn',
+          { p_session_id: session, p_reply_to: q!.id, p_content: 'x', p_citations: [], p_meta: {}, p_write_key: key },
+          'mallory',
+        );
         expectRefused(attempt, 'mallory', /no answer write key is set: on Supabase run `npm run admin -- answer-key`/);
       }
       expect(await owner(`select 1 from chat_messages where reply_to = $1`, [q!.id])).toEqual([]);

@@ -48,14 +48,25 @@ it('refuses an HS256 token signed with the legacy secret it does not hold, and a
   const claims = { sub: crypto.randomUUID(), role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 600 };
   const legacy = await sign({ ...claims, iss: `${harness.supabase.url}/auth/v1` }, SECRET, 'HS256');
   expect((await ask(legacy)).status).toBe(401);
-  const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign'])) as CryptoKeyPair;
-  const foreign = await sign({ ...claims, iss: 'https://evil.example/auth/v1' }, { ...(await crypto.subtle.exportKey('jwk', pair.privateKey)), kid: 'x', alg: 'ES256' } as never, 'ES256');
+  const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+    'sign',
+  ])) as CryptoKeyPair;
+  const foreign = await sign(
+    { ...claims, iss: 'https://evil.example/auth/v1' },
+    { ...(await crypto.subtle.exportKey('jwk', pair.privateKey)), kid: 'x', alg: 'ES256' } as never,
+    'ES256',
+  );
   expect((await ask(foreign)).status).toBe(401);
 });
 
 it('answers with nosniff and a referrer policy, on JSON, the event stream and the static assets alike', async () => {
   const auth = (await (await harness.worker('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth;
-  const responses = [await harness.worker('/api/health'), await harness.worker('/api/nope'), await ask(auth.access_token), await harness.worker('/kb-chat.js')];
+  const responses = [
+    await harness.worker('/api/health'),
+    await harness.worker('/api/nope'),
+    await ask(auth.access_token),
+    await harness.worker('/kb-chat.js'),
+  ];
   expect(responses.map((r) => r.status)).toEqual([200, 404, 200, 200]);
   for (const res of responses) {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
@@ -64,13 +75,18 @@ it('answers with nosniff and a referrer policy, on JSON, the event stream and th
   }
 });
 
-const signUp = (ip: string) => harness.worker('/api/auth/anonymous', { method: 'POST', headers: { 'CF-Connecting-IP': ip } });
+const signUp = (ip: string) =>
+  harness.worker('/api/auth/anonymous', { method: 'POST', headers: { 'CF-Connecting-IP': ip } });
 
 it('renews a token through Supabase Auth for the same user; the refresh token works once', async () => {
   const first = (await (await signUp('192.0.2.10')).json()) as AnonymousAuth;
   expect(first.refresh_token).toBeTruthy();
   const refresh = (token: string | undefined) =>
-    harness.worker('/api/auth/refresh', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ refresh_token: token }) });
+    harness.worker('/api/auth/refresh', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ refresh_token: token }),
+    });
   const renewed = await refresh(first.refresh_token);
   expect(renewed.status).toBe(200);
   const second = (await renewed.json()) as AnonymousAuth;
@@ -141,8 +157,13 @@ it('counts an IPv6 client by its /64 for sign-ups: five addresses of one /64 sha
 
 it('limits refreshes per client network (wrangler.toml REFRESH_LIMITER: 60 a minute) before Supabase Auth is asked', async () => {
   const refreshFrom = (ip: string, token: string) =>
-    harness.worker('/api/auth/refresh', { method: 'POST', headers: { 'Content-Type': 'application/json', 'CF-Connecting-IP': ip }, body: JSON.stringify({ refresh_token: token }) });
-  const relayed = () => harness.supabase.log.filter((e) => e.path.startsWith('/auth/v1/token?grant_type=refresh_token')).length;
+    harness.worker('/api/auth/refresh', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'CF-Connecting-IP': ip },
+      body: JSON.stringify({ refresh_token: token }),
+    });
+  const relayed = () =>
+    harness.supabase.log.filter((e) => e.path.startsWith('/auth/v1/token?grant_type=refresh_token')).length;
   const before = relayed();
   const statuses: number[] = [];
   for (let i = 1; i <= 62; i++) {
@@ -175,7 +196,11 @@ describe('with a legacy KB_JWT_SECRET shorter than 32 bytes', () => {
     expect(text).toContain('openssl rand -base64 32');
     // A token signed with the weak secret gets nowhere either.
     const now = Math.floor(Date.now() / 1000);
-    const forged = await sign({ sub: crypto.randomUUID(), role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 600 }, 'too-short-secret-0123456789', 'HS256');
+    const forged = await sign(
+      { sub: crypto.randomUUID(), role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 600 },
+      'too-short-secret-0123456789',
+      'HS256',
+    );
     const chat = await weak.worker('/api/sessions', { headers: { Authorization: `Bearer ${forged}` } });
     expect(chat.status).toBe(500);
     await chat.arrayBuffer();

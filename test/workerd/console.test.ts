@@ -6,7 +6,18 @@
  * the console page is a static asset with its CSP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AdminConversation, AdminThread, AdminDocument, AdminGap, AdminMe, AdminSession, AnonymousAuth, Overview, Page, TryResult } from '../../protocol/index.ts';
+import type {
+  AdminConversation,
+  AdminThread,
+  AdminDocument,
+  AdminGap,
+  AdminMe,
+  AdminSession,
+  AnonymousAuth,
+  Overview,
+  Page,
+  TryResult,
+} from '../../protocol/index.ts';
 import { seedKb } from '../../server/testing/api.ts';
 import { basis } from '../../server/testing/vectors.ts';
 import { startWorker, type WorkerHarness } from './harness.ts';
@@ -16,12 +27,18 @@ let admin: string;
 let visitor: string;
 
 beforeAll(async () => {
-  harness = await startWorker({}, { passwordUsers: [
-    { email: 'owner@example.com', password: 'correct horse', appMetadata: { provider: 'email', role: 'admin' } },
-    { email: 'editor@example.com', password: 'battery staple', appMetadata: { provider: 'email' } },
-  ] });
+  harness = await startWorker(
+    {},
+    {
+      passwordUsers: [
+        { email: 'owner@example.com', password: 'correct horse', appMetadata: { provider: 'email', role: 'admin' } },
+        { email: 'editor@example.com', password: 'battery staple', appMetadata: { provider: 'email' } },
+      ],
+    },
+  );
   await seedKb(harness.pg);
-  visitor = ((await (await harness.worker('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth).access_token;
+  visitor = ((await (await harness.worker('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth)
+    .access_token;
 });
 afterAll(() => harness?.close());
 
@@ -38,14 +55,19 @@ describe('sign-in with Supabase Auth', () => {
     const res = await call('POST', '/password', null, { email: 'owner@example.com', password: 'correct horse' });
     expect(res.status).toBe(200);
     admin = ((await res.json()) as AdminSession).access_token;
-    expect(await json<AdminMe>(call('GET', '/me', admin))).toMatchObject({ role: 'admin', capabilities: { upload: false, server_embedding: false, link_sign_in: false, password_sign_in: true } });
+    expect(await json<AdminMe>(call('GET', '/me', admin))).toMatchObject({
+      role: 'admin',
+      capabilities: { upload: false, server_embedding: false, link_sign_in: false, password_sign_in: true },
+    });
     expect((await call('POST', '/password', null, { email: 'owner@example.com', password: 'wrong' })).status).toBe(401);
     const bad = await call('POST', '/password', null, { email: 'not-an-email', password: 'x' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^email: /);
     expect((await call('POST', '/session', null, { link_token: 'x' })).status).toBe(404);
     // A Supabase user without the admin role signs in, and is refused by every admin call.
-    const editor = await json<AdminSession>(call('POST', '/password', null, { email: 'editor@example.com', password: 'battery staple' }));
+    const editor = await json<AdminSession>(
+      call('POST', '/password', null, { email: 'editor@example.com', password: 'battery staple' }),
+    );
     expect((await call('GET', '/me', editor.access_token)).status).toBe(403);
   });
 });
@@ -110,13 +132,17 @@ describe('every admin endpoint in workerd', () => {
     expect(conversations.items[0]!.visitor).toMatch(/^v-[0-9a-f]{10}$/);
     // The refused question's session read as a thread (admin_get_thread over PostgREST).
     const thread = await json<AdminThread>(call('GET', `/conversations/${conversations.items[1]!.session_id}`, admin));
-    expect(thread.turns.map((t) => [t.question, t.kind, t.reason])).toEqual([['Do you ship to Mars?', 'refusal', 'no_evidence']]);
+    expect(thread.turns.map((t) => [t.question, t.kind, t.reason])).toEqual([
+      ['Do you ship to Mars?', 'refusal', 'no_evidence'],
+    ]);
     expect((await call('GET', `/conversations/${crypto.randomUUID()}`, admin)).status).toBe(404);
 
     const overview = await json<Overview>(call('GET', '/overview', admin));
     expect([overview.questions, overview.answered, overview.refused]).toEqual([2, 1, 1]);
 
-    const tried = await json<TryResult>(call('POST', '/try', admin, { message: 'How do refunds work?', embedding: basis(0) }));
+    const tried = await json<TryResult>(
+      call('POST', '/try', admin, { message: 'How do refunds work?', embedding: basis(0) }),
+    );
     expect(tried).toMatchObject({ decision: 'answer', embedded: true });
     expect((await json<TryResult>(call('POST', '/try', admin, { message: 'refunds' }))).embedded).toBe(false); // no server embedding here
 
@@ -144,16 +170,22 @@ describe('every admin endpoint in workerd', () => {
 
 describe('sign-in attempts per client network (wrangler.toml ADMIN_SIGNIN_LIMITER: 5 a minute, both routes)', () => {
   const from = (ip: string, path: string, body: unknown) =>
-    harness.worker(`/api/admin${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'CF-Connecting-IP': ip }, body: JSON.stringify(body) });
+    harness.worker(`/api/admin${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'CF-Connecting-IP': ip },
+      body: JSON.stringify(body),
+    });
 
   it('answers 429 rate_limited with Retry-After past 5 from one /64, before Supabase Auth is asked; another /64 signs in', async () => {
-    const grants = () => harness.supabase.log.filter((e) => e.path.startsWith('/auth/v1/token?grant_type=password')).length;
+    const grants = () =>
+      harness.supabase.log.filter((e) => e.path.startsWith('/auth/v1/token?grant_type=password')).length;
     const before = grants();
     const statuses: number[] = [];
     for (let i = 1; i <= 7; i++) {
-      const res = i % 2
-        ? await from(`2001:db8:77:1::${i}`, '/password', { email: 'owner@example.com', password: `guess ${i}` })
-        : await from(`2001:db8:77:1::${i}`, '/session', { link_token: 'x' });
+      const res =
+        i % 2
+          ? await from(`2001:db8:77:1::${i}`, '/password', { email: 'owner@example.com', password: `guess ${i}` })
+          : await from(`2001:db8:77:1::${i}`, '/session', { link_token: 'x' });
       statuses.push(res.status);
       if (res.status === 429) {
         expect(res.headers.get('Retry-After')).toBe('60');
@@ -164,11 +196,18 @@ describe('sign-in attempts per client network (wrangler.toml ADMIN_SIGNIN_LIMITE
     // Three password attempts relayed (401), two link attempts (404 here), then refused.
     expect(statuses).toEqual([401, 404, 401, 404, 401, 429, 429]);
     expect(grants() - before).toBe(3);
-    expect((await from('2001:db8:77:2::1', '/password', { email: 'owner@example.com', password: 'correct horse' })).status).toBe(200);
+    expect(
+      (await from('2001:db8:77:2::1', '/password', { email: 'owner@example.com', password: 'correct horse' })).status,
+    ).toBe(200);
   });
 
   it('sends Cache-Control: no-store on admin data and refusals', async () => {
-    for (const res of [await call('GET', '/me', admin), await call('GET', '/gaps?status=open', admin), await call('GET', '/me', visitor), await call('GET', '/me', null)]) {
+    for (const res of [
+      await call('GET', '/me', admin),
+      await call('GET', '/gaps?status=open', admin),
+      await call('GET', '/me', visitor),
+      await call('GET', '/me', null),
+    ]) {
       expect(res.headers.get('Cache-Control')).toBe('no-store');
       await res.arrayBuffer();
     }

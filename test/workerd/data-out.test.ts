@@ -24,10 +24,18 @@ beforeAll(async () => {
   harness = await startWorker(
     // http to the test's own receiver needs the development opt-in, as it would on a developer's machine.
     { KB_WEBHOOK_URL: receiver.url, KB_WEBHOOK_SECRET: WEBHOOK_SECRET, KB_WEBHOOK_ALLOW_LOOPBACK: '1' },
-    { passwordUsers: [{ email: 'owner@example.com', password: 'correct horse', appMetadata: { provider: 'email', role: 'admin' } }] },
+    {
+      passwordUsers: [
+        { email: 'owner@example.com', password: 'correct horse', appMetadata: { provider: 'email', role: 'admin' } },
+      ],
+    },
   );
   await seedKb(harness.pg);
-  admin = ((await (await post('/api/admin/password', null, { email: 'owner@example.com', password: 'correct horse' })).json()) as AdminSession).access_token;
+  admin = (
+    (await (
+      await post('/api/admin/password', null, { email: 'owner@example.com', password: 'correct horse' })
+    ).json()) as AdminSession
+  ).access_token;
 });
 afterAll(async () => {
   await harness?.close();
@@ -44,21 +52,39 @@ const get = (path: string, token: string) => harness.worker(path, { headers: { A
 
 describe('webhooks from the Worker', () => {
   it('sends question.refused and answer.rated after the response, signed with KB_WEBHOOK_SECRET', async () => {
-    const visitor = ((await (await harness.worker('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth).access_token;
+    const visitor = ((await (await harness.worker('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth)
+      .access_token;
     const asked = { embedding: basis(300), message: 'Do you ship to Mars?', message_id: crypto.randomUUID() };
     const refusal = (await (await post('/api/chat', visitor, asked, { Accept: 'application/json' })).json()) as Refusal;
     expect(refusal.type).toBe('refusal');
-    expect((await post('/api/feedback', visitor, { message_id: refusal.message_id, rating: -1, comment: 'Please add shipping' })).status).toBe(200);
+    expect(
+      (
+        await post('/api/feedback', visitor, {
+          message_id: refusal.message_id,
+          rating: -1,
+          comment: 'Please add shipping',
+        })
+      ).status,
+    ).toBe(200);
 
     const deliveries = await receiver.received(2);
     const events = deliveries.map((d) => JSON.parse(d.body) as WebhookEvent);
     expect(events.map((e) => e.type).sort()).toEqual(['answer.rated', 'question.refused']);
-    for (const d of deliveries) expect(await verifySignature(WEBHOOK_SECRET, d.headers['kb-signature'] as string, d.body)).toBe(true);
-    expect(events.find((e) => e.type === 'question.refused')!.data).toMatchObject({ message_id: refusal.message_id, question: 'Do you ship to Mars?', reason: 'no_evidence' });
-    expect(events.find((e) => e.type === 'answer.rated')!.data).toMatchObject({ message_id: refusal.message_id, rating: -1, comment: 'Please add shipping' });
+    for (const d of deliveries)
+      expect(await verifySignature(WEBHOOK_SECRET, d.headers['kb-signature'] as string, d.body)).toBe(true);
+    expect(events.find((e) => e.type === 'question.refused')!.data).toMatchObject({
+      message_id: refusal.message_id,
+      question: 'Do you ship to Mars?',
+      reason: 'no_evidence',
+    });
+    expect(events.find((e) => e.type === 'answer.rated')!.data).toMatchObject({
+      message_id: refusal.message_id,
+      rating: -1,
+      comment: 'Please add shipping',
+    });
   });
 
-  it('shows the environment\'s webhook in the console, read-only, and never its secret', async () => {
+  it("shows the environment's webhook in the console, read-only, and never its secret", async () => {
     const res = await get('/api/admin/settings', admin);
     const text = await res.text();
     expect(text).not.toContain(WEBHOOK_SECRET);
@@ -75,14 +101,23 @@ describe('webhooks from the Worker', () => {
       body: JSON.stringify({ webhook_url: 'https://hooks.example.com/kb' }),
     });
     expect(put.status).toBe(400);
-    expect(((await put.json()) as { error: { message: string } }).error.message).toMatch(/^webhook_url: this server reads the webhook only from KB_WEBHOOK_URL/);
+    expect(((await put.json()) as { error: { message: string } }).error.message).toMatch(
+      /^webhook_url: this server reads the webhook only from KB_WEBHOOK_URL/,
+    );
   });
 });
 
 describe('export through the Worker', () => {
   it('pages through the conversations with supabase-js and streams them as CSV and JSON', async () => {
-    const [{ id: userId }] = (await harness.pg.db.query<{ id: string }>(`insert into auth.users (is_anonymous) values (true) returning id`)).rows as [{ id: string }];
-    const [{ id: session }] = (await harness.pg.db.query<{ id: string }>(`insert into chat_sessions (user_id, title) values ($1, 'Bulk') returning id`, [userId])).rows as [{ id: string }];
+    const [{ id: userId }] = (
+      await harness.pg.db.query<{ id: string }>(`insert into auth.users (is_anonymous) values (true) returning id`)
+    ).rows as [{ id: string }];
+    const [{ id: session }] = (
+      await harness.pg.db.query<{ id: string }>(
+        `insert into chat_sessions (user_id, title) values ($1, 'Bulk') returning id`,
+        [userId],
+      )
+    ).rows as [{ id: string }];
     await harness.pg.db.query(
       `with q as (
          insert into chat_messages (session_id, role, content, created_at)
@@ -106,13 +141,16 @@ describe('export through the Worker', () => {
     expect(calls).toHaveLength(3);
     expect(calls.every((c) => c.status === 200 && c.role === 'authenticated')).toBe(true);
 
-    const list = (await (await get(`/api/admin/export/conversations?format=json&${range}`, admin)).json()) as ConversationRecord[];
+    const list = (await (
+      await get(`/api/admin/export/conversations?format=json&${range}`, admin)
+    ).json()) as ConversationRecord[];
     expect(list).toHaveLength(1200);
     expect(new Set(list.map((c) => c.question_id)).size).toBe(1200);
   });
 
   it('refuses a visitor', async () => {
-    const visitor = ((await (await harness.worker('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth).access_token;
+    const visitor = ((await (await harness.worker('/api/auth/anonymous', { method: 'POST' })).json()) as AnonymousAuth)
+      .access_token;
     expect((await get('/api/admin/export/gaps?format=csv', visitor)).status).toBe(403);
   });
 });

@@ -35,7 +35,9 @@ let h: WorkerHarness;
 
 beforeAll(async () => {
   h = await startWorker({ KB_DB_TIMEOUT_MS: String(TIMEOUT_MS) });
-  await seedKb(createSupabaseIngestStore({ url: h.supabase.url, key: h.supabase.serviceRoleKey, realtimeTransport: ws }));
+  await seedKb(
+    createSupabaseIngestStore({ url: h.supabase.url, key: h.supabase.serviceRoleKey, realtimeTransport: ws }),
+  );
 });
 afterAll(() => h?.close());
 beforeEach(async () => {
@@ -56,7 +58,8 @@ const CALLS: { target: string; kind: Kind }[] = [
   { target: 'record_content_gap', kind: 'refusal' },
 ];
 const FAULTS: RpcFault[] = [{ kind: 'status', status: 503 }, { kind: 'drop' }];
-const INTERNAL = /PGRST|rpc|supabase|postgres|fetch|abort|timed? ?out|connect|socket|chat_|kb_|rate_limit|record_content|SQL|Error\b/i;
+const INTERNAL =
+  /PGRST|rpc|supabase|postgres|fetch|abort|timed? ?out|connect|socket|chat_|kb_|rate_limit|record_content|SQL|Error\b/i;
 
 async function signIn(): Promise<Response> {
   return h.worker('/api/auth/anonymous', { method: 'POST' });
@@ -70,7 +73,12 @@ const question = (kind: Kind) => ({
   message_id: crypto.randomUUID(),
 });
 
-type Outcome = { status: number; kind: 'answer' | 'refusal' | 'unavailable' | 'stream-error' | 'other'; message?: string; retryAfter?: string | null };
+type Outcome = {
+  status: number;
+  kind: 'answer' | 'refusal' | 'unavailable' | 'stream-error' | 'other';
+  message?: string;
+  retryAfter?: string | null;
+};
 
 /** What the visitor saw, reduced to what matters, with the message checked for internal text. */
 async function ask(tokenValue: string, body: object): Promise<Outcome> {
@@ -89,7 +97,12 @@ async function ask(tokenValue: string, body: object): Promise<Outcome> {
   const json = (await res.json()) as { type?: string; error?: { code: string; message: string } };
   if (json.type === 'refusal') return { status: res.status, kind: 'refusal' };
   if (res.status === 503 && json.error?.code === 'unavailable') {
-    return { status: 503, kind: 'unavailable', message: json.error.message, retryAfter: res.headers.get('Retry-After') };
+    return {
+      status: 503,
+      kind: 'unavailable',
+      message: json.error.message,
+      retryAfter: res.headers.get('Retry-After'),
+    };
   }
   return { status: res.status, kind: 'other', message: JSON.stringify(json) };
 }
@@ -164,30 +177,36 @@ describe('Supabase faults on every call of a question', () => {
     );
   });
 
-  it.each(CALLS.map((c) => [`${c.target} (${c.kind})`, c] as const))('%s answering slowly (within the limit) changes nothing', async (_, { target, kind }) => {
-    const visitor = await token();
-    const body = question(kind);
-    h.supabase.inject({ target, fault: { kind: 'slow', ms: 300 } });
-    expect((await ask(visitor, body)).kind).toBe(kind);
-    expect(attempts(target)).toBe(1);
-    await expectStoredOnce(body.message_id, kind);
-  });
+  it.each(CALLS.map((c) => [`${c.target} (${c.kind})`, c] as const))(
+    '%s answering slowly (within the limit) changes nothing',
+    async (_, { target, kind }) => {
+      const visitor = await token();
+      const body = question(kind);
+      h.supabase.inject({ target, fault: { kind: 'slow', ms: 300 } });
+      expect((await ask(visitor, body)).kind).toBe(kind);
+      expect(attempts(target)).toBe(1);
+      await expectStoredOnce(body.message_id, kind);
+    },
+  );
 });
 
 describe('Supabase Auth faults on the anonymous sign-up', () => {
-  it.each(FAULTS.map((f) => [f.kind, f] as const))('%s: a clean 503, never retried (a retry could create a second user)', async (_, fault) => {
-    const users = async () => (await h.pg.db.query('select 1 from auth.users')).rows.length;
-    const before = await users();
-    h.supabase.inject({ target: 'signup', fault, times: 1 });
-    const res = await signIn();
-    expect(res.status).toBe(503);
-    const body = (await res.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe('unavailable');
-    expect(body.error.message).not.toMatch(INTERNAL);
-    expect(h.supabase.log.filter((e) => e.path === '/auth/v1/signup')).toHaveLength(1);
-    expect(await users()).toBe(before); // failed before the user was created: nothing written
+  it.each(FAULTS.map((f) => [f.kind, f] as const))(
+    '%s: a clean 503, never retried (a retry could create a second user)',
+    async (_, fault) => {
+      const users = async () => (await h.pg.db.query('select 1 from auth.users')).rows.length;
+      const before = await users();
+      h.supabase.inject({ target: 'signup', fault, times: 1 });
+      const res = await signIn();
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('unavailable');
+      expect(body.error.message).not.toMatch(INTERNAL);
+      expect(h.supabase.log.filter((e) => e.path === '/auth/v1/signup')).toHaveLength(1);
+      expect(await users()).toBe(before); // failed before the user was created: nothing written
 
-    expect((await signIn()).status).toBe(200);
-    expect(await users()).toBe(before + 1);
-  });
+      expect((await signIn()).status).toBe(200);
+      expect(await users()).toBe(before + 1);
+    },
+  );
 });

@@ -100,8 +100,12 @@ export async function startWorker(
       // As on Cloudflare, every request carries the client's address; unless a test names one, each request
       // comes from a visitor of its own, so the per-IP sign-up limit only binds where a test means it to.
       const headers = new Headers(init?.headers);
-      if (!headers.has('CF-Connecting-IP')) headers.set('CF-Connecting-IP', `198.18.${(visitors >> 8) & 255}.${visitors++ & 255}`);
-      return mf.dispatchFetch(`http://kb-chat.test${path}`, { ...init, headers } as never) as unknown as Promise<Response>;
+      if (!headers.has('CF-Connecting-IP'))
+        headers.set('CF-Connecting-IP', `198.18.${(visitors >> 8) & 255}.${visitors++ & 255}`);
+      return mf.dispatchFetch(`http://kb-chat.test${path}`, {
+        ...init,
+        headers,
+      } as never) as unknown as Promise<Response>;
     },
     async close() {
       await mf.dispose();

@@ -31,13 +31,16 @@ export function rpcCalls(file = SUPABASE_STORE): RpcCall[] {
       const line = source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
       const at = node.arguments.findIndex((a) => ts.isStringLiteral(a));
       // The helpers' own bodies pass `fn` on as a variable: those are not call sites.
-      if (at < 0 && node.arguments.some((a) => ts.isIdentifier(a) && a.text === 'fn')) return ts.forEachChild(node, visit);
+      if (at < 0 && node.arguments.some((a) => ts.isIdentifier(a) && a.text === 'fn'))
+        return ts.forEachChild(node, visit);
       if (at < 0) throw new Error(`${file}:${line}: ${node.expression.text}(…) without a literal function name`);
       const fn = (node.arguments[at] as ts.StringLiteral).text;
       const after = node.arguments[at + 1];
-      if (after && !ts.isObjectLiteralExpression(after)) throw new Error(`${file}:${line}: ${fn}: arguments are not an object literal`);
+      if (after && !ts.isObjectLiteralExpression(after))
+        throw new Error(`${file}:${line}: ${fn}: arguments are not an object literal`);
       const args = (after?.properties ?? []).map((p) => {
-        if ((ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && ts.isIdentifier(p.name)) return p.name.text;
+        if ((ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && ts.isIdentifier(p.name))
+          return p.name.text;
         throw new Error(`${file}:${line}: ${fn}: argument ${p.getText(source)} has no plain name`);
       });
       calls.push({ fn, args, method: enclosingMethod(node), line });
@@ -50,7 +53,8 @@ export function rpcCalls(file = SUPABASE_STORE): RpcCall[] {
 
 function enclosingMethod(node: ts.Node): string {
   for (let n: ts.Node | undefined = node; n; n = n.parent) {
-    if ((ts.isMethodDeclaration(n) || ts.isFunctionDeclaration(n)) && n.name && ts.isIdentifier(n.name)) return n.name.text;
+    if ((ts.isMethodDeclaration(n) || ts.isFunctionDeclaration(n)) && n.name && ts.isIdentifier(n.name))
+      return n.name.text;
   }
   return '(top level)';
 }

@@ -69,7 +69,11 @@ export interface RpcLogEntry {
  * - `slow`: answer normally after `ms`.
  * `after: true` runs the SQL first (committed), then fails: the client cannot know its call took effect.
  */
-export type RpcFault = { kind: 'status'; status: number } | { kind: 'timeout' } | { kind: 'drop' } | { kind: 'slow'; ms: number };
+export type RpcFault =
+  | { kind: 'status'; status: number }
+  | { kind: 'timeout' }
+  | { kind: 'drop' }
+  | { kind: 'slow'; ms: number };
 
 export interface FaultRule {
   /** An rpc function name, or `signup` for Supabase Auth's anonymous sign-up. */
@@ -114,10 +118,18 @@ class HttpError extends Error {
   }
 }
 
-export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true, signingKeys = 'legacy', captcha = false, passwordUsers = [] }: RpcServerOptions): Promise<RpcServer> {
+export async function startRpcServer({
+  store,
+  jwtSecret,
+  anonymousSignIns = true,
+  signingKeys = 'legacy',
+  captcha = false,
+  passwordUsers = [],
+}: RpcServerOptions): Promise<RpcServer> {
   const now = Math.floor(Date.now() / 1000);
   const signing = signingKeys === 'asymmetric' ? await es256Key() : null;
-  const key = (role: string) => sign({ iss: 'supabase', role, iat: now, exp: now + 10 * 365 * 86400 }, jwtSecret, 'HS256');
+  const key = (role: string) =>
+    sign({ iss: 'supabase', role, iat: now, exp: now + 10 * 365 * 86400 }, jwtSecret, 'HS256');
   const anonKey = await key('anon');
   const serviceRoleKey = await key('service_role');
   const log: RpcLogEntry[] = [];
@@ -131,7 +143,8 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
 
   async function claimsOf(token: string): Promise<Record<string, unknown>> {
     try {
-      if (signing && decode(token).header.alg === 'ES256') return (await verify(token, signing.publicJwk as never, 'ES256')) as Record<string, unknown>;
+      if (signing && decode(token).header.alg === 'ES256')
+        return (await verify(token, signing.publicJwk as never, 'ES256')) as Record<string, unknown>;
       return (await verify(token, jwtSecret, 'HS256')) as Record<string, unknown>;
     } catch (error) {
       const expired = error instanceof Error && /expired/i.test(error.name + error.message);
@@ -152,24 +165,43 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     }
     const apikey = header(req, 'apikey');
     if (!apikey) {
-      throw new HttpError(401, { message: 'No API key found in request', hint: 'No `apikey` request header or url param was found.' });
+      throw new HttpError(401, {
+        message: 'No API key found in request',
+        hint: 'No `apikey` request header or url param was found.',
+      });
     }
     const apikeyClaims = await claimsOf(apikey).catch(() => {
-      throw new HttpError(401, { message: 'Invalid API key', hint: 'Double check your Supabase `anon` or `service_role` API key.' });
+      throw new HttpError(401, {
+        message: 'Invalid API key',
+        hint: 'Double check your Supabase `anon` or `service_role` API key.',
+      });
     });
     entry.apikeyRole = String(apikeyClaims.role);
     const table = /^\/rest\/v1\/(?!rpc\/)([^/]+)$/.exec(url.pathname);
-    if (req.method !== 'POST' && !table) throw new HttpError(405, { code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${req.method}` });
+    if (req.method !== 'POST' && !table)
+      throw new HttpError(405, {
+        code: 'PGRST117',
+        details: null,
+        hint: null,
+        message: `Unsupported HTTP method: ${req.method}`,
+      });
 
     const body = await readJson(req);
     if (url.pathname === '/auth/v1/signup') return withFault('signup', entry, () => signUp(body));
-    if (url.pathname === '/auth/v1/token' && url.searchParams.get('grant_type') === 'password') return passwordSession(body);
+    if (url.pathname === '/auth/v1/token' && url.searchParams.get('grant_type') === 'password')
+      return passwordSession(body);
     if (url.pathname === '/auth/v1/token' && url.searchParams.get('grant_type') === 'refresh_token') {
       return withFault('refresh', entry, () => refreshSession(body));
     }
 
     const rpc = /^\/rest\/v1\/rpc\/([^/]+)$/.exec(url.pathname);
-    if (!rpc && !table) throw new HttpError(404, { code: 'PGRST125', details: null, hint: null, message: `Invalid path specified in request URL` });
+    if (!rpc && !table)
+      throw new HttpError(404, {
+        code: 'PGRST125',
+        details: null,
+        hint: null,
+        message: `Invalid path specified in request URL`,
+      });
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new HttpError(400, { code: 'PGRST102', details: null, hint: null, message: 'Empty or invalid json' });
     }
@@ -180,15 +212,34 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     const role = String(claims.role);
     entry.role = role;
     entry.sub = typeof claims.sub === 'string' ? claims.sub : null;
-    if (!ROLES.has(role)) throw new HttpError(401, { code: 'PGRST301', details: null, hint: null, message: `role "${role}" is not allowed` });
+    if (!ROLES.has(role))
+      throw new HttpError(401, {
+        code: 'PGRST301',
+        details: null,
+        hint: null,
+        message: `role "${role}" is not allowed`,
+      });
 
     if (table) {
       const name = decodeURIComponent(table[1]!);
-      return { status: req.method === 'GET' ? 200 : req.method === 'POST' ? 201 : 204, body: await tableRequest(name, req.method ?? 'GET', url.searchParams, body as Record<string, unknown>, claims, role) };
+      return {
+        status: req.method === 'GET' ? 200 : req.method === 'POST' ? 201 : 204,
+        body: await tableRequest(
+          name,
+          req.method ?? 'GET',
+          url.searchParams,
+          body as Record<string, unknown>,
+          claims,
+          role,
+        ),
+      };
     }
     const name = decodeURIComponent(rpc![1]!);
     entry.args = Object.keys(body);
-    return withFault(name, entry, async () => ({ status: 200, body: await callFunction(name, body as Record<string, unknown>, claims, role, req) }));
+    return withFault(name, entry, async () => ({
+      status: 200,
+      body: await callFunction(name, body as Record<string, unknown>, claims, role, req),
+    }));
   }
 
   /** Runs `handler` under the target's fault, if one is injected. */
@@ -203,15 +254,27 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
     // After: the call takes effect (committed), only its answer fails.
     if (rule.after) await handler().catch(() => {});
     if (rule.fault.kind === 'status') {
-      return { status: rule.fault.status, body: { code: 'PGRST000', details: 'injected fault', hint: null, message: 'Could not connect to the database' } };
+      return {
+        status: rule.fault.status,
+        body: { code: 'PGRST000', details: 'injected fault', hint: null, message: 'Could not connect to the database' },
+      };
     }
     return { status: 0, body: null, fault: rule.fault.kind };
   }
 
-  async function callFunction(name: string, args: Record<string, unknown>, claims: object, role: string, req: IncomingMessage) {
+  async function callFunction(
+    name: string,
+    args: Record<string, unknown>,
+    claims: object,
+    role: string,
+    req: IncomingMessage,
+  ) {
     const fn = await resolveFunction(store, name, Object.keys(args));
     const columns = fn.args.map((a) => `${ident(a.name)} ${a.type}`).join(', ');
-    const named = fn.args.filter((a) => a.name in args).map((a) => `${ident(a.name)} := _args.${ident(a.name)}`).join(', ');
+    const named = fn.args
+      .filter((a) => a.name in args)
+      .map((a) => `${ident(a.name)} := _args.${ident(a.name)}`)
+      .join(', ');
     const call = `public.${ident(fn.name)}(${named})`;
     const argsRecord = `json_to_record($1::json) as _args(${columns})`;
     // A set or a row comes back as a JSON array of objects, a scalar as that JSON value (as PostgREST does).
@@ -231,20 +294,44 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
    * the rows read, or for writes `{ rows: n }` (how many rows the statement touched; PostgREST itself would
    * answer 201/204 with no body).
    */
-  async function tableRequest(name: string, method: string, query: URLSearchParams, body: Record<string, unknown>, claims: object, role: string) {
+  async function tableRequest(
+    name: string,
+    method: string,
+    query: URLSearchParams,
+    body: Record<string, unknown>,
+    claims: object,
+    role: string,
+  ) {
     const { rows: columnRows } = await store.db.query<{ column_name: string }>(
       `select column_name from information_schema.columns where table_schema = 'public' and table_name = $1`,
       [name],
     );
     const columns = new Set(columnRows.map((c) => c.column_name));
     if (columns.size === 0) {
-      throw new HttpError(404, { code: 'PGRST205', details: null, hint: null, message: `Could not find the table 'public.${name}' in the schema cache` });
+      throw new HttpError(404, {
+        code: 'PGRST205',
+        details: null,
+        hint: null,
+        message: `Could not find the table 'public.${name}' in the schema cache`,
+      });
     }
     const unknown = [...Object.keys(body), ...query.keys()].filter((c) => !columns.has(c));
-    if (unknown.length) throw new HttpError(400, { code: 'PGRST204', details: null, hint: null, message: `Could not find the '${unknown[0]}' column of '${name}'` });
+    if (unknown.length)
+      throw new HttpError(400, {
+        code: 'PGRST204',
+        details: null,
+        hint: null,
+        message: `Could not find the '${unknown[0]}' column of '${name}'`,
+      });
     const params: unknown[] = [];
     const where = [...query.entries()].map(([column, filter]) => {
-      if (!filter.startsWith('eq.')) throw new HttpError(400, { code: 'PGRST100', details: null, hint: null, message: `only eq filters here: ${filter}` });
+      if (!filter.startsWith('eq.'))
+        throw new HttpError(400, {
+          code: 'PGRST100',
+          details: null,
+          hint: null,
+          message: `only eq filters here: ${filter}`,
+        });
       params.push(filter.slice(3));
       return `${ident(column)}::text = $${params.length}`;
     });
@@ -265,13 +352,30 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
             : method === 'DELETE'
               ? `with _w as (delete from ${target}${filter} returning 1) select json_build_object('rows', count(*)) as body from _w`
               : null;
-    if (!sql) throw new HttpError(405, { code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${method}` });
-    if (method !== 'GET' && method !== 'DELETE' && !set) throw new HttpError(400, { code: 'PGRST102', details: null, hint: null, message: 'Empty or invalid json' });
-    return asRole(claims, role, null, async (tx) => (await tx.query<{ body: unknown }>(sql, params)).rows[0]?.body ?? null);
+    if (!sql)
+      throw new HttpError(405, {
+        code: 'PGRST117',
+        details: null,
+        hint: null,
+        message: `Unsupported HTTP method: ${method}`,
+      });
+    if (method !== 'GET' && method !== 'DELETE' && !set)
+      throw new HttpError(400, { code: 'PGRST102', details: null, hint: null, message: 'Empty or invalid json' });
+    return asRole(
+      claims,
+      role,
+      null,
+      async (tx) => (await tx.query<{ body: unknown }>(sql, params)).rows[0]?.body ?? null,
+    );
   }
 
   /** One transaction as PostgREST runs a request: the claims (and headers) set, then `set local role`. */
-  async function asRole<T>(claims: object, role: string, req: IncomingMessage | null, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  async function asRole<T>(
+    claims: object,
+    role: string,
+    req: IncomingMessage | null,
+    fn: (tx: Transaction) => Promise<T>,
+  ): Promise<T> {
     const headers = req ? Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])) : {};
     try {
       return await store.db.transaction(async (tx) => {
@@ -297,13 +401,26 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
 
   async function signUp(body: unknown): Promise<Answer> {
     const fields = (body ?? {}) as Record<string, unknown>;
-    if (fields.email || fields.phone) throw new HttpError(422, { code: 422, error_code: 'validation_failed', msg: 'Only anonymous sign-ups are supported here' });
+    if (fields.email || fields.phone)
+      throw new HttpError(422, {
+        code: 422,
+        error_code: 'validation_failed',
+        msg: 'Only anonymous sign-ups are supported here',
+      });
     if (!anonymousSignIns) {
-      throw new HttpError(422, { code: 422, error_code: 'anonymous_provider_disabled', msg: 'Anonymous sign-ins are disabled' });
+      throw new HttpError(422, {
+        code: 422,
+        error_code: 'anonymous_provider_disabled',
+        msg: 'Anonymous sign-ins are disabled',
+      });
     }
     const captchaToken = (fields.gotrue_meta_security as { captcha_token?: unknown } | undefined)?.captcha_token;
     if (captcha && !(typeof captchaToken === 'string' && captchaToken.startsWith('turnstile-ok'))) {
-      throw new HttpError(400, { code: 400, error_code: 'captcha_failed', msg: 'captcha protection: request disallowed (invalid-input-response)' });
+      throw new HttpError(400, {
+        code: 400,
+        error_code: 'captcha_failed',
+        msg: 'captcha protection: request disallowed (invalid-input-response)',
+      });
     }
     const { rows } = await store.db.query<{ id: string; created_at: string }>(
       'insert into auth.users (is_anonymous) values (true) returning id, created_at',
@@ -318,7 +435,12 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
   async function refreshSession(body: unknown): Promise<Answer> {
     const token = (body as { refresh_token?: unknown } | null)?.refresh_token;
     const user = typeof token === 'string' ? refreshTokens.get(token) : undefined;
-    if (!user) throw new HttpError(400, { code: 400, error_code: 'refresh_token_not_found', msg: 'Invalid Refresh Token: Refresh Token Not Found' });
+    if (!user)
+      throw new HttpError(400, {
+        code: 400,
+        error_code: 'refresh_token_not_found',
+        msg: 'Invalid Refresh Token: Refresh Token Not Found',
+      });
     refreshTokens.delete(token as string);
     return { status: 200, body: await sessionFor(user) };
   }
@@ -330,13 +452,24 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
   async function passwordSession(body: unknown): Promise<Answer> {
     const { email, password } = (body ?? {}) as { email?: unknown; password?: unknown };
     const account = passwordUsers.find((u) => u.email === email && u.password === password);
-    if (!account) throw new HttpError(400, { code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' });
+    if (!account)
+      throw new HttpError(400, { code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' });
     let user = passwordAccounts.get(account.email);
     if (!user) {
-      const { rows } = await store.db.query<{ id: string; created_at: string }>('insert into auth.users (is_anonymous) values (false) returning id, created_at');
+      const { rows } = await store.db.query<{ id: string; created_at: string }>(
+        'insert into auth.users (is_anonymous) values (false) returning id, created_at',
+      );
       passwordAccounts.set(account.email, (user = rows[0]!));
     }
-    return { status: 200, body: await sessionFor(user, { is_anonymous: false, email: account.email, app_metadata: account.appMetadata, amr: [{ method: 'password', timestamp: Math.floor(Date.now() / 1000) }] }) };
+    return {
+      status: 200,
+      body: await sessionFor(user, {
+        is_anonymous: false,
+        email: account.email,
+        app_metadata: account.appMetadata,
+        amr: [{ method: 'password', timestamp: Math.floor(Date.now() / 1000) }],
+      }),
+    };
   }
 
   async function sessionFor(user: { id: string; created_at: string }, extra: Record<string, unknown> = {}) {
@@ -370,7 +503,13 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
       expires_in: TOKEN_TTL,
       expires_at: iat + TOKEN_TTL,
       refresh_token: refreshToken,
-      user: { id: user.id, aud: 'authenticated', role: 'authenticated', is_anonymous: true, created_at: user.created_at },
+      user: {
+        id: user.id,
+        aud: 'authenticated',
+        role: 'authenticated',
+        is_anonymous: true,
+        created_at: user.created_at,
+      },
     };
   }
 
@@ -410,11 +549,19 @@ export async function startRpcServer({ store, jwtSecret, anonymousSignIns = true
 
 /** An ES256 signing key as Supabase Auth publishes it: the private half signs, the public half is the JWKS. */
 async function es256Key(): Promise<{ privateJwk: JsonWebKey; publicJwk: JsonWebKey }> {
-  const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+    'sign',
+    'verify',
+  ])) as CryptoKeyPair;
   const kid = crypto.randomUUID();
   return {
     privateJwk: { ...(await crypto.subtle.exportKey('jwk', pair.privateKey)), kid, alg: 'ES256' } as JsonWebKey,
-    publicJwk: { ...(await crypto.subtle.exportKey('jwk', pair.publicKey)), kid, alg: 'ES256', use: 'sig' } as JsonWebKey,
+    publicJwk: {
+      ...(await crypto.subtle.exportKey('jwk', pair.publicKey)),
+      kid,
+      alg: 'ES256',
+      use: 'sig',
+    } as JsonWebKey,
   };
 }
 
@@ -463,17 +610,48 @@ async function resolveFunction(store: PgliteStore, name: string, keys: string[])
       message: `Could not find the function ${signature} in the schema cache`,
     });
   }
-  throw new HttpError(300, { code: 'PGRST203', details: null, hint: 'Try renaming the parameters or the function itself in the database so function overloading can be resolved', message: `Could not choose the best candidate function between several for ${signature}` });
+  throw new HttpError(300, {
+    code: 'PGRST203',
+    details: null,
+    hint: 'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
+    message: `Could not choose the best candidate function between several for ${signature}`,
+  });
 }
 
 /** PostgREST's SQLSTATE → HTTP status table (docs.postgrest.org, "Errors"). */
 export function statusFor(code: string, authenticated: boolean): number {
   if (code === '42501') return authenticated ? 403 : 401;
-  const exact: Record<string, number> = { '23503': 409, '23505': 409, '25006': 405, P0001: 400, '42883': 404, '42P01': 404, '42P17': 500 };
+  const exact: Record<string, number> = {
+    '23503': 409,
+    '23505': 409,
+    '25006': 405,
+    P0001: 400,
+    '42883': 404,
+    '42P01': 404,
+    '42P17': 500,
+  };
   if (exact[code]) return exact[code]!;
   const byClass: Record<string, number> = {
-    '08': 503, '09': 500, '0L': 403, '0P': 403, '25': 500, '28': 403, '2D': 500, '38': 500, '39': 500, '3B': 500,
-    '40': 500, '53': 503, '54': 500, '55': 500, '57': 500, '58': 500, F0: 500, HV: 500, P0: 500, XX: 500,
+    '08': 503,
+    '09': 500,
+    '0L': 403,
+    '0P': 403,
+    '25': 500,
+    '28': 403,
+    '2D': 500,
+    '38': 500,
+    '39': 500,
+    '3B': 500,
+    '40': 500,
+    '53': 503,
+    '54': 500,
+    '55': 500,
+    '57': 500,
+    '58': 500,
+    F0: 500,
+    HV: 500,
+    P0: 500,
+    XX: 500,
   };
   return byClass[code.slice(0, 2)] ?? 400;
 }

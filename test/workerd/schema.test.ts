@@ -35,7 +35,9 @@ describe('supabase/migrations on a new database', () => {
     expect(files.length).toBeGreaterThan(0);
     expect(pg.migrations.applied).toEqual(files);
     expect(files.every((f) => /^\d{14}_[a-z0-9_]+\.sql$/.test(f))).toBe(true);
-    const versions = await rows<{ version: string }>('select version from supabase_migrations.schema_migrations order by version');
+    const versions = await rows<{ version: string }>(
+      'select version from supabase_migrations.schema_migrations order by version',
+    );
     expect(versions.map((r) => r.version)).toEqual(files.map((f) => f.slice(0, 14)));
   });
 
@@ -66,7 +68,9 @@ describe('supabase/migrations on a new database', () => {
   });
 
   it('describes exactly the SQL functions there are in server/store/functions.ts, one function per name', async () => {
-    const found = await rows<{ name: string }>(`select proname as name from pg_proc where pronamespace = 'public'::regnamespace order by proname`);
+    const found = await rows<{ name: string }>(
+      `select proname as name from pg_proc where pronamespace = 'public'::regnamespace order by proname`,
+    );
     expect(found.map((f) => f.name)).toEqual(Object.keys(SQL_FUNCTIONS).sort());
   });
 
@@ -78,20 +82,23 @@ describe('supabase/migrations on a new database', () => {
     expect(found!.names).toEqual(described.args.map(argName));
   });
 
-  it.each(rpcCalls().map((c) => [c.fn, c] as const))('has %s with exactly the argument names the Supabase store sends', async (_, call) => {
-    // PostgREST picks a function by its argument names: every name sent must exist, every one without a
-    // default must be sent, and the name must resolve to one function only.
-    const found = await rows<{ names: string[]; required: number }>(
-      `select coalesce(proargnames[1:pronargs], '{}') as names, pronargs - pronargdefaults as required
+  it.each(rpcCalls().map((c) => [c.fn, c] as const))(
+    'has %s with exactly the argument names the Supabase store sends',
+    async (_, call) => {
+      // PostgREST picks a function by its argument names: every name sent must exist, every one without a
+      // default must be sent, and the name must resolve to one function only.
+      const found = await rows<{ names: string[]; required: number }>(
+        `select coalesce(proargnames[1:pronargs], '{}') as names, pronargs - pronargdefaults as required
        from pg_proc where pronamespace = 'public'::regnamespace and proname = $1`,
-      [call.fn],
-    );
-    expect(found).toHaveLength(1);
-    const { names, required } = found[0]!;
-    expect(call.args.filter((a) => !names.includes(a))).toEqual([]);
-    expect(names.slice(0, required).filter((n) => !call.args.includes(n))).toEqual([]);
-    expect(SQL_FUNCTIONS[call.fn as SqlFunctionName]?.via).not.toBe('sql');
-  });
+        [call.fn],
+      );
+      expect(found).toHaveLength(1);
+      const { names, required } = found[0]!;
+      expect(call.args.filter((a) => !names.includes(a))).toEqual([]);
+      expect(names.slice(0, required).filter((n) => !call.args.includes(n))).toEqual([]);
+      expect(SQL_FUNCTIONS[call.fn as SqlFunctionName]?.via).not.toBe('sql');
+    },
+  );
 
   it.each(DESCRIBED)('grants %s to exactly the roles functions.ts says', async (name, { grants: callers }) => {
     const [grants] = await rows<Record<string, boolean>>(
@@ -182,7 +189,7 @@ describe('supabase/migrations on a new database', () => {
     ]);
   });
 
-  it('keeps the answer write key\'s hash from every API role, service_role included, and takes the key in every function that stores the server\'s word', async () => {
+  it("keeps the answer write key's hash from every API role, service_role included, and takes the key in every function that stores the server's word", async () => {
     const granted = await rows(
       `select grantee, privilege_type from information_schema.role_table_grants where table_schema = 'public' and table_name = 'kb_answer_write_key' and grantee <> current_user`,
     );
@@ -216,10 +223,15 @@ describe('supabase/migrations on a new database', () => {
     const session = (await rows<{ id: string }>(`insert into auth.users default values returning id`))[0]!.id;
     await pg.db.query(`insert into chat_sessions (id, user_id, title) values ($1, $1, 't')`, [session]);
     await expect(
-      pg.db.query(`insert into chat_messages (session_id, role, content) values ($1, 'user', repeat('x', 2001))`, [session]),
+      pg.db.query(`insert into chat_messages (session_id, role, content) values ($1, 'user', repeat('x', 2001))`, [
+        session,
+      ]),
     ).rejects.toThrow(/chat_messages_content_length/);
     await expect(
-      pg.db.query(`insert into chat_messages (session_id, role, content) values ($1, 'assistant', 'an answer to nothing')`, [session]),
+      pg.db.query(
+        `insert into chat_messages (session_id, role, content) values ($1, 'assistant', 'an answer to nothing')`,
+        [session],
+      ),
     ).rejects.toThrow(/chat_messages_reply_role/);
   });
 
@@ -236,12 +248,16 @@ describe('supabase/migrations on a new database', () => {
     expect(await pg.deferEmbeddingIndex!()).toBe(true);
     expect(await rows(`select 1 from pg_indexes where indexname = 'kb_embeddings_embedding_hnsw'`)).toHaveLength(0);
     expect(await pg.restoreIndexes!()).toBe(2);
-    const [index] = await rows<{ def: string }>(`select pg_get_indexdef('kb_embeddings_embedding_hnsw'::regclass) as def`);
+    const [index] = await rows<{ def: string }>(
+      `select pg_get_indexdef('kb_embeddings_embedding_hnsw'::regclass) as def`,
+    );
     expect(index!.def).toMatch(/USING hnsw \(embedding (extensions\.)?vector_cosine_ops\)/);
   });
 
   it('indexes embeddings with HNSW on cosine distance, and has pgvector in the extensions schema', async () => {
-    const [index] = await rows<{ def: string }>(`select pg_get_indexdef('kb_embeddings_embedding_hnsw'::regclass) as def`);
+    const [index] = await rows<{ def: string }>(
+      `select pg_get_indexdef('kb_embeddings_embedding_hnsw'::regclass) as def`,
+    );
     expect(index!.def).toMatch(/USING hnsw \(embedding (extensions\.)?vector_cosine_ops\)/);
     const [ext] = await rows<{ schema: string }>(
       `select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where extname = 'vector'`,

@@ -13,9 +13,15 @@ describe('ApiClient sign-in', () => {
 
   it('signs in with one request and no config when no CAPTCHA is asked for', async () => {
     const solved: unknown[] = [];
-    const client = new ApiClient(location.origin, () => ({}), async (config) => (solved.push(config), 'unused'));
+    const client = new ApiClient(
+      location.origin,
+      () => ({}),
+      async (config) => (solved.push(config), 'unused'),
+    );
     const seen: string[] = [];
-    const observer = new PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => new URL(e.name).pathname)));
+    const observer = new PerformanceObserver((list) =>
+      seen.push(...list.getEntries().map((e) => new URL(e.name).pathname)),
+    );
     observer.observe({ type: 'resource', buffered: false });
     expect(await client.token()).to.match(/^token-/);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -27,7 +33,11 @@ describe('ApiClient sign-in', () => {
   it('solves the CAPTCHA the server asks for (captcha_required), then signs in with its token', async () => {
     await fetch('/__fake/captcha', { method: 'POST', body: JSON.stringify({ on: true }) });
     const solved: { site_key: string }[] = [];
-    const client = new ApiClient(location.origin, () => ({}), async (config) => (solved.push(config), 'turnstile-ok-direct'));
+    const client = new ApiClient(
+      location.origin,
+      () => ({}),
+      async (config) => (solved.push(config), 'turnstile-ok-direct'),
+    );
     expect(await client.token()).to.match(/^token-/);
     expect(solved.map((c) => c.site_key)).to.deep.equal(['fake-site-key']);
     const log = await fakeLog();

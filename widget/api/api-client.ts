@@ -16,10 +16,22 @@ import {
   type Chunk,
   type ClientConfig,
 } from '../../protocol/api.ts';
-import { GeneratedSchema, generatedPath, RefusalSchema, type Generated, type GeneratedRequest, type Refusal } from '../../protocol/chat.ts';
+import {
+  GeneratedSchema,
+  generatedPath,
+  RefusalSchema,
+  type Generated,
+  type GeneratedRequest,
+  type Refusal,
+} from '../../protocol/chat.ts';
 import { FeedbackResponseSchema, type FeedbackRequest, type FeedbackResponse } from '../../protocol/feedback.ts';
 import { ErrorBodySchema } from '../../protocol/errors.ts';
-import { SessionDetailSchema, SessionListSchema, type SessionDetail, type SessionSummary } from '../../protocol/history.ts';
+import {
+  SessionDetailSchema,
+  SessionListSchema,
+  type SessionDetail,
+  type SessionSummary,
+} from '../../protocol/history.ts';
 
 /** An HTTP failure with the server's error code (never its message: 5xx messages are not for users). */
 export class ApiError extends Error {
@@ -132,9 +144,11 @@ export class ApiClient {
     // signing in anew then would start a new visitor and lose this tab's history, so the error is passed on
     // (the question shows "try again") and the same refresh token is tried next time.
     const refresh = stored?.refresh_token;
-    this.tokenRequest ??= (refresh ? this.renew(refresh).catch((error) => (isTransient(error) ? Promise.reject(error) : this.signIn())) : this.signIn()).finally(
-      () => (this.tokenRequest = undefined),
-    );
+    this.tokenRequest ??= (
+      refresh
+        ? this.renew(refresh).catch((error) => (isTransient(error) ? Promise.reject(error) : this.signIn()))
+        : this.signIn()
+    ).finally(() => (this.tokenRequest = undefined));
     return this.tokenRequest;
   }
 
@@ -151,10 +165,12 @@ export class ApiClient {
   }
 
   config(): Promise<ClientConfig> {
-    this.configRequest ??= this.getJson(API_PATHS.config).then((body) => (this.knownConfig = v.parse(ClientConfigSchema, body))).catch((error: unknown) => {
-      this.configRequest = undefined; // let a retry fetch it again
-      throw error;
-    });
+    this.configRequest ??= this.getJson(API_PATHS.config)
+      .then((body) => (this.knownConfig = v.parse(ClientConfigSchema, body)))
+      .catch((error: unknown) => {
+        this.configRequest = undefined; // let a retry fetch it again
+        throw error;
+      });
     return this.configRequest;
   }
 
@@ -251,7 +267,9 @@ export class ApiClient {
     const { captcha } = await this.config();
     if (!captcha || !this.captcha) throw new ApiError(400, 'captcha_required');
     const body = JSON.stringify({ captcha_token: await this.captcha(captcha) });
-    return this.keep(v.parse(AnonymousAuthSchema, await this.getJson(API_PATHS.anonymousAuth, undefined, 'POST', body)));
+    return this.keep(
+      v.parse(AnonymousAuthSchema, await this.getJson(API_PATHS.anonymousAuth, undefined, 'POST', body)),
+    );
   }
 
   private async renew(refreshToken: string): Promise<string> {
@@ -331,5 +349,6 @@ async function checkChatResponse(response: Response): Promise<void> {
     throw apiError(response, body, response.ok ? 'unexpected_response' : 'http_error');
   }
   if (!response.ok) throw await errorFromResponse(response);
-  if (!type.startsWith('text/event-stream') || !response.body) throw new ApiError(response.status, 'unexpected_response');
+  if (!type.startsWith('text/event-stream') || !response.body)
+    throw new ApiError(response.status, 'unexpected_response');
 }

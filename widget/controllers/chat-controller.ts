@@ -114,7 +114,11 @@ export class ChatController implements ReactiveController {
    * Ask a question. `embed` turns it into the query vector; without it the server answers in keyword mode.
    * `modelLoading`: there is no `embed` because the model is still on its way (the answer notes it).
    */
-  async ask(text: string, embed?: (text: string) => Promise<number[]>, { modelLoading = false, context = true } = {}): Promise<void> {
+  async ask(
+    text: string,
+    embed?: (text: string) => Promise<number[]>,
+    { modelLoading = false, context = true } = {},
+  ): Promise<void> {
     const message = text.trim();
     if (!message) return;
     // A follow-up is embedded with the words of the turn before it, as the server searches it
@@ -123,7 +127,15 @@ export class ChatController implements ReactiveController {
     this.cancel();
     const messageId = uuid();
     this.push({ kind: 'user', id: messageId, text: message });
-    const answer: AnswerTurn = { kind: 'answer', id: uuid(), markdown: '', citations: [], related: [], status: 'pending', modelLoading };
+    const answer: AnswerTurn = {
+      kind: 'answer',
+      id: uuid(),
+      markdown: '',
+      citations: [],
+      related: [],
+      status: 'pending',
+      modelLoading,
+    };
     this.push(answer);
     const abort = (this.abort = new AbortController());
     try {
@@ -181,7 +193,10 @@ export class ChatController implements ReactiveController {
     this.abort = undefined;
     abort.abort();
     for (const turn of this.turns) {
-      if (turn.kind === 'answer' && (turn.status === 'pending' || turn.status === 'waiting' || turn.status === 'streaming')) {
+      if (
+        turn.kind === 'answer' &&
+        (turn.status === 'pending' || turn.status === 'waiting' || turn.status === 'streaming')
+      ) {
         this.update(turn, { status: 'cancelled' });
       }
     }
@@ -210,7 +225,9 @@ export class ChatController implements ReactiveController {
         status: 'done',
         ...(m.context ? { context: m.context } : {}),
         ...rated,
-        ...(m.generated ? { written: { status: 'done', markdown: m.generated.text, model: m.generated.model }, view: 'written' } : {}),
+        ...(m.generated
+          ? { written: { status: 'done', markdown: m.generated.text, model: m.generated.model }, view: 'written' }
+          : {}),
       };
     });
     this.setSession(detail.session.id);
@@ -232,7 +249,13 @@ export class ChatController implements ReactiveController {
     if (error instanceof Refused) {
       // The refusal replaces the (empty) pending answer.
       const { message, message_id: answerId } = error.refusal;
-      const refusal: RefusalTurn = { kind: 'refusal', id: answer.id, message, ...refusalParts(error.refusal), answerId };
+      const refusal: RefusalTurn = {
+        kind: 'refusal',
+        id: answer.id,
+        message,
+        ...refusalParts(error.refusal),
+        answerId,
+      };
       this.turns = this.turns.map((turn) => (turn.id === answer.id ? refusal : turn));
       this.host.requestUpdate();
       this.events.refusal(refusal);
@@ -295,7 +318,16 @@ export class ChatController implements ReactiveController {
             const { session_id, mode, confidence, warning, context } = event.data;
             this.setSession(session_id);
             // A replay (Retry without resume) starts over: show it once, not twice.
-            this.update(answer, { status: 'streaming', markdown: '', citations: [], related: [], mode, confidence, warning, context });
+            this.update(answer, {
+              status: 'streaming',
+              markdown: '',
+              citations: [],
+              related: [],
+              mode,
+              confidence,
+              warning,
+              context,
+            });
             break;
           }
           case 'answer_delta':
@@ -308,7 +340,12 @@ export class ChatController implements ReactiveController {
               related: related ?? [],
               passages,
               // A replay of an answer whose written version is stored: shown as it was, not written again.
-              ...(generated ? { written: { status: 'done', markdown: generated.text, model: generated.model }, view: 'written' as const } : {}),
+              ...(generated
+                ? {
+                    written: { status: 'done', markdown: generated.text, model: generated.model },
+                    view: 'written' as const,
+                  }
+                : {}),
             });
             break;
           }
@@ -322,7 +359,8 @@ export class ChatController implements ReactiveController {
         }
       });
     } catch (error) {
-      if (signal.aborted || error instanceof ApiError || error instanceof Refused || error instanceof StreamError) throw error;
+      if (signal.aborted || error instanceof ApiError || error instanceof Refused || error instanceof StreamError)
+        throw error;
       // A network failure, a connection dropped mid-answer, an event that breaks the wire contract.
       throw new StreamInterrupted(error);
     }
@@ -365,6 +403,10 @@ export function uuid(): string {
 }
 
 /** A refusal's questions, actions and closest pages, from the live response or the history. */
-function refusalParts(refusal: { suggestions: string[]; actions?: string[]; closest?: Related[] }): Pick<RefusalTurn, 'suggestions' | 'actions' | 'closest'> {
+function refusalParts(refusal: {
+  suggestions: string[];
+  actions?: string[];
+  closest?: Related[];
+}): Pick<RefusalTurn, 'suggestions' | 'actions' | 'closest'> {
   return { suggestions: refusal.suggestions, actions: refusal.actions ?? [], closest: refusal.closest ?? [] };
 }

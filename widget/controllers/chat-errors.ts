@@ -45,13 +45,15 @@ export function errorCode(error: unknown): string {
 export function userMessageFor(error: unknown, partial: boolean, s: KbChatStrings): string {
   if (error instanceof ApiError) {
     const key = BY_CODE[error.code] ?? BY_STATUS[error.status];
-    if (key === 'rateLimited' && error.retryAfter) return format(s.rateLimitedSeconds, { seconds: Math.ceil(error.retryAfter) });
+    if (key === 'rateLimited' && error.retryAfter)
+      return format(s.rateLimitedSeconds, { seconds: Math.ceil(error.retryAfter) });
     return key ? s[key] : s.generic;
   }
   if (error instanceof StreamError) {
     const key = BY_CODE[error.code];
     return key ? s[key] : partial ? s.incomplete : s.generic;
   }
-  if (error instanceof StreamInterrupted || error instanceof TypeError) return partial ? s.interruptedPartial : s.unreachable;
+  if (error instanceof StreamInterrupted || error instanceof TypeError)
+    return partial ? s.interruptedPartial : s.unreachable;
   return s.generic;
 }

@@ -123,8 +123,7 @@ export class EmbedderController implements ReactiveController {
             if (run !== this.run) return;
             this.progress = Math.min(100, Math.round((message.loaded / Math.max(1, message.total)) * 100));
             this.host.requestUpdate();
-          }
-          else if (message.type === 'init-error') reject(new Error(message.message));
+          } else if (message.type === 'init-error') reject(new Error(message.message));
           else this.settle(message);
         });
         // Fires when the worker script itself fails to load or throws at top level.

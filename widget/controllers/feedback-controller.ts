@@ -38,7 +38,11 @@ export class FeedbackController {
   /** The state of one message; `initial` is its earlier rating (from history). */
   state(answerId: string, initial?: FeedbackRating): FeedbackState {
     let entry = this.entries.get(answerId);
-    if (!entry) this.entries.set(answerId, (entry = { rating: initial, status: 'idle', commenting: false, run: 0, queue: Promise.resolve() }));
+    if (!entry)
+      this.entries.set(
+        answerId,
+        (entry = { rating: initial, status: 'idle', commenting: false, run: 0, queue: Promise.resolve() }),
+      );
     return entry;
   }
 
@@ -79,7 +83,11 @@ export class FeedbackController {
 
   private send(answerId: string, entry: Entry): void {
     const run = ++entry.run;
-    const body: FeedbackRequest = { message_id: answerId, rating: entry.rating!, ...(entry.comment ? { comment: entry.comment } : {}) };
+    const body: FeedbackRequest = {
+      message_id: answerId,
+      rating: entry.rating!,
+      ...(entry.comment ? { comment: entry.comment } : {}),
+    };
     entry.status = 'sending';
     this.host.requestUpdate();
     entry.queue = entry.queue

@@ -77,7 +77,12 @@ export class GeneratorController implements ReactiveController {
    * (within the same deadline), rejects when there is none or the deadline passes (the generation is then
    * cancelled), or when `signal` aborts.
    */
-  async write(question: string, passages: GeneratorPassage[], onToken: (text: string) => void, signal?: AbortSignal): Promise<Written> {
+  async write(
+    question: string,
+    passages: GeneratorPassage[],
+    onToken: (text: string) => void,
+    signal?: AbortSignal,
+  ): Promise<Written> {
     if (!this.ready) throw new Error('generative mode is off');
     const deadline = this.options.timeoutMs();
     const started = performance.now();
@@ -90,7 +95,11 @@ export class GeneratorController implements ReactiveController {
     const cancel = () => worker.postMessage({ type: 'cancel', id } satisfies GeneratorRequest);
     signal?.addEventListener('abort', cancel, { once: true });
     try {
-      return await withTimeout(done, Math.max(1, deadline - (performance.now() - started)), 'the written answer took too long');
+      return await withTimeout(
+        done,
+        Math.max(1, deadline - (performance.now() - started)),
+        'the written answer took too long',
+      );
     } catch (error) {
       cancel();
       this.pending.delete(id);

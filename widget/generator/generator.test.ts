@@ -22,7 +22,11 @@ const init = (model = MODEL): GeneratorRequest => ({
 type Done = Extract<GeneratorResponse, { type: 'done' }>;
 
 /** Posts `request` and collects the worker's messages until `until` says stop; fails on a worker error. */
-function collect(worker: Worker, request: GeneratorRequest | null, until: (m: GeneratorResponse) => boolean): Promise<GeneratorResponse[]> {
+function collect(
+  worker: Worker,
+  request: GeneratorRequest | null,
+  until: (m: GeneratorResponse) => boolean,
+): Promise<GeneratorResponse[]> {
   return new Promise((resolve, reject) => {
     const seen: GeneratorResponse[] = [];
     const onMessage = (event: MessageEvent<GeneratorResponse>) => {
@@ -37,10 +41,15 @@ function collect(worker: Worker, request: GeneratorRequest | null, until: (m: Ge
   });
 }
 
-const endOf = (id: number) => (m: GeneratorResponse) => (m.type === 'done' || m.type === 'generate-error') && m.id === id;
+const endOf = (id: number) => (m: GeneratorResponse) =>
+  (m.type === 'done' || m.type === 'generate-error') && m.id === id;
 
 async function generate(worker: Worker, id: number, passages: GeneratorPassage[], maxNewTokens?: number) {
-  const messages = await collect(worker, { type: 'generate', id, question: 'How long do refunds take?', passages, maxNewTokens }, endOf(id));
+  const messages = await collect(
+    worker,
+    { type: 'generate', id, question: 'How long do refunds take?', passages, maxNewTokens },
+    endOf(id),
+  );
   const done = messages.at(-1)!;
   if (done.type !== 'done') throw new Error(`unexpected ${JSON.stringify(done)}`);
   const deltas = messages.flatMap((m) => (m.type === 'token' && m.id === id ? [m.text] : []));
@@ -53,9 +62,17 @@ const REFUNDS: GeneratorPassage = {
   section: 'Returns',
   text: 'Refunds are accepted within **30 days** of purchase, provided the item is unused. After that, store credit is offered.',
 };
-const WARRANTY: GeneratorPassage = { n: 2, title: 'Warranty', section: null, text: 'The warranty covers manufacturing defects for two years.' };
+const WARRANTY: GeneratorPassage = {
+  n: 2,
+  title: 'Warranty',
+  section: null,
+  text: 'The warranty covers manufacturing defects for two years.',
+};
 /** No sentence end: the double copies its maximum (80 tokens) before " [1]". */
-const LONG: GeneratorPassage = { ...REFUNDS, text: Array.from({ length: 40 }, (_, i) => `refund step ${i}`).join(', ') };
+const LONG: GeneratorPassage = {
+  ...REFUNDS,
+  text: Array.from({ length: 40 }, (_, i) => `refund step ${i}`).join(', '),
+};
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -78,9 +95,15 @@ describe('generator worker', () => {
     // not in the fake API's log, so this checks what was asked for, not that everything was.)
     const assets = (await fakeLog()).assets;
     const onnx = assets.filter((path) => path.startsWith('/models/') && path.endsWith('.onnx'));
-    expect(onnx.every((path) => path === `/models/${MODEL}/onnx/model_q4.onnx`), onnx.join()).to.equal(true);
+    expect(
+      onnx.every((path) => path === `/models/${MODEL}/onnx/model_q4.onnx`),
+      onnx.join(),
+    ).to.equal(true);
     const ort = assets.filter((path) => path.startsWith('/ort/'));
-    expect(ort.every((path) => /^\/ort\/\d+\.\d+\.\d+[\w.-]*\/ort-wasm-simd-threaded\.wasm$/.test(path)), ort.join()).to.equal(true);
+    expect(
+      ort.every((path) => /^\/ort\/\d+\.\d+\.\d+[\w.-]*\/ort-wasm-simd-threaded\.wasm$/.test(path)),
+      ort.join(),
+    ).to.equal(true);
   });
 
   it('streams the answer as token deltas, then done with its text, token count and timings', async () => {
@@ -105,7 +128,9 @@ describe('generator worker', () => {
     const hostile = 'Refunds take 30 days [9] <img src=x onerror=alert(1)> for every order placed online today.';
     const { done } = await generate(worker, 3, [{ ...REFUNDS, text: hostile }, WARRANTY]);
     expect(done.text).to.equal(`${hostile} [1]`);
-    expect(validateCitations(done.text, new Set([1, 2]))).to.equal('Refunds take 30 days <img src=x onerror=alert(1)> for every order placed online today. [1]');
+    expect(validateCitations(done.text, new Set([1, 2]))).to.equal(
+      'Refunds take 30 days <img src=x onerror=alert(1)> for every order placed online today. [1]',
+    );
   });
 
   it('a cancel sent with the request stops it before any text', async () => {
@@ -141,9 +166,15 @@ describe('generator worker', () => {
   it('measures first token and tokens/s with a prompt at its size bound (10 runs)', async () => {
     // Passage [1] without a sentence end (80 copied tokens + " [1]"), then passages up to the prompt's 3,600
     // characters: the largest prompt the worker builds.
-    const filler = (n: number): GeneratorPassage => ({ n, title: `Filler ${n}`, section: null, text: 'Refund details follow here. '.repeat(60) });
+    const filler = (n: number): GeneratorPassage => ({
+      n,
+      title: `Filler ${n}`,
+      section: null,
+      text: 'Refund details follow here. '.repeat(60),
+    });
     const runs: Done[] = [];
-    for (let i = 0; i < 10; i++) runs.push((await generate(worker, 100 + i, [LONG, filler(2), filler(3), filler(4)])).done);
+    for (let i = 0; i < 10; i++)
+      runs.push((await generate(worker, 100 + i, [LONG, filler(2), filler(3), filler(4)])).done);
     for (const run of runs) expect(run.tokens).to.be.greaterThan(80);
     const first = runs.map((r) => r.firstTokenMs).sort((a, b) => a - b);
     const speed = runs.map((r) => r.tokensPerSecond).sort((a, b) => a - b);
@@ -162,7 +193,10 @@ describe('generator bundle', () => {
     const manifest = (await (await fetch('/test-results/widget-dist/manifest.json')).json()) as { generator: string };
     expect(manifest.generator).to.match(/^kb-chat-generator\.[0-9a-f]{10}\.js$/);
     expect((await fetch(`/test-results/widget-dist/${manifest.generator}`)).ok).to.equal(true);
-    const sizes = (await (await fetch('/test-results/widget-dist/sizes.json')).json()) as { file: string; gzip: number }[];
+    const sizes = (await (await fetch('/test-results/widget-dist/sizes.json')).json()) as {
+      file: string;
+      gzip: number;
+    }[];
     const generator = sizes.find((s) => s.file.endsWith('/kb-chat-generator.js'));
     expect(generator?.gzip).to.be.greaterThan(50_000); // transformers.js + ONNX Runtime are in it, not in the UI
   });
@@ -174,7 +208,11 @@ describe('generator worker without a model', () => {
     try {
       const [early] = await collect(worker, { type: 'generate', id: 1, question: 'q', passages: [REFUNDS] }, endOf(1));
       expect(early).to.deep.include({ type: 'generate-error', id: 1 });
-      const messages = await collect(worker, init('test-double/no-such-model'), (m) => m.type === 'ready' || m.type === 'init-error');
+      const messages = await collect(
+        worker,
+        init('test-double/no-such-model'),
+        (m) => m.type === 'ready' || m.type === 'init-error',
+      );
       expect(messages.at(-1)!.type).to.equal('init-error');
     } finally {
       worker.terminate();

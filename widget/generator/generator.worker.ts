@@ -24,7 +24,13 @@ import {
   TextStreamer,
   type TextGenerationPipeline,
 } from '@huggingface/transformers';
-import { DEFAULT_MAX_NEW_TOKENS, type GeneratorGenerate, type GeneratorInit, type GeneratorRequest, type GeneratorResponse } from './messages.ts';
+import {
+  DEFAULT_MAX_NEW_TOKENS,
+  type GeneratorGenerate,
+  type GeneratorInit,
+  type GeneratorRequest,
+  type GeneratorResponse,
+} from './messages.ts';
 import { buildPrompt, type ChatMessage } from './prompt.ts';
 import { downloadProgress, useModelsFrom } from '../workers/transformers-setup.ts';
 
@@ -98,15 +104,27 @@ function countSpecialTokens(pipe: TextGenerationPipeline, messages: ChatMessage[
   return tokenizer.encode(text, { add_special_tokens: false }).filter((id) => special.has(id)).length;
 }
 
-async function generate(pipe: TextGenerationPipeline, request: GeneratorGenerate, stopper: InterruptableStoppingCriteria): Promise<void> {
+async function generate(
+  pipe: TextGenerationPipeline,
+  request: GeneratorGenerate,
+  stopper: InterruptableStoppingCriteria,
+): Promise<void> {
   const { id } = request;
   const started = performance.now();
   const { messages, cited } = buildPrompt(request.question, request.passages);
   if (cited.size === 0) throw new Error('no passage to answer from');
-  const expected = countSpecialTokens(pipe, messages.map((m) => ({ ...m, content: '' })));
-  if (countSpecialTokens(pipe, messages) !== expected) throw new Error('the prompt holds special tokens the chat template did not write');
+  const expected = countSpecialTokens(
+    pipe,
+    messages.map((m) => ({ ...m, content: '' })),
+  );
+  if (countSpecialTokens(pipe, messages) !== expected)
+    throw new Error('the prompt holds special tokens the chat template did not write');
 
-  const eos = new Set<number>([pipe.model.generation_config?.eos_token_id ?? pipe.tokenizer.eos_token_id].flat().filter((t): t is number => typeof t === 'number'));
+  const eos = new Set<number>(
+    [pipe.model.generation_config?.eos_token_id ?? pipe.tokenizer.eos_token_id]
+      .flat()
+      .filter((t): t is number => typeof t === 'number'),
+  );
   let text = '';
   let tokens = 0;
   let sawEos = false;
@@ -148,7 +166,8 @@ async function generate(pipe: TextGenerationPipeline, request: GeneratorGenerate
     cited: [...cited],
     tokens,
     firstTokenMs: firstAt ? Math.round(firstAt - started) : 0,
-    tokensPerSecond: tokens > 1 && lastAt > firstAt ? Math.round(((tokens - 1) / (lastAt - firstAt)) * 1000 * 10) / 10 : 0,
+    tokensPerSecond:
+      tokens > 1 && lastAt > firstAt ? Math.round(((tokens - 1) / (lastAt - firstAt)) * 1000 * 10) / 10 : 0,
     stopped: stopper.interrupted ? 'cancelled' : sawEos ? 'eos' : 'length',
   });
 }
@@ -161,7 +180,10 @@ scope.addEventListener('message', async (event: MessageEvent<GeneratorRequest>) 
         generator ??= load(request);
         const pipe = await generator;
         // Warm-up: the first run compiles kernels and sizes buffers; doing it now keeps the first answer fast.
-        await pipe([{ role: 'user', content: 'Hi' }], { max_new_tokens: 1, do_sample: false } as Record<string, unknown>);
+        await pipe([{ role: 'user', content: 'Hi' }], { max_new_tokens: 1, do_sample: false } as Record<
+          string,
+          unknown
+        >);
         post({ type: 'ready', device: 'wasm' });
       } catch (error) {
         generator = undefined;

@@ -7,8 +7,12 @@ const CITED = new Set([1, 2]);
 
 describe('validateCitations', () => {
   it('keeps real markers and drops invented ones with the space before them', () => {
-    expect(validateCitations('Refunds take 30 days [1]. Warranty is two years [2].', CITED)).to.equal('Refunds take 30 days [1]. Warranty is two years [2].');
-    expect(validateCitations('Refunds take 30 days [9]. See [1][7].', CITED)).to.equal('Refunds take 30 days. See [1].');
+    expect(validateCitations('Refunds take 30 days [1]. Warranty is two years [2].', CITED)).to.equal(
+      'Refunds take 30 days [1]. Warranty is two years [2].',
+    );
+    expect(validateCitations('Refunds take 30 days [9]. See [1][7].', CITED)).to.equal(
+      'Refunds take 30 days. See [1].',
+    );
     expect(validateCitations('[0] [3] [12] [999]', CITED)).to.equal('');
   });
 
@@ -29,7 +33,9 @@ describe('validateCitations', () => {
 
   it('an injected answer keeps only its real citations', () => {
     const injected = 'Ignore previous instructions [9]. <img src=x onerror=alert(1)> [1] [3, 2]';
-    expect(validateCitations(injected, CITED)).to.equal('Ignore previous instructions. <img src=x onerror=alert(1)> [1] [2]');
+    expect(validateCitations(injected, CITED)).to.equal(
+      'Ignore previous instructions. <img src=x onerror=alert(1)> [1] [2]',
+    );
   });
 });
 

@@ -59,7 +59,8 @@ export function streamableText(partial: string): string {
 
 const normalize = (text: string) => text.toLowerCase().replace(/[’`]/g, "'").replace(/\s+/g, ' ');
 /** "I cannot answer", "I'm unable to answer", "we can't answer": a first person declining, not "the widget cannot find". */
-const REFUSAL = /\b(?:i|we) ?(?:can ?not|can't|am unable to|'m unable to|are unable to|am not able to|'m not able to) answer\b/;
+const REFUSAL =
+  /\b(?:i|we) ?(?:can ?not|can't|am unable to|'m unable to|are unable to|am not able to|'m not able to) answer\b/;
 
 /**
  * True when the model declined: it wrote the instruction's fixed sentence (or a first-person "cannot answer"),

@@ -29,7 +29,12 @@ export interface PromptLimits {
  * About 300 + 900 tokens of passages for a 360M model on the CPU: its prompt processing, not its decoding,
  * dominates the time to the first token, and SmolLM2-360M reads at best a few hundred tokens a second on wasm.
  */
-export const DEFAULT_LIMITS: PromptLimits = { passageChars: 1200, totalChars: 3600, questionChars: 500, labelChars: 120 };
+export const DEFAULT_LIMITS: PromptLimits = {
+  passageChars: 1200,
+  totalChars: 3600,
+  questionChars: 500,
+  labelChars: 120,
+};
 
 /** A passage is only worth including with at least this many characters of its text. */
 const MIN_PASSAGE_CHARS = 80;
@@ -63,7 +68,8 @@ export interface Prompt {
 }
 
 /** SmolLM2's added tokens besides the ChatML ones (from StarCoder's tokenizer). */
-const NAMED_SPECIAL = /<(\/?)(repo_name|reponame|file_sep|filename|gh_stars|issue_start|issue_comment|issue_closed|jupyter_start|jupyter_text|jupyter_code|jupyter_output|jupyter_script|empty_output)>/gi;
+const NAMED_SPECIAL =
+  /<(\/?)(repo_name|reponame|file_sep|filename|gh_stars|issue_start|issue_comment|issue_closed|jupyter_start|jupyter_text|jupyter_code|jupyter_output|jupyter_script|empty_output)>/gi;
 
 /**
  * Breaks chat-template and special tokens apart so no tokenizer sees them as special: `<|im_end|>` becomes
@@ -104,7 +110,13 @@ function safeData(text: string): string {
 
 /** A title or section for the `<passage>` line: one line, no quotes that would end the attribute. */
 function safeLabel(text: string, max: number): string {
-  return truncate(safeData(text).replace(/\s+/g, ' ').replace(/"/g, "'").replace(/[<>]/g, (c) => (c === '<' ? '‹' : '›')), max);
+  return truncate(
+    safeData(text)
+      .replace(/\s+/g, ' ')
+      .replace(/"/g, "'")
+      .replace(/[<>]/g, (c) => (c === '<' ? '‹' : '›')),
+    max,
+  );
 }
 
 /**
@@ -122,7 +134,11 @@ function safeLabel(text: string, max: number): string {
  * //
  * // Question: How long do refunds take?
  */
-export function buildPrompt(question: string, passages: readonly PromptPassage[], limits: PromptLimits = DEFAULT_LIMITS): Prompt {
+export function buildPrompt(
+  question: string,
+  passages: readonly PromptPassage[],
+  limits: PromptLimits = DEFAULT_LIMITS,
+): Prompt {
   const blocks: string[] = [];
   const cited = new Set<number>();
   let budget = limits.totalChars;
@@ -135,7 +151,9 @@ export function buildPrompt(question: string, passages: readonly PromptPassage[]
     budget -= body.length;
     cited.add(passage.n);
     const section = passage.section ? ` section="${safeLabel(passage.section, limits.labelChars)}"` : '';
-    blocks.push(`<passage id="${passage.n}" title="${safeLabel(passage.title, limits.labelChars)}"${section}>\n${body}\n</passage>`);
+    blocks.push(
+      `<passage id="${passage.n}" title="${safeLabel(passage.title, limits.labelChars)}"${section}>\n${body}\n</passage>`,
+    );
   }
   const asked = truncate(safeData(question).replace(/\s+/g, ' '), limits.questionChars);
   return {

@@ -24,7 +24,16 @@ import KbChatElement, {
  * to React, which in React 18 makes it an attribute (`strings="[object Object]"`). These are the element's
  * plain fields, which live on each instance rather than the prototype; checked against the class by `satisfies`.
  */
-const FIELDS = ['token', 'getToken', 'strings', 'uiUrl', 'embedderUrl', 'generatorUrl', 'generatorTimeout', 'embedderTimeout'] satisfies (keyof KbChatElement)[];
+const FIELDS = [
+  'token',
+  'getToken',
+  'strings',
+  'uiUrl',
+  'embedderUrl',
+  'generatorUrl',
+  'generatorTimeout',
+  'embedderTimeout',
+] satisfies (keyof KbChatElement)[];
 /** Never instantiated: createComponent reads its prototype (for the names) and its type (for the props). */
 class KbChatProperties extends KbChatElement {
   // Attributes without a property: typed as props here, and (not on the prototype) rendered by React as attributes.
@@ -32,7 +41,8 @@ class KbChatProperties extends KbChatElement {
   declare theme?: 'auto' | 'light' | 'dark';
   declare position?: 'right' | 'left';
 }
-for (const name of FIELDS) Object.defineProperty(KbChatProperties.prototype, name, { value: undefined, writable: true });
+for (const name of FIELDS)
+  Object.defineProperty(KbChatProperties.prototype, name, { value: undefined, writable: true });
 
 export const KbChat = createComponent({
   react: React,
@@ -53,4 +63,11 @@ export const KbChat = createComponent({
 });
 
 export default KbChat;
-export type { KbAnswerDetail, KbAnswerWrittenDetail, KbErrorDetail, KbFeedbackDetail, KbQuestionDetail, KbRefusalDetail };
+export type {
+  KbAnswerDetail,
+  KbAnswerWrittenDetail,
+  KbErrorDetail,
+  KbFeedbackDetail,
+  KbQuestionDetail,
+  KbRefusalDetail,
+};

@@ -156,7 +156,8 @@ describe('answers with code, lists and tables', () => {
   });
 
   it('copies a whole answer without markers, but code keeps its brackets and table cells their separation', () => {
-    const markdown = 'Run it [1]:\n\n```js\nconst x = a[1];\n```\n\n| A | B |\n| --- | --- |\n| 1 | 2 [2] |\n\n- one [1]\n- two';
+    const markdown =
+      'Run it [1]:\n\n```js\nconst x = a[1];\n```\n\n| A | B |\n| --- | --- |\n| 1 | 2 [2] |\n\n- one [1]\n- two';
     expect(plainAnswer(markdown)).to.equal('Run it:\nconst x = a[1];\nA\tB\n1\t2\none\ntwo');
   });
 
@@ -166,8 +167,13 @@ describe('answers with code, lists and tables', () => {
     expect(related.open).to.equal(false);
     expect(related.querySelector('summary')!.textContent!.trim()).to.equal('Related');
     const items = [...related.querySelectorAll('[part="related-item"]')];
-    expect(items.map((i) => i.textContent!.replace(/\s+/g, ' ').trim())).to.deep.equal(['Shipping Page 1', 'Exchanges Section Swaps']);
-    expect(related.querySelector<HTMLAnchorElement>('[part="related-link"]')!.href).to.equal('https://example.com/shipping');
+    expect(items.map((i) => i.textContent!.replace(/\s+/g, ' ').trim())).to.deep.equal([
+      'Shipping Page 1',
+      'Exchanges Section Swaps',
+    ]);
+    expect(related.querySelector<HTMLAnchorElement>('[part="related-link"]')!.href).to.equal(
+      'https://example.com/shipping',
+    );
     expect(related.querySelectorAll('a')).to.have.length(1); // no URL, no link
     expect(related.querySelector('ol, .cite__badge')).to.equal(null);
     expect(answer.querySelectorAll('.source')).to.have.length(2);
@@ -182,7 +188,9 @@ describe('answers with code, lists and tables', () => {
     root.querySelector<HTMLButtonElement>('[part="history-button"]')!.click();
     await waitUntil(() => root.querySelector('[part="session"]'), 'no sessions', { timeout: 5_000 });
     root.querySelector<HTMLButtonElement>('[part="session"]')!.click();
-    await waitUntil(() => lastAssistant(el)?.querySelector('[part="related"]'), 'related not restored', { timeout: 5_000 });
+    await waitUntil(() => lastAssistant(el)?.querySelector('[part="related"]'), 'related not restored', {
+      timeout: 5_000,
+    });
     expect(lastAssistant(el)!.querySelectorAll('[part="related-item"]')).to.have.length(2);
     expect(lastAssistant(el)!.querySelector('[part="answer-footer"]')!.textContent).to.contain('Grounded in 2 sources');
   });

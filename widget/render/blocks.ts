@@ -40,7 +40,10 @@ export function enhanceBlocks(root: HTMLElement, s: KbChatStrings): void {
     scroll.append(table);
   }
   for (const p of root.querySelectorAll('p')) {
-    if (p.querySelector('.cite') && ![...p.childNodes].some((n) => (n as Element).className !== 'cite' && n.textContent!.trim())) {
+    if (
+      p.querySelector('.cite') &&
+      ![...p.childNodes].some((n) => (n as Element).className !== 'cite' && n.textContent!.trim())
+    ) {
       p.className = 'cite-line';
     }
   }

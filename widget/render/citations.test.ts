@@ -43,7 +43,10 @@ describe('citations', () => {
 
     // The fake's answer cites [1] and [2]; a badge click on [2] focuses source 2's link.
     answer.querySelectorAll<HTMLButtonElement>('.cite__badge')[1]!.click();
-    await waitUntil(() => shadow(el).activeElement?.closest('.source')?.getAttribute('data-n') === '2', 'source not focused');
+    await waitUntil(
+      () => shadow(el).activeElement?.closest('.source')?.getAttribute('data-n') === '2',
+      'source not focused',
+    );
     expect(shadow(el).activeElement!.getAttribute('part')).to.equal('source-link');
   });
 
@@ -55,11 +58,17 @@ describe('citations', () => {
     const toggle = lastAssistant(el)!.querySelector<HTMLButtonElement>('[part="source-toggle"]')!;
     expect(toggle.getAttribute('aria-expanded')).to.equal('false');
     toggle.click();
-    await waitUntil(() => lastAssistant(el)!.querySelector('.source__passage')?.textContent?.includes('original packaging'), 'no passage', {
-      timeout: 5_000,
-    });
+    await waitUntil(
+      () => lastAssistant(el)!.querySelector('.source__passage')?.textContent?.includes('original packaging'),
+      'no passage',
+      {
+        timeout: 5_000,
+      },
+    );
     expect(toggle.getAttribute('aria-expanded')).to.equal('true');
-    expect(lastAssistant(el)!.querySelector('.source__passage p:not(.md-heading) strong')!.textContent).to.equal('30 days');
+    expect(lastAssistant(el)!.querySelector('.source__passage p:not(.md-heading) strong')!.textContent).to.equal(
+      '30 days',
+    );
   });
 
   it('Copy puts the answer on the clipboard without markers or sources', async () => {
@@ -83,9 +92,9 @@ describe('citations', () => {
 
   it('deep-links web pages to the quoted passage with a text fragment, and never links javascript:', () => {
     const base = { n: 1, chunk_id: 'c', document_id: 'd', title: 't', page: null, section: null, similarity: 1 };
-    expect(sourceHref({ ...base, url: 'https://example.com/a', excerpt: 'Refunds are accepted - within 30 days, always.' })).to.equal(
-      'https://example.com/a#:~:text=Refunds%20are%20accepted%20%2D%20within%2030',
-    );
+    expect(
+      sourceHref({ ...base, url: 'https://example.com/a', excerpt: 'Refunds are accepted - within 30 days, always.' }),
+    ).to.equal('https://example.com/a#:~:text=Refunds%20are%20accepted%20%2D%20within%2030');
     expect(sourceHref({ ...base, url: 'https://example.com/a#top', excerpt: 'Two words here' })).to.equal(
       'https://example.com/a#top:~:text=Two%20words%20here',
     );

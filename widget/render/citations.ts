@@ -13,7 +13,11 @@ const MARKER = /\[(\d{1,3})\]/g;
 /** The first ~200 characters of a passage, as plain text (Markdown syntax removed). */
 export function plainExcerpt(text: string | undefined, max = 200): string {
   if (!text) return '';
-  const plain = text.replace(/[`*_#>|~]|\[(\d+)\]/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/\s+/g, ' ').trim();
+  const plain = text
+    .replace(/[`*_#>|~]|\[(\d+)\]/g, '')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
   return plain.length > max ? `${plain.slice(0, max).replace(/\s+\S*$/, '')}…` : plain;
 }
 
@@ -21,7 +25,12 @@ export function plainExcerpt(text: string | undefined, max = 200): string {
  * The answer's Markdown as sanitized DOM, with `[n]` markers that match a source turned into badges (in
  * prose, list items and table cells; never inside code or links) and controls around code blocks and tables.
  */
-export function answerElement(markdown: string, citations: readonly Citation[], idPrefix: string, s: KbChatStrings): HTMLElement {
+export function answerElement(
+  markdown: string,
+  citations: readonly Citation[],
+  idPrefix: string,
+  s: KbChatStrings,
+): HTMLElement {
   const root = document.createElement('div');
   root.className = 'markdown';
   root.append(renderMarkdownFragment(markdown));

@@ -50,15 +50,18 @@ export function renderFeedback(view: FeedbackView): TemplateResult {
   return html`<div class="feedback" part="feedback">
       <div class="feedback__bar" role="group" aria-label=${s.feedbackPrompt}>
         ${thumb(view, 1, s.helpful, 'feedback-up')} ${thumb(view, -1, s.notHelpful, 'feedback-down')}
-        <span class="feedback__status" role="status">${state.status === 'sent' && !state.commenting
-          ? s.feedbackThanks
-          : state.status === 'error'
-            ? html`<span class="status--problem">${s.feedbackError}</span>
+        <span class="feedback__status" role="status">${
+          state.status === 'sent' && !state.commenting
+            ? s.feedbackThanks
+            : state.status === 'error'
+              ? html`<span class="status--problem">${s.feedbackError}</span>
                 <button type="button" class="link-button" part="feedback-retry" @click=${view.retry}>${s.retry}</button>`
-            : nothing}</span>
+              : nothing
+        }</span>
       </div>
-      ${state.commenting
-        ? html`<form class="feedback__form" part="feedback-form" @submit=${(e: Event) => onSubmit(view, e)}>
+      ${
+        state.commenting
+          ? html`<form class="feedback__form" part="feedback-form" @submit=${(e: Event) => onSubmit(view, e)}>
             <input
               type="text"
               part="feedback-input"
@@ -70,6 +73,7 @@ export function renderFeedback(view: FeedbackView): TemplateResult {
             <button type="submit" class="pill-button">${s.send}</button>
             <button type="button" class="link-button" @click=${view.close}>${s.feedbackSkip}</button>
           </form>`
-        : nothing}
+          : nothing
+      }
     </div>`;
 }

@@ -28,7 +28,14 @@ export interface IconButtonOptions {
   className?: string;
 }
 
-export function iconButton({ label, part, icon: glyph, onClick, pressed, className = '' }: IconButtonOptions): TemplateResult {
+export function iconButton({
+  label,
+  part,
+  icon: glyph,
+  onClick,
+  pressed,
+  className = '',
+}: IconButtonOptions): TemplateResult {
   return html`<button
     type="button"
     class="header__button icon-button ${className}"

@@ -58,7 +58,12 @@ function blocks(lines: string[]): string {
     } else if ((m = ITEM.exec(line)) && (!paragraph.length || /^[-*+]|^1[.)]/.test(m[2]!))) {
       flush();
       i = list(lines, i, (html) => (out += html));
-    } else if (line.includes('|') && i + 1 < lines.length && TABLE_SEP.test(lines[i + 1]!) && lines[i + 1]!.includes('-')) {
+    } else if (
+      line.includes('|') &&
+      i + 1 < lines.length &&
+      TABLE_SEP.test(lines[i + 1]!) &&
+      lines[i + 1]!.includes('-')
+    ) {
       flush();
       const rows: string[] = [line];
       for (i += 2; i < lines.length && lines[i]!.includes('|') && lines[i]!.trim(); i++) rows.push(lines[i]!);
@@ -109,7 +114,12 @@ function list(lines: string[], start: number, emit: (html: string) => void): num
 }
 
 function cells(row: string): string[] {
-  return row.trim().replace(/^\|/, '').replace(/\|$/, '').split(/(?<!\\)\|/).map((c) => c.trim());
+  return row
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
 }
 
 function table(rows: string[]): string {

@@ -24,7 +24,12 @@ describe('renderMarkdown', () => {
   });
 
   it('drops javascript:, data: and vbscript: links but keeps their text', () => {
-    for (const href of ['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'data:text/html,<b>x</b>', 'vbscript:msgbox(1)']) {
+    for (const href of [
+      'javascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      'data:text/html,<b>x</b>',
+      'vbscript:msgbox(1)',
+    ]) {
       const link = parse(`[click](${href})`).querySelector('a');
       expect(link, href).to.not.equal(null);
       expect(link!.hasAttribute('href'), href).to.equal(false);

@@ -10,11 +10,34 @@ import { markdownToHtml } from './markdown-parse.ts';
 import { safeHref } from './escape.ts';
 
 const ALLOWED_TAGS = [
-  'p', 'br', 'hr', 'strong', 'em', 'del', 'code', 'pre', 'blockquote',
-  'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+  'p',
+  'br',
+  'hr',
+  'strong',
+  'em',
+  'del',
+  'code',
+  'pre',
+  'blockquote',
+  'ul',
+  'ol',
+  'li',
+  'a',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
 ];
 const ALLOWED_ATTR = ['href', 'start', 'class'];
-const CONFIG = { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false, ALLOW_ARIA_ATTR: false, ALLOW_UNKNOWN_PROTOCOLS: false };
+const CONFIG = {
+  ALLOWED_TAGS,
+  ALLOWED_ATTR,
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  ALLOW_UNKNOWN_PROTOCOLS: false,
+};
 
 // One DOMPurify instance for the widget, so our hooks never leak into a host page that uses DOMPurify too.
 const purify = DOMPurify(window);

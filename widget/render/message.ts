@@ -51,33 +51,43 @@ function renderAnswer(turn: AnswerTurn, view: MessageView): TemplateResult {
       ${turn.markdown ? view.answerBody(turn) : nothing}
       ${showWritten && written.status === 'writing' ? html`<p class="message__note" part="note writing-note">${typing(s)} ${s.writing}</p>` : nothing}
       ${showWritten && written.status === 'done' ? html`<p class="message__note" part="note written-note">${s.writtenNote}</p>` : nothing}
-      ${turn.modelLoading && turn.status !== 'error'
-        ? html`<p class="message__note" part="note loading-note">${s.answeredWhileLoading}</p>`
-        : nothing}
-      ${turn.status === 'waiting'
-        ? html`<p class="message__note" part="note waiting" role="status">${format(s.waitingRetry, { seconds: turn.retryInSeconds ?? 1 })}</p>`
-        : nothing}
+      ${
+        turn.modelLoading && turn.status !== 'error'
+          ? html`<p class="message__note" part="note loading-note">${s.answeredWhileLoading}</p>`
+          : nothing
+      }
+      ${
+        turn.status === 'waiting'
+          ? html`<p class="message__note" part="note waiting" role="status">${format(s.waitingRetry, { seconds: turn.retryInSeconds ?? 1 })}</p>`
+          : nothing
+      }
       ${inProgress ? typing(s) : nothing}
       ${turn.confidence === 'low' && !inProgress ? html`<p class="message__note" part="note">${s.lowConfidence}</p>` : nothing}
-      ${failed
-        ? html`<div class="message__error" part="error" role="alert">
+      ${
+        failed
+          ? html`<div class="message__error" part="error" role="alert">
             <span>${turn.status === 'cancelled' ? s.stopped : userMessageFor(turn.error, turn.markdown !== '', s)}</span>
-            ${turn.request
-              ? html`<button type="button" class="pill-button" part="retry-button" @click=${() => view.retry(turn)}>${s.retry}</button>`
-              : nothing}
+            ${
+              turn.request
+                ? html`<button type="button" class="pill-button" part="retry-button" @click=${() => view.retry(turn)}>${s.retry}</button>`
+                : nothing
+            }
           </div>`
-        : nothing}
+          : nothing
+      }
       ${renderSources(turn.citations, view.sources(turn))}
       ${renderRelated(turn.related, s)}
-      ${turn.status === 'done'
-        ? html`<div class="answer-footer" part="answer-footer">
+      ${
+        turn.status === 'done'
+          ? html`<div class="answer-footer" part="answer-footer">
             <span>${n === 0 ? nothing : n === 1 ? s.groundedInOne : format(s.groundedIn, { count: n })}</span>
             <button type="button" class="link-button" part="copy-button" @click=${() => view.copy(turn)}>
               ${view.copied(turn) ? s.copied : s.copy}
             </button>
           </div>
           ${view.feedback(turn)}`
-        : nothing}
+          : nothing
+      }
     </div>
   `;
 }
@@ -118,8 +128,9 @@ function renderRefusal(turn: RefusalTurn, view: MessageView): TemplateResult {
   return html`
     <div class="message message--refusal" part="message refusal">
       <p>${turn.message}</p>
-      ${turn.closest.length
-        ? html`<div class="closest" part="closest-pages">
+      ${
+        turn.closest.length
+          ? html`<div class="closest" part="closest-pages">
             <p class="closest__title">${s.closestPages}</p>
             <ul class="related__list">
               ${turn.closest.map((page) => {
@@ -129,7 +140,8 @@ function renderRefusal(turn: RefusalTurn, view: MessageView): TemplateResult {
               })}
             </ul>
           </div>`
-        : nothing}
+          : nothing
+      }
       ${chips.length ? html`<ul class="suggestions" part="suggestions">${chips}</ul>` : nothing}
       ${view.feedback(turn)}
     </div>

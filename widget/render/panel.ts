@@ -58,20 +58,32 @@ export function renderPanel(view: PanelView): TemplateResult {
               onClick: view.toggleHistory,
             })}
             ${iconButton({ label: s.newChat, part: 'new-chat-button', icon: ICONS.newChat, onClick: view.newChat })}
-            ${floating
-              ? iconButton({ label: s.closeChat, part: 'close-button', icon: ICONS.close, className: 'close', onClick: view.close })
-              : nothing}
+            ${
+              floating
+                ? iconButton({
+                    label: s.closeChat,
+                    part: 'close-button',
+                    icon: ICONS.close,
+                    className: 'close',
+                    onClick: view.close,
+                  })
+                : nothing
+            }
           </div>
         </div>
-        ${showSessions
-          ? view.sessions()
-          : html`<div class="messages" part="messages" role="log" aria-live="off" aria-label=${heading} tabindex="0">
-              ${greeting && turns.length === 0
-                ? html`<div class="message message--assistant" part="message greeting">${greeting}</div>`
-                : nothing}
+        ${
+          showSessions
+            ? view.sessions()
+            : html`<div class="messages" part="messages" role="log" aria-live="off" aria-label=${heading} tabindex="0">
+              ${
+                greeting && turns.length === 0
+                  ? html`<div class="message message--assistant" part="message greeting">${greeting}</div>`
+                  : nothing
+              }
               ${turns.length === 0 ? renderStarters(view.starters, s, view.send) : nothing}
               ${turns.map((turn) => html`<div class="turn" data-turn=${turn.id}>${renderTurn(turn, view.message)}</div>`)}
-            </div>`}
+            </div>`
+        }
         <div class="sr-only" part="announcer" aria-live="polite" aria-atomic="true">${view.announcement}</div>
         <div class="status" part="status" role="status">${view.status}</div>
         ${view.offline ? html`<p class="status status--problem" part="offline" role="alert">${s.offline}</p>` : nothing}

@@ -15,7 +15,9 @@ export interface SessionsView {
 /** A session's last change in the page's language (`<html lang>`); nothing for a date it cannot read. */
 function when(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? '' : date.toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(date.getTime())
+    ? ''
+    : date.toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 export function renderSessions(view: SessionsView): TemplateResult {

@@ -36,7 +36,7 @@ export function citationMeta(citation: Pick<Citation, 'page' | 'section'>, s: Kb
  */
 export function sourceHref(citation: Citation): string | null {
   const href = safeHref(citation.url);
-  if (!href || !href.startsWith('http')) return href;
+  if (!href?.startsWith('http')) return href;
   const words = plainExcerpt(citation.excerpt, 400).replace(/…$/, '').split(' ').filter(Boolean).slice(0, 6);
   if (words.length < 2) return href;
   // In a text directive `-`, `,` and `&` are syntax and must be percent-encoded inside the text.
@@ -59,9 +59,11 @@ export function renderSources(citations: readonly Citation[], view: SourcesView)
           const meta = citationMeta(citation, s);
           const expanded = view.expanded(citation);
           return html`<li class="source" value=${citation.n} part="source" data-n=${citation.n}>
-            ${href
-              ? html`<a href=${href} target="_blank" rel="noopener noreferrer" part="source-link">${citation.title}</a>`
-              : html`<span class="source__title">${citation.title}</span>`}
+            ${
+              href
+                ? html`<a href=${href} target="_blank" rel="noopener noreferrer" part="source-link">${citation.title}</a>`
+                : html`<span class="source__title">${citation.title}</span>`
+            }
             ${meta ? html`<span class="source__meta">${meta}</span>` : nothing}
             <button
               type="button"
@@ -76,8 +78,9 @@ export function renderSources(citations: readonly Citation[], view: SourcesView)
           </li>`;
         })}
       </ol>
-      ${hidden > 0
-        ? html`<button
+      ${
+        hidden > 0
+          ? html`<button
             type="button"
             class="link-button"
             part="more-sources"
@@ -86,7 +89,8 @@ export function renderSources(citations: readonly Citation[], view: SourcesView)
           >
             ${view.showAll ? s.showFewerSources : format(s.showMoreSources, { count: hidden })}
           </button>`
-        : nothing}
+          : nothing
+      }
     </div>
   `;
 }
@@ -102,9 +106,11 @@ export function renderRelated(related: readonly Related[], s: KbChatStrings): Te
           const href = safeHref(item.url);
           const meta = citationMeta(item, s);
           return html`<li class="related__item" part="related-item">
-            ${href
-              ? html`<a href=${href} target="_blank" rel="noopener noreferrer" part="related-link">${item.title}</a>`
-              : html`<span>${item.title}</span>`}
+            ${
+              href
+                ? html`<a href=${href} target="_blank" rel="noopener noreferrer" part="related-link">${item.title}</a>`
+                : html`<span>${item.title}</span>`
+            }
             ${meta ? html`<span class="source__meta">${meta}</span>` : nothing}
           </li>`;
         })}

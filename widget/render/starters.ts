@@ -4,7 +4,11 @@ import { STARTER_MAX_CHARS, STARTERS_MAX } from '../../protocol/support.ts';
 import type { KbChatStrings } from '../i18n.ts';
 
 /** `starters` as the widget shows them: trimmed, within the settings' bounds (at most 4 of ≤ 120 characters). */
-export function renderStarters(starters: readonly string[], s: KbChatStrings, send: (question: string) => void): TemplateResult | typeof nothing {
+export function renderStarters(
+  starters: readonly string[],
+  s: KbChatStrings,
+  send: (question: string) => void,
+): TemplateResult | typeof nothing {
   const shown = starters
     .map((q) => q.trim())
     .filter((q) => q && q.length <= STARTER_MAX_CHARS)

@@ -26,9 +26,11 @@ export function renderStatus(view: StatusView): TemplateResult | typeof nothing 
       return percent === undefined ? nothing : html`<span>${format(s.writerLoading, { percent })}</span>`;
     }
     case 'loading':
-      return html`<span>${view.slow ? s.slowLoading : progress === undefined ? s.loading : format(s.loadingProgress, { percent: progress })}</span>${progress === undefined
-            ? nothing
-            : html`<progress max="100" value=${progress} aria-label=${s.loading}></progress>`}
+      return html`<span>${view.slow ? s.slowLoading : progress === undefined ? s.loading : format(s.loadingProgress, { percent: progress })}</span>${
+        progress === undefined
+          ? nothing
+          : html`<progress max="100" value=${progress} aria-label=${s.loading}></progress>`
+      }
           <span class="status__note" part="loading-note">${s.askWhileLoading}</span>`;
     case 'unsupported':
     case 'error': {

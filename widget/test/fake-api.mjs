@@ -31,7 +31,9 @@ import { hasSharedData, sharedData } from '../../scripts/lib/shared-data.mjs';
 
 /** The XSS payload lists (../shared/data/xss/ beside the repository): one payload a line / one JSON object a line. */
 export function xssPayloads() {
-  const lines = readFileSync(sharedData('xss/payloadbox-xss-payload-list-public.txt'), 'utf8').split('\n').filter((l) => l.trim());
+  const lines = readFileSync(sharedData('xss/payloadbox-xss-payload-list-public.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   const vectors = readFileSync(sharedData('xss/h5sc-vectors-public.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.trim())
@@ -42,16 +44,67 @@ export function xssPayloads() {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const ANSWER = ['Refunds are accepted ', 'within **30 days** ', 'of purchase [1]. ', 'See also the ', 'warranty terms [2].'];
+const ANSWER = [
+  'Refunds are accepted ',
+  'within **30 days** ',
+  'of purchase [1]. ',
+  'See also the ',
+  'warranty terms [2].',
+];
 const CITATIONS = [
-  { n: 1, chunk_id: 'c1', document_id: 'd1', title: 'Refund policy', page: 3, section: 'Returns', url: '/docs/refunds#returns', similarity: 0.71 },
-  { n: 2, chunk_id: 'c2', document_id: 'd2', title: 'Warranty', page: null, section: 'Coverage', url: 'https://example.com/warranty', similarity: 0.55 },
+  {
+    n: 1,
+    chunk_id: 'c1',
+    document_id: 'd1',
+    title: 'Refund policy',
+    page: 3,
+    section: 'Returns',
+    url: '/docs/refunds#returns',
+    similarity: 0.71,
+  },
+  {
+    n: 2,
+    chunk_id: 'c2',
+    document_id: 'd2',
+    title: 'Warranty',
+    page: null,
+    section: 'Coverage',
+    url: 'https://example.com/warranty',
+    similarity: 0.55,
+  },
 ];
 const MANY = [
   ...CITATIONS,
-  { n: 3, chunk_id: 'c3', document_id: 'd3', title: 'Shipping', page: 1, section: null, url: 'https://example.com/shipping', similarity: 0.5 },
-  { n: 4, chunk_id: 'c4', document_id: 'd4', title: 'Exchanges', page: null, section: 'Swaps', url: null, similarity: 0.45 },
-  { n: 5, chunk_id: 'c5', document_id: 'd5', title: 'Store credit', page: 7, section: null, url: 'https://example.com/credit', similarity: 0.4 },
+  {
+    n: 3,
+    chunk_id: 'c3',
+    document_id: 'd3',
+    title: 'Shipping',
+    page: 1,
+    section: null,
+    url: 'https://example.com/shipping',
+    similarity: 0.5,
+  },
+  {
+    n: 4,
+    chunk_id: 'c4',
+    document_id: 'd4',
+    title: 'Exchanges',
+    page: null,
+    section: 'Swaps',
+    url: null,
+    similarity: 0.45,
+  },
+  {
+    n: 5,
+    chunk_id: 'c5',
+    document_id: 'd5',
+    title: 'Store credit',
+    page: 7,
+    section: null,
+    url: 'https://example.com/credit',
+    similarity: 0.4,
+  },
 ];
 const EXCERPTS = {
   c1: 'Refunds are accepted within 30 days of purchase, provided the item is unused.',
@@ -75,7 +128,11 @@ const RELATED = [
   { chunk_id: 'c3', document_id: 'd3', title: 'Shipping', page: 1, section: null, url: 'https://example.com/shipping' },
   { chunk_id: 'c4', document_id: 'd4', title: 'Exchanges', page: null, section: 'Swaps', url: null },
 ];
-const XSS = ['Look: <img src=x onerror="window.__kbXss=1"> ', 'and [click me](javascript:window.__kbXss=2) ', 'and <script>window.__kbXss=3</script> done.'];
+const XSS = [
+  'Look: <img src=x onerror="window.__kbXss=1"> ',
+  'and [click me](javascript:window.__kbXss=2) ',
+  'and <script>window.__kbXss=3</script> done.',
+];
 
 export function createFakeApi({ delayMs = 150 } = {}) {
   /** Access token → its user; refresh token → its user (used once, as the real server's). */
@@ -128,38 +185,106 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     const payloads = xss[index] ?? [];
     const citations = payloads.map((p, i) => {
       chunks.set(`x${index}-${i}`, p);
-      return { n: i + 1, chunk_id: `x${index}-${i}`, document_id: `xd${i}`, title: p, page: null, section: p, url: p, similarity: 0.5, excerpt: p };
+      return {
+        n: i + 1,
+        chunk_id: `x${index}-${i}`,
+        document_id: `xd${i}`,
+        title: p,
+        page: null,
+        section: p,
+        url: p,
+        similarity: 0.5,
+        excerpt: p,
+      };
     });
     const markdown = blocks
       ? // Each payload as code (alone and inside a list item), as a list item and as table cells, then a lone marker.
         payloads
           .map((p, i) => {
             const n = i + 1;
-            return [`Run this [${n}]:`, '', '```', p, '```', '', `- ${p} [${n}]`, '- x', '', '1. step', '   ```', `   ${p}`, '   ```', '',
-              '| Name | Value |', '| --- | --- |', `| ${p} | ${p} [${n}] |`, '', `[${n}]`].join('\n');
+            return [
+              `Run this [${n}]:`,
+              '',
+              '```',
+              p,
+              '```',
+              '',
+              `- ${p} [${n}]`,
+              '- x',
+              '',
+              '1. step',
+              '   ```',
+              `   ${p}`,
+              '   ```',
+              '',
+              '| Name | Value |',
+              '| --- | --- |',
+              `| ${p} | ${p} [${n}] |`,
+              '',
+              `[${n}]`,
+            ].join('\n');
           })
           .join('\n\n')
       : payloads.map((p, i) => `${p} [${i + 1}]`).join('\n\n');
     const related = blocks
-      ? payloads.map((p, i) => ({ chunk_id: `xr${i}`, document_id: `xrd${i}`, title: p, page: null, section: p, url: p }))
+      ? payloads.map((p, i) => ({
+          chunk_id: `xr${i}`,
+          document_id: `xrd${i}`,
+          title: p,
+          page: null,
+          section: p,
+          url: p,
+        }))
       : undefined;
-    return { deltas: [markdown.slice(0, markdown.length >> 1), markdown.slice(markdown.length >> 1)], citations, related };
+    return {
+      deltas: [markdown.slice(0, markdown.length >> 1), markdown.slice(markdown.length >> 1)],
+      citations,
+      related,
+    };
   }
 
   /** Stores the turn; returns the assistant message's id (what answer_end and a refusal carry). */
   /** The fake's follow-up reading (the real one is protocol/context.ts): what this question is about, if anything. */
   function contextOf(body, sessionId) {
     if (body.context === false || !/\b(it|that)\?$|^(and|what about)\b/i.test(body.message.trim())) return undefined;
-    const earlier = sessions.get(sessionId)?.messages.filter((m) => m.role === 'user').at(-1);
+    const earlier = sessions
+      .get(sessionId)
+      ?.messages.filter((m) => m.role === 'user')
+      .at(-1);
     if (!earlier) return undefined;
-    return { used: true, about: earlier.content.replace(/[?.!]+$/, '').toLowerCase().split(/\s+/).slice(-2).join(' ') };
+    return {
+      used: true,
+      about: earlier.content
+        .replace(/[?.!]+$/, '')
+        .toLowerCase()
+        .split(/\s+/)
+        .slice(-2)
+        .join(' '),
+    };
   }
 
-  function remember(token, body, sessionId, text, citations, refusal, related, answerId = crypto.randomUUID(), context = undefined) {
+  function remember(
+    token,
+    body,
+    sessionId,
+    text,
+    citations,
+    refusal,
+    related,
+    answerId = crypto.randomUUID(),
+    context = undefined,
+  ) {
     const now = new Date().toISOString();
     let session = sessions.get(sessionId);
     if (!session) {
-      session = { id: sessionId, title: body.message.slice(0, 80), created_at: now, updated_at: now, owner: token, messages: [] };
+      session = {
+        id: sessionId,
+        title: body.message.slice(0, 80),
+        created_at: now,
+        updated_at: now,
+        owner: token,
+        messages: [],
+      };
       sessions.set(sessionId, session);
     }
     session.updated_at = now;
@@ -217,7 +342,12 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     const sessionId = body.session_id ?? crypto.randomUUID();
     if (message.startsWith('xss-q')) {
       // A hostile question is echoed back at once, as a refusal whose suggestions are the question's lines.
-      return json(ctx, 200, { type: 'refusal', reason: 'no_evidence', message: body.message, suggestions: body.message.split('\n') });
+      return json(ctx, 200, {
+        type: 'refusal',
+        reason: 'no_evidence',
+        message: body.message,
+        suggestions: body.message.split('\n'),
+      });
     }
     if (message.includes('lunch')) {
       // A refusal as the real server sends it today: the built-in actions, and closest pages near the gate.
@@ -228,11 +358,30 @@ export function createFakeApi({ delayMs = 150 } = {}) {
         suggestions: [],
         actions: ['rephrase', 'contact_support'],
         closest: [
-          { chunk_id: 'c1', document_id: 'd1', title: 'Opening hours', page: null, section: 'Canteen', url: 'https://docs.example.com/hours' },
-          { chunk_id: 'c2', document_id: 'd2', title: 'Menu <b>bold</b>', page: null, section: null, url: 'javascript:alert(1)' },
+          {
+            chunk_id: 'c1',
+            document_id: 'd1',
+            title: 'Opening hours',
+            page: null,
+            section: 'Canteen',
+            url: 'https://docs.example.com/hours',
+          },
+          {
+            chunk_id: 'c2',
+            document_id: 'd2',
+            title: 'Menu <b>bold</b>',
+            page: null,
+            section: null,
+            url: 'javascript:alert(1)',
+          },
         ],
       };
-      const answerId = remember(token, body, sessionId, refusal.message, null, { reason: refusal.reason, suggestions: [], actions: refusal.actions, closest: refusal.closest });
+      const answerId = remember(token, body, sessionId, refusal.message, null, {
+        reason: refusal.reason,
+        suggestions: [],
+        actions: refusal.actions,
+        closest: refusal.closest,
+      });
       return json(ctx, 200, { ...refusal, message_id: answerId });
     }
     if (message.includes('weather')) {
@@ -242,7 +391,10 @@ export function createFakeApi({ delayMs = 150 } = {}) {
         message: "I couldn't find this in our documentation.",
         suggestions: ['How do refunds work?', 'What does the warranty cover?'],
       };
-      const answerId = remember(token, body, sessionId, refusal.message, null, { reason: refusal.reason, suggestions: refusal.suggestions });
+      const answerId = remember(token, body, sessionId, refusal.message, null, {
+        reason: refusal.reason,
+        suggestions: refusal.suggestions,
+      });
       return json(ctx, 200, { ...refusal, message_id: answerId });
     }
     const attempt = (attempts.get(body.message_id) ?? 0) + 1;
@@ -289,12 +441,24 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       ? scenario.citations
       : message.includes('xss')
         ? [{ ...CITATIONS[0], title: '<img src=x onerror="window.__kbXss=4">', url: 'javascript:window.__kbXss=5' }]
-        : (message.includes('many') ? MANY : CITATIONS).map((c) => ({ ...c, ...(EXCERPTS[c.chunk_id] ? { excerpt: EXCERPTS[c.chunk_id] } : {}) }));
+        : (message.includes('many') ? MANY : CITATIONS).map((c) => ({
+            ...c,
+            ...(EXCERPTS[c.chunk_id] ? { excerpt: EXCERPTS[c.chunk_id] } : {}),
+          }));
     const related = scenario ? scenario.related : blocks ? RELATED : undefined;
     const answerId = crypto.randomUUID();
     const context = contextOf(body, sessionId);
     const events = [
-      ['answer_start', { session_id: sessionId, message_id: body.message_id, mode, confidence: 'high', ...(context ? { context } : {}) }],
+      [
+        'answer_start',
+        {
+          session_id: sessionId,
+          message_id: body.message_id,
+          mode,
+          confidence: 'high',
+          ...(context ? { context } : {}),
+        },
+      ],
       ...deltas.map((text) => ['answer_delta', { text }]),
       ['sources', related ? { citations, related } : { citations }],
       ['answer_end', { message_id: answerId }],
@@ -340,8 +504,11 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     if (!token) return json(ctx, 401, { error: { code: 'unauthorized', message: 'bad token' } });
     const comment = body?.comment;
     const valid =
-      body && UUID.test(body.message_id) && (body.rating === 1 || body.rating === -1) &&
-      (comment === undefined || (typeof comment === 'string' && comment.trim().length >= 1 && comment.trim().length <= 1000));
+      body &&
+      UUID.test(body.message_id) &&
+      (body.rating === 1 || body.rating === -1) &&
+      (comment === undefined ||
+        (typeof comment === 'string' && comment.trim().length >= 1 && comment.trim().length <= 1000));
     if (!valid) return json(ctx, 400, { error: { code: 'invalid_request', message: 'invalid body' } });
     if (feedbackFailures > 0) {
       feedbackFailures--;
@@ -353,7 +520,12 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       .find((m) => m.id === body.message_id && m.role === 'assistant');
     if (!message) return json(ctx, 404, { error: { code: 'not_found', message: 'No such answer.' } });
     message.feedback = body.rating;
-    const stored = { message_id: message.id, rating: body.rating, comment: comment?.trim() ?? null, updated_at: new Date().toISOString() };
+    const stored = {
+      message_id: message.id,
+      rating: body.rating,
+      comment: comment?.trim() ?? null,
+      updated_at: new Date().toISOString(),
+    };
     log.feedback.at(-1).status = 200;
     log.feedback.at(-1).stored = stored;
     return json(ctx, 200, stored);
@@ -374,9 +546,10 @@ export function createFakeApi({ delayMs = 150 } = {}) {
     }
     if (path === '/api/auth/anonymous' && ctx.method === 'POST') {
       if (captcha) {
-        const token = ((await readJson(ctx.req)) ?? {}).captcha_token;
+        const token = (await readJson(ctx.req))?.captcha_token;
         log.captcha.push(token ?? null);
-        if (token === undefined) return json(ctx, 400, { error: { code: 'captcha_required', message: 'captcha_token: is required' } });
+        if (token === undefined)
+          return json(ctx, 400, { error: { code: 'captcha_required', message: 'captcha_token: is required' } });
         if (typeof token !== 'string' || !token.startsWith('turnstile-ok')) {
           return json(ctx, 403, { error: { code: 'forbidden', message: 'The anti-bot check failed.' } });
         }
@@ -406,7 +579,15 @@ export function createFakeApi({ delayMs = 150 } = {}) {
         dimensions: 384,
         models_url: '/models/',
         ort_wasm_url: '/ort/',
-        ...(captcha ? { captcha: { provider: 'turnstile', site_key: 'fake-site-key', script_url: '/__fake/turnstile.js?render=explicit' } } : {}),
+        ...(captcha
+          ? {
+              captcha: {
+                provider: 'turnstile',
+                site_key: 'fake-site-key',
+                script_url: '/__fake/turnstile.js?render=explicit',
+              },
+            }
+          : {}),
         ...(greeting ? { greeting } : {}),
         ...conversation,
       });

@@ -1,14 +1,22 @@
 /** Read and reset the fake API's request log (see fake-api.mjs). No widget imports, so any test can use it. */
 
 export interface FakeLog {
-  chat: { token?: string; lastEventId?: string; body: { message: string; embedding?: number[]; session_id?: string; message_id: string } }[];
+  chat: {
+    token?: string;
+    lastEventId?: string;
+    body: { message: string; embedding?: number[]; session_id?: string; message_id: string };
+  }[];
   assets: string[];
   csp: unknown[];
   auth: number;
   refresh: number;
   captcha: (string | null)[];
   /** POST /api/feedback bodies, with the status answered and what was stored. */
-  feedback: { body: { message_id: string; rating: number; comment?: string }; status: number | null; stored?: { comment: string | null } }[];
+  feedback: {
+    body: { message_id: string; rating: number; comment?: string };
+    status: number | null;
+    stored?: { comment: string | null };
+  }[];
 }
 
 export async function fakeLog(): Promise<FakeLog> {
@@ -26,10 +34,15 @@ export async function resetFake(): Promise<void> {
  * scripts/lib/shared-data.mjs like every Node test). A test that needs it calls `this.skip()` when it is absent.
  */
 export async function hasSharedData(path: string): Promise<boolean> {
-  return ((await (await fetch(`/__fake/shared?path=${encodeURIComponent(path)}`)).json()) as { present: boolean }).present;
+  return ((await (await fetch(`/__fake/shared?path=${encodeURIComponent(path)}`)).json()) as { present: boolean })
+    .present;
 }
 
 /** Hold (true) or release (false) the fake API's /api/config, /ort/ and /models/ responses: the model stays "loading". */
 export async function holdAssets(on: boolean): Promise<void> {
-  await fetch('/__fake/hold-assets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ on }) });
+  await fetch('/__fake/hold-assets', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ on }),
+  });
 }

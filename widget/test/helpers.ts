@@ -46,10 +46,14 @@ export async function openPanel(el: KbChat): Promise<void> {
 /** Open the panel and wait until the embedder model is loaded. */
 export async function openReady(el: KbChat): Promise<void> {
   await openPanel(el);
-  await waitUntil(() => ui(el).embedder.status === 'ready', `embedder not ready (status ${loaded(el)?.embedder.status})`, {
-    timeout: 25_000,
-    interval: 50,
-  });
+  await waitUntil(
+    () => ui(el).embedder.status === 'ready',
+    `embedder not ready (status ${loaded(el)?.embedder.status})`,
+    {
+      timeout: 25_000,
+      interval: 50,
+    },
+  );
   await el.updateComplete;
 }
 
@@ -85,9 +89,13 @@ export function answerText(el: KbChat): string {
 }
 
 export async function waitForAnswerEnd(el: KbChat): Promise<void> {
-  await waitUntil(() => {
-    const status = lastAssistant(el)?.dataset.status;
-    return status === 'done' || status === 'error';
-  }, 'answer did not finish', { timeout: 10_000, interval: 20 });
+  await waitUntil(
+    () => {
+      const status = lastAssistant(el)?.dataset.status;
+      return status === 'done' || status === 'error';
+    },
+    'answer did not finish',
+    { timeout: 10_000, interval: 20 },
+  );
   await el.updateComplete;
 }

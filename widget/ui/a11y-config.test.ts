@@ -2,10 +2,22 @@
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { emulateMedia, setViewport } from '@web/test-runner-commands';
 import type KbChat from '../kb-chat.component.ts';
-import { UI_URL, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';
+import {
+  UI_URL,
+  ask,
+  createWidget,
+  fakeLog,
+  lastAssistant,
+  openKeyword,
+  resetFake,
+  shadow,
+  waitForAnswerEnd,
+} from '../test/helpers.ts';
 
 const key = (target: Element, k: string, init: KeyboardEventInit = {}) =>
-  target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, composed: true, cancelable: true, ...init }));
+  target.dispatchEvent(
+    new KeyboardEvent('keydown', { key: k, bubbles: true, composed: true, cancelable: true, ...init }),
+  );
 
 describe('accessibility and configuration', () => {
   beforeEach(resetFake);
@@ -23,16 +35,21 @@ describe('accessibility and configuration', () => {
     const announcer = root.querySelector('[part="announcer"]')!;
     expect(announcer.getAttribute('aria-live')).to.equal('polite');
     const seen: string[] = [];
-    new MutationObserver(() => announcer.textContent!.trim() && seen.push(announcer.textContent!.trim())).observe(announcer, {
-      childList: true,
-      subtree: true,
-      characterData: true,
-    });
+    new MutationObserver(() => announcer.textContent!.trim() && seen.push(announcer.textContent!.trim())).observe(
+      announcer,
+      {
+        childList: true,
+        subtree: true,
+        characterData: true,
+      },
+    );
     key(textarea, 'Enter');
     await waitForAnswerEnd(el);
     await el.updateComplete;
     await new Promise((r) => setTimeout(r, 50));
-    expect(seen).to.deep.equal(['Answer: Refunds are accepted within 30 days of purchase. See also the warranty terms.']);
+    expect(seen).to.deep.equal([
+      'Answer: Refunds are accepted within 30 days of purchase. See also the warranty terms.',
+    ]);
   });
 
   it('Esc closes and returns focus to the bubble; Tab stays inside the panel', async () => {
@@ -57,7 +74,11 @@ describe('accessibility and configuration', () => {
     await expect(el).to.be.accessible();
     await openKeyword(el);
     // Let the panel's fade-in finish: axe measures contrast on what is painted.
-    await Promise.all(shadow(el).getAnimations().map((a) => a.finished.catch(() => undefined)));
+    await Promise.all(
+      shadow(el)
+        .getAnimations()
+        .map((a) => a.finished.catch(() => undefined)),
+    );
     await expect(el).to.be.accessible();
     await ask(el, 'What is the refund policy?');
     await waitForAnswerEnd(el);
@@ -67,7 +88,11 @@ describe('accessibility and configuration', () => {
   it('is accessible (axe) with code, a table, lists and related sources, also at phone width', async () => {
     const el = await createWidget();
     await openKeyword(el);
-    await Promise.all(shadow(el).getAnimations().map((a) => a.finished.catch(() => undefined)));
+    await Promise.all(
+      shadow(el)
+        .getAnimations()
+        .map((a) => a.finished.catch(() => undefined)),
+    );
     await ask(el, 'Show me blocks');
     await waitForAnswerEnd(el);
     const answer = lastAssistant(el)!;
@@ -93,7 +118,9 @@ describe('accessibility and configuration', () => {
       const bubble = root.querySelector<HTMLElement>('.bubble')!;
       expect(getComputedStyle(bubble).display).to.equal('none');
       const send = root.querySelector('.send')!.getBoundingClientRect();
-      expect(root.elementFromPoint(send.x + send.width / 2, send.y + send.height / 2)).to.equal(root.querySelector('.send'));
+      expect(root.elementFromPoint(send.x + send.width / 2, send.y + send.height / 2)).to.equal(
+        root.querySelector('.send'),
+      );
       key(root.querySelector('textarea')!, 'Escape');
       await el.updateComplete;
       expect(getComputedStyle(bubble).display).to.not.equal('none');
@@ -132,7 +159,11 @@ describe('accessibility and configuration', () => {
 
   it("shows the site owner's greeting from /api/config, as text; the page's greeting attribute wins", async () => {
     const setGreeting = (greeting: string | null) =>
-      fetch('/__fake/greeting', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ greeting }) });
+      fetch('/__fake/greeting', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ greeting }),
+      });
     await setGreeting('Hi! <img src=x onerror="window.__pwned=1"> Ask me about refunds.');
     const el = await createWidget();
     await openKeyword(el);
@@ -195,7 +226,9 @@ describe('accessibility and configuration', () => {
   });
 
   it('starts open with the open attribute', async () => {
-    const el = await fixture<KbChat>(html`<kb-chat open .uiUrl=${UI_URL} .embedderUrl=${new URL('./nope.js', location.href)}></kb-chat>`);
+    const el = await fixture<KbChat>(
+      html`<kb-chat open .uiUrl=${UI_URL} .embedderUrl=${new URL('./nope.js', location.href)}></kb-chat>`,
+    );
     await waitUntil(() => shadow(el).querySelector('.panel'), 'not open', { timeout: 10_000 });
   });
 });

@@ -26,7 +26,13 @@ export function chatEvents(
     answer: (turn, sessionId) => {
       const text = plainAnswer(turn.markdown);
       announce(format(strings().answerAnnouncement, { text }));
-      emit(host, 'kb-answer', { messageId: turn.request?.message_id ?? turn.id, answerId: turn.answerId, sessionId, text, citations: turn.citations });
+      emit(host, 'kb-answer', {
+        messageId: turn.request?.message_id ?? turn.id,
+        answerId: turn.answerId,
+        sessionId,
+        text,
+        citations: turn.citations,
+      });
       answered(turn);
     },
     refusal: (turn) => {
@@ -34,7 +40,11 @@ export function chatEvents(
       const { message, suggestions, actions, closest, answerId } = turn;
       emit(host, 'kb-refusal', { message, suggestions, actions, closest, answerId });
     },
-    error: (turn) => emit(host, 'kb-error', { code: errorCode(turn.error), message: userMessageFor(turn.error, turn.markdown !== '', strings()) }),
+    error: (turn) =>
+      emit(host, 'kb-error', {
+        code: errorCode(turn.error),
+        message: userMessageFor(turn.error, turn.markdown !== '', strings()),
+      }),
     session,
   };
 }

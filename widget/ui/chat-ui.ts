@@ -70,19 +70,39 @@ export class ChatUi extends ControllerHost implements ChatUiHandle {
     const strings = () => this.strings;
     const announce = (text: string) => this.#announce(text);
     const answered = (turn: AnswerTurn) => this.written.write(turn);
-    this.chat = new ChatController(this, api, chatEvents(host, strings, announce, answered, (id) => this.history.remember(id)));
-    this.embedder = new EmbedderController(this, { api, workerUrl: () => host.embedderUrl, timeoutMs: () => host.embedderTimeout, modelsUrl: () => host.modelBaseUrl });
+    this.chat = new ChatController(
+      this,
+      api,
+      chatEvents(host, strings, announce, answered, (id) => this.history.remember(id)),
+    );
+    this.embedder = new EmbedderController(this, {
+      api,
+      workerUrl: () => host.embedderUrl,
+      timeoutMs: () => host.embedderTimeout,
+      modelsUrl: () => host.modelBaseUrl,
+    });
     this.history = new HistoryController(this, api);
     this.connectivity = new ConnectivityController(this);
     this.feedback = new FeedbackController(this, api, (detail) => emit(host, 'kb-feedback', detail));
     this.passages = new PassageController(this, api, strings);
     this.clipboard = new ClipboardController(this, root, strings, announce);
-    const writer = { workerUrl: () => host.generatorUrl, timeoutMs: () => host.generatorTimeout, modelsUrl: () => host.modelBaseUrl };
-    const generative = { api, patch: this.chat.patch.bind(this.chat), emit: (type: string, detail: unknown) => emit(host, type, detail), ...writer };
+    const writer = {
+      workerUrl: () => host.generatorUrl,
+      timeoutMs: () => host.generatorTimeout,
+      modelsUrl: () => host.modelBaseUrl,
+    };
+    const generative = {
+      api,
+      patch: this.chat.patch.bind(this.chat),
+      emit: (type: string, detail: unknown) => emit(host, type, detail),
+      ...writer,
+    };
     this.written = new WrittenAnswerController(this, generative, strings);
     this.composer = new ComposerController(this, root, api, () => this.send());
     this.#container.addEventListener('keydown', (event) => this.#onPanelKeydown(event));
-    this.#container.addEventListener('click', (event) => this.passages.onCitationClick(event, (id) => this.chat.turns.some((t) => t.id === id)));
+    this.#container.addEventListener('click', (event) =>
+      this.passages.onCitationClick(event, (id) => this.chat.turns.some((t) => t.id === id)),
+    );
     this.#container.addEventListener('click', (event) => void this.clipboard.onCopyCode(event));
     this.connected();
   }
@@ -145,7 +165,10 @@ export class ChatUi extends ControllerHost implements ChatUiHandle {
     // server answers in keyword mode at once. Waiting for a model that is "almost ready" was measured and
     // not worth it (docs/performance.md, "First visit"): on a warm visit it is ready before a visitor has typed a word.
     const { status } = this.embedder;
-    void this.chat.ask(question, status === 'ready' ? (q) => this.embedder.embed(q) : undefined, { modelLoading: status === 'loading', context });
+    void this.chat.ask(question, status === 'ready' ? (q) => this.embedder.embed(q) : undefined, {
+      modelLoading: status === 'loading',
+      context,
+    });
   }
 
   #onPanelKeydown(event: KeyboardEvent): void {
@@ -228,8 +251,22 @@ export class ChatUi extends ControllerHost implements ChatUiHandle {
         turns: chat.turns,
         starters: host.starters ?? this.#config?.starters ?? [],
         message: this.#messageView(s),
-        sessions: () => renderSessions({ strings: s, status: history.status, sessions: history.sessions, currentId: chat.sessionId, open: (id) => void this.#openSession(id) }),
-        status: renderStatus({ strings: s, status: embedder.status, progress: embedder.progress, slow: embedder.slow, writerPercent: this.written.loadingPercent, retry: () => embedder.retry() }),
+        sessions: () =>
+          renderSessions({
+            strings: s,
+            status: history.status,
+            sessions: history.sessions,
+            currentId: chat.sessionId,
+            open: (id) => void this.#openSession(id),
+          }),
+        status: renderStatus({
+          strings: s,
+          status: embedder.status,
+          progress: embedder.progress,
+          slow: embedder.slow,
+          writerPercent: this.written.loadingPercent,
+          retry: () => embedder.retry(),
+        }),
         announcement: this.#announcement,
         offline: this.connectivity.held,
         placeholder: host.placeholder ?? s.placeholder,

@@ -8,13 +8,21 @@ declare const __KB_CAPTCHA_FILE__: string | undefined;
  * chat UI's (its content-hashed name when built, esbuild.config.mjs; the source file when the tests serve the
  * sources), not a literal `import()`, which esbuild would bundle into the chat UI, for every visitor.
  */
-const CAPTCHA_URL = new URL(typeof __KB_CAPTCHA_FILE__ === 'string' ? `./${__KB_CAPTCHA_FILE__}` : '../api/captcha.ts', import.meta.url);
+const CAPTCHA_URL = new URL(
+  typeof __KB_CAPTCHA_FILE__ === 'string' ? `./${__KB_CAPTCHA_FILE__}` : '../api/captcha.ts',
+  import.meta.url,
+);
 
 /** `current` while the element's `api-url` is still its base URL, else a new client for the new one. */
 export function clientFor(host: ChatElement, current: ApiClient | undefined): ApiClient {
   const url = host.apiUrl;
   if (current?.baseUrl === url) return current;
-  return new ApiClient(url, () => host, (captcha) =>
-    import(/* @vite-ignore */ CAPTCHA_URL.href).then(({ solveCaptcha }: typeof import('../api/captcha.ts')) => solveCaptcha(host, captcha)),
+  return new ApiClient(
+    url,
+    () => host,
+    (captcha) =>
+      import(/* @vite-ignore */ CAPTCHA_URL.href).then(({ solveCaptcha }: typeof import('../api/captcha.ts')) =>
+        solveCaptcha(host, captcha),
+      ),
   );
 }

@@ -13,12 +13,7 @@ export class ComposerController implements ReactiveController {
   readonly #api: () => ApiClient;
   readonly #send: () => void;
 
-  constructor(
-    host: ReactiveControllerHost,
-    root: ShadowRoot,
-    api: () => ApiClient,
-    send: () => void,
-  ) {
+  constructor(host: ReactiveControllerHost, root: ShadowRoot, api: () => ApiClient, send: () => void) {
     this.#root = root;
     this.#api = api;
     this.#send = send;

@@ -30,10 +30,20 @@ async function refused(attributes = ''): Promise<KbChat> {
   return el;
 }
 /** The panel's fade-in finished: axe measures contrast on what is painted. */
-const painted = (el: KbChat) => Promise.all(shadow(el).getAnimations().map((a) => a.finished.catch(() => undefined)));
-const chip = (el: KbChat, part: string) => shadow(el).querySelector<HTMLButtonElement>(`.message--refusal [part~="${part}"]`);
+const painted = (el: KbChat) =>
+  Promise.all(
+    shadow(el)
+      .getAnimations()
+      .map((a) => a.finished.catch(() => undefined)),
+  );
+const chip = (el: KbChat, part: string) =>
+  shadow(el).querySelector<HTMLButtonElement>(`.message--refusal [part~="${part}"]`);
 const setConversation = (settings: object) =>
-  fetch('/__fake/conversation', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(settings) });
+  fetch('/__fake/conversation', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(settings),
+  });
 
 describe('a refusal that leads somewhere', () => {
   beforeEach(resetFake);
@@ -85,7 +95,7 @@ describe('a refusal that leads somewhere', () => {
     expect(opened).to.deep.equal([[`https://help.example.com/new?q=${encodeURIComponent(QUESTION)}`, '_blank']]);
   });
 
-  it('takes the console\'s support_url from /api/config; the attribute wins', async () => {
+  it("takes the console's support_url from /api/config; the attribute wins", async () => {
     await setConversation({ support_url: 'https://owner.example.com/help' });
     const el = await refused();
     await waitUntil(() => chip(el, 'contact-support'), 'no chip from the config', { timeout: 5_000 });
@@ -93,7 +103,10 @@ describe('a refusal that leads somewhere', () => {
     el.setAttribute('support-url', 'mailto:page@example.com');
     await el.updateComplete;
     chip(el, 'contact-support')!.click();
-    expect(opened.map(([url]) => url.split('?')[0])).to.deep.equal(['https://owner.example.com/help', 'mailto:page@example.com']);
+    expect(opened.map(([url]) => url.split('?')[0])).to.deep.equal([
+      'https://owner.example.com/help',
+      'mailto:page@example.com',
+    ]);
   });
 
   it('opens nothing when a kb-escalate listener cancels it, which also shows the chip without an address', async () => {

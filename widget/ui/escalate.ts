@@ -25,13 +25,23 @@ export function rephrase(textarea: HTMLTextAreaElement | null, question: string)
  * support address (`address`, already checked to be https: or mailto:): a new tab for https:, the mail
  * program for mailto: (which leaves the page as it is).
  */
-export function escalate(host: HTMLElement, turns: readonly Turn[], refusal: RefusalTurn, address: string | undefined, sessionId?: string): void {
+export function escalate(
+  host: HTMLElement,
+  turns: readonly Turn[],
+  refusal: RefusalTurn,
+  address: string | undefined,
+  sessionId?: string,
+): void {
   const question = questionOf(turns, refusal);
   const href = address && supportLink(address, question, location.href);
   const detail: KbEscalateDetail = {
     question,
     turns: turns.map((t) =>
-      t.kind === 'user' ? { role: 'user', text: t.text } : t.kind === 'answer' ? { role: 'assistant', text: t.markdown } : { role: 'assistant', text: t.message, refused: true },
+      t.kind === 'user'
+        ? { role: 'user', text: t.text }
+        : t.kind === 'answer'
+          ? { role: 'assistant', text: t.markdown }
+          : { role: 'assistant', text: t.message, refused: true },
     ),
     pageUrl: location.href,
     ...(sessionId ? { sessionId } : {}),

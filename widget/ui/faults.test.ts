@@ -6,7 +6,17 @@
  * and Retry resumes with Last-Event-ID — is in resilience.test.ts; an expired or revoked token is in kb-chat.test.ts.)
  */
 import { expect, waitUntil } from '@open-wc/testing';
-import { answerText, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';
+import {
+  answerText,
+  ask,
+  createWidget,
+  fakeLog,
+  lastAssistant,
+  openKeyword,
+  resetFake,
+  shadow,
+  waitForAnswerEnd,
+} from '../test/helpers.ts';
 
 const refuse = (on: boolean) => fetch('/__fake/refuse', { method: 'POST', body: JSON.stringify({ on }) });
 const FULL_ANSWER = 'Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].';

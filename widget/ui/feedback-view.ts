@@ -16,7 +16,9 @@ export function feedbackFor(
 ): TemplateResult | typeof nothing {
   if (!id) return nothing;
   const focus = (selector: string) =>
-    void host.updateComplete.then(() => root.querySelector<HTMLElement>(`[data-answer="${CSS.escape(id)}"] ${selector}`)?.focus());
+    void host.updateComplete.then(() =>
+      root.querySelector<HTMLElement>(`[data-answer="${CSS.escape(id)}"] ${selector}`)?.focus(),
+    );
   const closed = () => focus('[part~="feedback-down"]');
   return html`<div data-answer=${id}>${renderFeedback({
     strings,

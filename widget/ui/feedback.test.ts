@@ -7,7 +7,16 @@
 import { expect, waitUntil } from '@open-wc/testing';
 import type KbChat from '../kb-chat.component.ts';
 import type { KbFeedbackDetail } from '../kb-chat.component.ts';
-import { ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';
+import {
+  ask,
+  createWidget,
+  fakeLog,
+  lastAssistant,
+  openKeyword,
+  resetFake,
+  shadow,
+  waitForAnswerEnd,
+} from '../test/helpers.ts';
 import { hasSharedData as sharedPresent } from '../test/fake-log.ts';
 
 const key = (target: Element, k: string) =>
@@ -23,7 +32,11 @@ const down = (el: KbChat) => feedbackOf(el).querySelector<HTMLButtonElement>('[p
 const pressed = (el: KbChat) => [up(el).getAttribute('aria-pressed'), down(el).getAttribute('aria-pressed')];
 
 async function stored(count: number): Promise<void> {
-  await waitUntil(async () => (await fakeLog()).feedback.filter((f) => f.status === 200).length >= count, `${count} feedback not stored`, { timeout: 5_000 });
+  await waitUntil(
+    async () => (await fakeLog()).feedback.filter((f) => f.status === 200).length >= count,
+    `${count} feedback not stored`,
+    { timeout: 5_000 },
+  );
 }
 
 async function answered(question = 'What is the refund policy?'): Promise<{ el: KbChat; events: KbFeedbackDetail[] }> {
@@ -32,7 +45,10 @@ async function answered(question = 'What is the refund policy?'): Promise<{ el: 
   el.addEventListener('kb-feedback', (event) => events.push(event.detail));
   await openKeyword(el);
   await ask(el, question);
-  if (question.includes('weather')) await waitUntil(() => shadow(el).querySelector('.message--refusal [part="feedback"]'), 'no refusal', { timeout: 5_000 });
+  if (question.includes('weather'))
+    await waitUntil(() => shadow(el).querySelector('.message--refusal [part="feedback"]'), 'no refusal', {
+      timeout: 5_000,
+    });
   else await waitForAnswerEnd(el);
   await el.updateComplete;
   return { el, events };
@@ -77,7 +93,11 @@ describe('feedback', () => {
       { message_id: answerId, rating: -1 },
       { message_id: answerId, rating: -1, comment: 'It says 30 days, the page says 14.' },
     ]);
-    expect(events.at(-1)).to.deep.equal({ message_id: answerId, rating: -1, comment: 'It says 30 days, the page says 14.' });
+    expect(events.at(-1)).to.deep.equal({
+      message_id: answerId,
+      rating: -1,
+      comment: 'It says 30 days, the page says 14.',
+    });
     expect(events).to.have.length(3);
   });
 
@@ -96,7 +116,9 @@ describe('feedback', () => {
     // 👎 again reopens the form without sending anything new; Skip closes it.
     down(el).click();
     await el.updateComplete;
-    [...feedbackOf(el).querySelectorAll<HTMLButtonElement>('[part="feedback-form"] button')].find((b) => b.textContent === 'Skip')!.click();
+    [...feedbackOf(el).querySelectorAll<HTMLButtonElement>('[part="feedback-form"] button')]
+      .find((b) => b.textContent === 'Skip')!
+      .click();
     await el.updateComplete;
     expect(feedbackOf(el).querySelector('[part="feedback-form"]')).to.equal(null);
     expect((await fakeLog()).feedback).to.have.length(1);
@@ -116,7 +138,9 @@ describe('feedback', () => {
     const { el, events } = await answered();
     await fetch('/__fake/feedback-fail', { method: 'POST', body: JSON.stringify({ times: 1 }) });
     up(el).click();
-    await waitUntil(() => feedbackOf(el).querySelector('[part="feedback-retry"]'), 'no retry shown', { timeout: 5_000 });
+    await waitUntil(() => feedbackOf(el).querySelector('[part="feedback-retry"]'), 'no retry shown', {
+      timeout: 5_000,
+    });
     expect(feedbackOf(el).textContent).to.contain('Your feedback could not be sent.');
     expect(lastAssistant(el)!.querySelector('[role="alert"]')).to.equal(null); // not an alarm: the answer is fine
     expect(events).to.deep.equal([]);
@@ -149,7 +173,11 @@ describe('feedback', () => {
 
   it('is accessible (axe): the buttons, the comment form open, the failure shown', async () => {
     const { el } = await answered();
-    await Promise.all(shadow(el).getAnimations().map((a) => a.finished.catch(() => undefined)));
+    await Promise.all(
+      shadow(el)
+        .getAnimations()
+        .map((a) => a.finished.catch(() => undefined)),
+    );
     await expect(el).to.be.accessible();
     down(el).click();
     await stored(1);
@@ -157,24 +185,35 @@ describe('feedback', () => {
     await expect(el).to.be.accessible();
     await fetch('/__fake/feedback-fail', { method: 'POST', body: JSON.stringify({ times: 1 }) });
     up(el).click();
-    await waitUntil(() => feedbackOf(el).querySelector('[part="feedback-retry"]'), 'no retry shown', { timeout: 5_000 });
+    await waitUntil(() => feedbackOf(el).querySelector('[part="feedback-retry"]'), 'no retry shown', {
+      timeout: 5_000,
+    });
     await expect(el).to.be.accessible();
   });
 
   it('XSS payloads typed as comments are sent as text and nothing executes (a tenth of ../shared/data/xss)', async function () {
     if (!(await sharedPresent('xss'))) this.skip();
     this.timeout(120_000);
-    const { payloads } = (await (await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: 150 }) })).json()) as { payloads: string[] };
+    const { payloads } = (await (
+      await fetch('/__fake/xss', { method: 'POST', body: JSON.stringify({ size: 150 }) })
+    ).json()) as { payloads: string[] };
     const sample = payloads.filter((p, i) => i % 10 === 0 && p.trim() && p.trim().length <= 1000);
     const fired: string[] = [];
     const saved = { alert: window.alert, confirm: window.confirm, prompt: window.prompt };
-    Object.assign(window, { alert: () => fired.push('alert'), confirm: () => fired.push('confirm'), prompt: () => fired.push('prompt') });
+    Object.assign(window, {
+      alert: () => fired.push('alert'),
+      confirm: () => fired.push('confirm'),
+      prompt: () => fired.push('prompt'),
+    });
     try {
       const { el } = await answered();
       const root = shadow(el);
       const added: string[] = [];
       new MutationObserver((records) => {
-        for (const r of records) for (const n of r.addedNodes) if (n instanceof Element && !['DIV', 'FORM', 'INPUT', 'BUTTON', 'SPAN'].includes(n.tagName)) added.push(n.tagName);
+        for (const r of records)
+          for (const n of r.addedNodes)
+            if (n instanceof Element && !['DIV', 'FORM', 'INPUT', 'BUTTON', 'SPAN'].includes(n.tagName))
+              added.push(n.tagName);
       }).observe(root, { childList: true, subtree: true });
       for (const [i, payload] of sample.entries()) {
         down(el).click();

@@ -21,7 +21,10 @@ import {
   waitForAnswerEnd,
 } from '../test/helpers.ts';
 
-const hover = (el: HTMLElement) => shadow(el as never).querySelector('.bubble')!.dispatchEvent(new PointerEvent('pointerenter'));
+const hover = (el: HTMLElement) =>
+  shadow(el as never)
+    .querySelector('.bubble')!
+    .dispatchEvent(new PointerEvent('pointerenter'));
 
 describe('first visit', () => {
   beforeEach(resetFake);
@@ -69,7 +72,9 @@ describe('first visit', () => {
     expect(status).to.contain('taking a while on this connection');
     expect(status).to.contain('You can ask now');
     await holdAssets(false);
-    await waitUntil(() => ui(el).embedder.status === 'ready', 'the load was stopped by the time-out', { timeout: 25_000 });
+    await waitUntil(() => ui(el).embedder.status === 'ready', 'the load was stopped by the time-out', {
+      timeout: 25_000,
+    });
     expect(ui(el).embedder.slow).to.equal(false);
   });
 
@@ -100,7 +105,11 @@ describe('first visit', () => {
 
   it('preload="idle": the model starts once the page is idle, without any interaction', async () => {
     const el = await createWidget('preload="idle"');
-    await waitUntil(() => loaded(el)?.embedder.status === 'loading' || loaded(el)?.embedder.status === 'ready', 'no idle preload', { timeout: 15_000 });
+    await waitUntil(
+      () => loaded(el)?.embedder.status === 'loading' || loaded(el)?.embedder.status === 'ready',
+      'no idle preload',
+      { timeout: 15_000 },
+    );
     expect(el.open).to.equal(false);
     expect(shadow(el).querySelector('.panel')).to.equal(null);
   });

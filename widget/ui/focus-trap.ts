@@ -5,7 +5,9 @@ const FOCUSABLE = 'button:not([disabled]), textarea:not([disabled]), a[href], [t
 /** Tab from the panel's last control goes to its first, Shift+Tab from the first to the last; focus outside comes in. */
 export function trapFocus(event: KeyboardEvent, root: ShadowRoot): void {
   const panel = root.querySelector('.panel');
-  const items = [...(panel?.querySelectorAll<HTMLElement>(FOCUSABLE) ?? [])].filter((el) => el.offsetParent !== null || el === root.activeElement);
+  const items = [...(panel?.querySelectorAll<HTMLElement>(FOCUSABLE) ?? [])].filter(
+    (el) => el.offsetParent !== null || el === root.activeElement,
+  );
   if (!items.length) return;
   const first = items[0]!;
   const last = items[items.length - 1]!;

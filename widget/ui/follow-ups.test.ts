@@ -5,10 +5,22 @@
  */
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import type KbChat from '../kb-chat.component.ts';
-import { UI_URL, ask, createWidget, fakeLog, lastAssistant, openKeyword, openReady, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';
+import {
+  UI_URL,
+  ask,
+  createWidget,
+  fakeLog,
+  lastAssistant,
+  openKeyword,
+  openReady,
+  resetFake,
+  shadow,
+  waitForAnswerEnd,
+} from '../test/helpers.ts';
 
 const note = (el: KbChat) => lastAssistant(el)?.querySelector('[part~="context-note"]') ?? null;
-const same = (a: number[] | undefined, b: number[] | undefined) => !!a && !!b && a.every((x, i) => Math.abs(x - b[i]!) < 1e-6);
+const same = (a: number[] | undefined, b: number[] | undefined) =>
+  !!a && !!b && a.every((x, i) => Math.abs(x - b[i]!) < 1e-6);
 
 describe('follow-ups', () => {
   beforeEach(resetFake);
@@ -27,7 +39,9 @@ describe('follow-ups', () => {
     expect(second.body).not.to.have.property('context');
 
     note(el)!.querySelector<HTMLButtonElement>('[part="ask-as-new"]')!.click();
-    await waitUntil(() => shadow(el).querySelectorAll('.message--user').length === 3, 'not re-asked', { timeout: 5_000 });
+    await waitUntil(() => shadow(el).querySelectorAll('.message--user').length === 3, 'not re-asked', {
+      timeout: 5_000,
+    });
     await waitForAnswerEnd(el);
     const third = (await fakeLog()).chat[2]!;
     expect(third.body.message).to.equal('How do I change it?');
@@ -67,9 +81,15 @@ describe('follow-ups', () => {
     await ask(el, 'How do I change it?');
     await waitForAnswerEnd(el);
     el.remove();
-    const again = await fixture<KbChat>(html`<kb-chat .uiUrl=${UI_URL} .embedderUrl=${new URL('./nope.js', location.href)}></kb-chat>`);
+    const again = await fixture<KbChat>(
+      html`<kb-chat .uiUrl=${UI_URL} .embedderUrl=${new URL('./nope.js', location.href)}></kb-chat>`,
+    );
     shadow(again).querySelector<HTMLButtonElement>('.bubble')!.click();
-    await waitUntil(() => shadow(again).querySelectorAll('.message--assistant[data-status="done"]').length === 2, 'not restored', { timeout: 10_000 });
+    await waitUntil(
+      () => shadow(again).querySelectorAll('.message--assistant[data-status="done"]').length === 2,
+      'not restored',
+      { timeout: 10_000 },
+    );
     expect(note(again)!.textContent).to.contain('About: evidence threshold');
     await ask(again, 'What about the default?');
     await waitForAnswerEnd(again);

@@ -29,7 +29,12 @@ export interface GenerativeHost {
 
 /** `[1, 2]` → `[1] [2]`: the form the citation badges (render/citations.ts) and the server's check read. */
 function singleMarkers(text: string): string {
-  return text.replace(/\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})+)\]/g, (_, list: string) => list.split(/\s*[,;]\s*/).map((n) => `[${n}]`).join(' '));
+  return text.replace(/\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})+)\]/g, (_, list: string) =>
+    list
+      .split(/\s*[,;]\s*/)
+      .map((n) => `[${n}]`)
+      .join(' '),
+  );
 }
 
 export class GenerativeMode {
@@ -84,7 +89,12 @@ export class GenerativeMode {
     try {
       const result = await generator.write(
         request.message,
-        passages.map((p) => ({ n: p.n, title: byN.get(p.n)?.title ?? '', section: byN.get(p.n)?.section ?? null, text: p.text })),
+        passages.map((p) => ({
+          n: p.n,
+          title: byN.get(p.n)?.title ?? '',
+          section: byN.get(p.n)?.section ?? null,
+          text: p.text,
+        })),
         (delta) => {
           raw += delta;
           host.patch(turn.id, { written: { status: 'writing', markdown: tidy(streamableText(raw)) } });
@@ -99,14 +109,25 @@ export class GenerativeMode {
       const model = generator.model ?? 'unknown';
       host.patch(turn.id, { written: { status: 'done', markdown: text, model } });
       const { tokens, firstTokenMs, tokensPerSecond } = result;
-      host.emit('kb-answer-written', { messageId: request.message_id, answerId, text, model, tokens, firstTokenMs, tokensPerSecond });
+      host.emit('kb-answer-written', {
+        messageId: request.message_id,
+        answerId,
+        text,
+        model,
+        tokens,
+        firstTokenMs,
+        tokensPerSecond,
+      });
       // Stored so history and replays show it; if that fails the visitor still has it on screen.
       await host
         .api()
         .saveGenerated(answerId, { text, model })
         .catch((error: unknown) => console.warn('[kb-chat] the written answer was not stored:', error));
     } catch (error) {
-      console.warn('[kb-chat] no written answer; the quoted one stays:', error instanceof Error ? error.message : error);
+      console.warn(
+        '[kb-chat] no written answer; the quoted one stays:',
+        error instanceof Error ? error.message : error,
+      );
       host.patch(turn.id, { written: { status: 'failed', markdown: '' } });
     } finally {
       if (this.writing === abort) this.writing = undefined;

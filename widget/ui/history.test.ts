@@ -1,18 +1,32 @@
 /** Chat history: sessions view, open a past session, continue it, new chat, reload. */
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import type KbChat from '../kb-chat.component.ts';
-import { UI_URL, answerText, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, waitForAnswerEnd } from '../test/helpers.ts';
+import {
+  UI_URL,
+  answerText,
+  ask,
+  createWidget,
+  fakeLog,
+  lastAssistant,
+  openKeyword,
+  resetFake,
+  shadow,
+  waitForAnswerEnd,
+} from '../test/helpers.ts';
 
 /** The fake server's record of this visitor's sessions, read with the token the widget stored. */
 function token(): string {
-  return (JSON.parse(sessionStorage.getItem(`kb-chat:token:${location.origin}`)!) as { access_token: string }).access_token;
+  return (JSON.parse(sessionStorage.getItem(`kb-chat:token:${location.origin}`)!) as { access_token: string })
+    .access_token;
 }
 async function serverSessions(): Promise<{ id: string; title: string }[]> {
   const res = await fetch('/api/sessions', { headers: { Authorization: `Bearer ${token()}` } });
   return ((await res.json()) as { sessions: { id: string; title: string }[] }).sessions;
 }
 async function serverSession(id: string): Promise<{ messages: { role: string; content: string }[] }> {
-  return (await fetch(`/api/sessions/${id}`, { headers: { Authorization: `Bearer ${token()}` } })).json() as Promise<{ messages: { role: string; content: string }[] }>;
+  return (await fetch(`/api/sessions/${id}`, { headers: { Authorization: `Bearer ${token()}` } })).json() as Promise<{
+    messages: { role: string; content: string }[];
+  }>;
 }
 
 describe('history', () => {
@@ -40,7 +54,9 @@ describe('history', () => {
     await waitUntil(() => lastAssistant(el), 'session not opened', { timeout: 5_000 });
     await el.updateComplete;
     expect(root.querySelector('.message--user')!.textContent).to.equal('What is the refund policy?');
-    expect(answerText(el)).to.equal('Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].');
+    expect(answerText(el)).to.equal(
+      'Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].',
+    );
     expect(lastAssistant(el)!.querySelectorAll('[part="source-link"]')).to.have.length(2);
 
     await ask(el, 'And the warranty?');
@@ -67,9 +83,13 @@ describe('history', () => {
     await waitForAnswerEnd(el);
     el.remove();
     // A new element = a reloaded page in the same tab: token and current session come from sessionStorage.
-    const again = await fixture<KbChat>(html`<kb-chat .uiUrl=${UI_URL} .embedderUrl=${new URL('./nope.js', location.href)}></kb-chat>`);
+    const again = await fixture<KbChat>(
+      html`<kb-chat .uiUrl=${UI_URL} .embedderUrl=${new URL('./nope.js', location.href)}></kb-chat>`,
+    );
     shadow(again).querySelector<HTMLButtonElement>('.bubble')!.click();
-    await waitUntil(() => shadow(again).querySelector('.message--assistant[data-status="done"]'), 'not restored', { timeout: 10_000 });
+    await waitUntil(() => shadow(again).querySelector('.message--assistant[data-status="done"]'), 'not restored', {
+      timeout: 10_000,
+    });
     expect(shadow(again).querySelector('.message--user')!.textContent).to.equal('What is the refund policy?');
   });
 });

@@ -26,11 +26,7 @@ export class PassageController implements ReactiveController {
   readonly #api: () => ApiClient;
   readonly #strings: () => KbChatStrings;
 
-  constructor(
-    host: ReactiveControllerHost,
-    api: () => ApiClient,
-    strings: () => KbChatStrings,
-  ) {
+  constructor(host: ReactiveControllerHost, api: () => ApiClient, strings: () => KbChatStrings) {
     this.#host = host;
     this.#api = api;
     this.#strings = strings;

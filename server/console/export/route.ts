@@ -41,11 +41,14 @@ export function exportRoute({ store, onStoreError, pageRows = 500 }: ExportRoute
 
   app.get('/:kind', async function exportRecords(c) {
     const kind = c.req.param('kind') as ExportKind;
-    if (!EXPORT_KINDS.includes(kind)) throw new AppError(404, 'not_found', `kind: must be one of ${EXPORT_KINDS.join(', ')}.`);
+    if (!EXPORT_KINDS.includes(kind))
+      throw new AppError(404, 'not_found', `kind: must be one of ${EXPORT_KINDS.join(', ')}.`);
     const { format, from = null, to = null } = parseBody(ExportQuerySchema, c.req.query());
-    if (from && to && !(Date.parse(from) < Date.parse(to))) throw new AppError(400, 'invalid_request', 'from: must be before to.');
+    if (from && to && !(Date.parse(from) < Date.parse(to)))
+      throw new AppError(400, 'invalid_request', 'from: must be before to.');
     const claims = c.get('claims');
-    const read = (after: string | null) => pages[kind](claims, { from, to, after, limit: pageRows }).catch(onStoreError);
+    const read = (after: string | null) =>
+      pages[kind](claims, { from, to, after, limit: pageRows }).catch(onStoreError);
     const first = await read(null);
 
     const chunks = serialize(kind, format, first, pageRows, read);
@@ -95,7 +98,8 @@ async function* serialize(
     let out = '';
     for (const row of page) {
       const record = shape.record(row);
-      out += format === 'csv' ? csvLine(shape.cells(record)) : `${written === 0 ? '\n' : ',\n'}${JSON.stringify(record)}`;
+      out +=
+        format === 'csv' ? csvLine(shape.cells(record)) : `${written === 0 ? '\n' : ',\n'}${JSON.stringify(record)}`;
       written += 1;
     }
     if (out) yield out;

@@ -65,7 +65,10 @@ function ortVersion(): string {
  * from /api/config. The model's version is taken once, at start: /api/config and the route agree, and a model
  * replaced while the server runs is served from the next start on.
  */
-export function mountAssets(app: Hono, { modelDir, embedModel }: AssetOptions): { modelsUrl: string; ortWasmUrl: string } {
+export function mountAssets(
+  app: Hono,
+  { modelDir, embedModel }: AssetOptions,
+): { modelsUrl: string; ortWasmUrl: string } {
   const onTheFly = new OnTheFly();
   const currentModel = modelVersion(modelDir, embedModel);
   const ort = ortVersion();

@@ -27,6 +27,7 @@ export function securityHeaders(): MiddlewareHandler {
   return async function securityHeadersMiddleware(c, next) {
     await next();
     setBaseSecurityHeaders(c.res.headers);
-    if (c.res.headers.get('Content-Type')?.startsWith('text/html')) c.res.headers.set('Content-Security-Policy', DEMO_PAGE_CSP);
+    if (c.res.headers.get('Content-Type')?.startsWith('text/html'))
+      c.res.headers.set('Content-Security-Policy', DEMO_PAGE_CSP);
   };
 }

@@ -53,7 +53,8 @@ export function createNodeApp(options: NodeServerOptions) {
     '/admin/*',
     serveFiles({
       root: join(DIST_DIR, 'admin'),
-      rewrite: (path) => (path === '/admin/' ? '/index.html' : /^\/admin\/[\w.-]+$/.test(path) ? path.slice('/admin'.length) : null),
+      rewrite: (path) =>
+        path === '/admin/' ? '/index.html' : /^\/admin\/[\w.-]+$/.test(path) ? path.slice('/admin'.length) : null,
       cacheControl: () => REVALIDATE,
     }),
   );
@@ -74,7 +75,11 @@ export function startNodeServer(
   const hostname = options.hostname ?? '127.0.0.1';
   return new Promise((resolve) => {
     const server = serve({ fetch: drain.guard(app.fetch), port: options.port, hostname }, (info) => {
-      resolve({ server, url: `http://${hostname}:${info.port}/`, shutdown: (graceMs) => drain.shutdown(server, graceMs) });
+      resolve({
+        server,
+        url: `http://${hostname}:${info.port}/`,
+        shutdown: (graceMs) => drain.shutdown(server, graceMs),
+      });
     });
   });
 }

@@ -23,7 +23,9 @@ describe('Drain', () => {
     const streams = new StreamSlots(10);
     const drain = new Drain(streams);
     let finish!: () => void;
-    const slow = drain.guard((_request: Request) => new Promise<Response>((resolve) => (finish = () => resolve(new Response('ok')))));
+    const slow = drain.guard(
+      (_request: Request) => new Promise<Response>((resolve) => (finish = () => resolve(new Response('ok')))),
+    );
     const inFlight = slow(new Request('http://x/api/chat'));
     streams.tryAcquire(); // an answer still streaming
     const { server, calls } = fakeServer();
@@ -80,7 +82,8 @@ describe('Drain', () => {
       exit.mockRestore();
       for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         const keep = signal === 'SIGTERM' ? before.term : before.int;
-        for (const listener of process.listeners(signal)) if (!keep.includes(listener)) process.removeListener(signal, listener);
+        for (const listener of process.listeners(signal))
+          if (!keep.includes(listener)) process.removeListener(signal, listener);
       }
     }
   });
@@ -97,11 +100,23 @@ describe('settleWebhooks', () => {
     });
     const { settleWebhooks } = await import('./shutdown.ts');
     const warnings: string[] = [];
-    hang.emit('answer.rated', { message_id: 'm', visitor: 'v-0', rating: 1, comment: null, rated_at: '2026-11-26T00:00:00Z' });
+    hang.emit('answer.rated', {
+      message_id: 'm',
+      visitor: 'v-0',
+      rating: 1,
+      comment: null,
+      rated_at: '2026-11-26T00:00:00Z',
+    });
     expect(await settleWebhooks(hang, 50, (m) => warnings.push(m))).toBe(1);
     expect(warnings).toEqual([expect.stringMatching(/1 webhook deliveries were still running after 0.05 s: dropped/)]);
     const quick = createWebhooks({ target: async () => ({ url: null, secret: null }), post: async () => 204 });
-    quick.emit('answer.rated', { message_id: 'm', visitor: 'v-0', rating: 1, comment: null, rated_at: '2026-11-26T00:00:00Z' });
+    quick.emit('answer.rated', {
+      message_id: 'm',
+      visitor: 'v-0',
+      rating: 1,
+      comment: null,
+      rated_at: '2026-11-26T00:00:00Z',
+    });
     expect(await settleWebhooks(quick, 1_000, (m) => warnings.push(m))).toBe(0);
     expect(warnings).toHaveLength(1);
   });

@@ -41,10 +41,13 @@ export class Drain {
   guard<F extends Fetch>(fetch: F): F {
     return (async (request: Request, ...rest: never[]) => {
       if (this.draining) {
-        return new Response(JSON.stringify(errorBody('unavailable', 'The server is restarting. Please try again in a moment.')), {
-          status: 503,
-          headers: { 'Content-Type': 'application/json', 'Retry-After': '5', Connection: 'close' },
-        });
+        return new Response(
+          JSON.stringify(errorBody('unavailable', 'The server is restarting. Please try again in a moment.')),
+          {
+            status: 503,
+            headers: { 'Content-Type': 'application/json', 'Retry-After': '5', Connection: 'close' },
+          },
+        );
       }
       this.inside += 1;
       try {
@@ -89,7 +92,11 @@ export class Drain {
 }
 
 /** Waits up to `ms` for webhook deliveries in progress; returns how many were dropped (and logs them). */
-export async function settleWebhooks(webhooks: Pick<Webhooks, 'pending' | 'settle'>, ms: number, warn = console.warn): Promise<number> {
+export async function settleWebhooks(
+  webhooks: Pick<Webhooks, 'pending' | 'settle'>,
+  ms: number,
+  warn = console.warn,
+): Promise<number> {
   if (webhooks.pending === 0 || (await webhooks.settle(ms))) return 0;
   const dropped = webhooks.pending;
   warn(`[kb-chat] ${dropped} webhook deliveries were still running after ${ms / 1000} s: dropped.`);

@@ -92,7 +92,9 @@ onShutdownSignals(async (signal) => {
   schedule?.stop();
   // shutdown() closes the listener before it returns its promise, so the line below is never ahead of it.
   const draining = shutdown(config.shutdownGraceMs);
-  console.log(`${signal}: stopping — no new requests; letting open answers finish (up to ${config.shutdownGraceMs / 1000} s) …`);
+  console.log(
+    `${signal}: stopping — no new requests; letting open answers finish (up to ${config.shutdownGraceMs / 1000} s) …`,
+  );
   const drained = await draining;
   await settleWebhooks(webhooks, WEBHOOK_SHUTDOWN_WAIT_MS);
   await store.close();
@@ -108,7 +110,8 @@ console.log(
   `kb-chat is running at ${url} (${stats.ready_documents} documents, ${stats.chunks} chunks, ` +
     `model ${config.embedModel}, ready in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
 );
-if (schedule) console.log(`Syncing ${syncConfig.sources.join(', ')} every ${syncConfig.intervalSeconds} s (KB_SYNC_INTERVAL).`);
+if (schedule)
+  console.log(`Syncing ${syncConfig.sources.join(', ')} every ${syncConfig.intervalSeconds} s (KB_SYNC_INTERVAL).`);
 
 async function ingestDemo(store: PgliteStore): Promise<void> {
   console.log(`First run: ingesting the demo knowledge base (${relative(process.cwd(), DEMO_KB_DIR)}) …`);
@@ -137,7 +140,8 @@ async function ingestDemo(store: PgliteStore): Promise<void> {
 
 /** The embedded server checks Turnstile tokens itself, so it needs the secret along with the site key. */
 function localCaptcha(captcha: NonNullable<typeof config.captcha>): CaptchaOptions {
-  if (!captcha.secret) throw new Error('KB_CAPTCHA_SITE_KEY is set without KB_CAPTCHA_SECRET: the server cannot check the tokens');
+  if (!captcha.secret)
+    throw new Error('KB_CAPTCHA_SITE_KEY is set without KB_CAPTCHA_SECRET: the server cannot check the tokens');
   return {
     config: turnstileConfig(captcha.siteKey, captcha.scriptUrl ?? undefined),
     verify: turnstileVerifier({ secret: captcha.secret, ...(captcha.verifyUrl ? { url: captcha.verifyUrl } : {}) }),

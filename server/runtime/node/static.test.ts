@@ -41,7 +41,10 @@ describe('serveFiles', () => {
     // Precompressed by "the build": marked so the test can tell them from on-the-fly output.
     await writeFile(join(root, 'app.js.br'), brotliCompressSync(`${js}// br\n`));
     await writeFile(join(root, 'app.js.gz'), gzipSync(`${js}// gz\n`));
-    await writeFile(join(root, 'sub', 'tokenizer.json'), JSON.stringify({ vocab: Array.from({ length: 500 }, (_, i) => `word${i}`) }));
+    await writeFile(
+      join(root, 'sub', 'tokenizer.json'),
+      JSON.stringify({ vocab: Array.from({ length: 500 }, (_, i) => `word${i}`) }),
+    );
     await writeFile(join(root, 'sub', 'model.onnx'), noise);
     await writeFile(join(root, 'picture.png'), 'not compressible by type');
     app = new Hono();
@@ -58,9 +61,10 @@ describe('serveFiles', () => {
   });
   afterAll(() => rm(outer, { recursive: true, force: true }));
 
-  const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => app.request(path, { method, headers });
+  const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+    app.request(path, { method, headers });
 
-  it('sends the build\'s .br or .gz when accepted, with Vary, ETag, length and the caller\'s Cache-Control', async () => {
+  it("sends the build's .br or .gz when accepted, with Vary, ETag, length and the caller's Cache-Control", async () => {
     const br = await get('/files/app.js', { 'Accept-Encoding': 'gzip, br' });
     expect(br.status).toBe(200);
     expect(br.headers.get('content-encoding')).toBe('br');
@@ -115,7 +119,7 @@ describe('serveFiles', () => {
     expect(png.headers.get('vary')).toBe(null);
   });
 
-  it('ignores a precompressed file older than the file itself (an earlier build\'s), compressing the current bytes', async () => {
+  it("ignores a precompressed file older than the file itself (an earlier build's), compressing the current bytes", async () => {
     const res = await get('/files/stale.js', { 'Accept-Encoding': 'br' });
     expect(res.headers.get('content-encoding')).toBe('br');
     expect(brotliDecompressSync(Buffer.from(await res.arrayBuffer())).toString()).toBe(js);
@@ -127,7 +131,14 @@ describe('serveFiles', () => {
     expect(head.headers.get('content-encoding')).toBe('br');
     expect(await head.text()).toBe('');
     // Encoded slashes survive URL parsing and reach the file lookup as `..`: the folder's guard refuses them.
-    for (const path of ['/files/..%2fsecret.txt', '/files/sub/..%2f..%2fsecret.txt', '/files/%2e%2e%2fsecret.txt', '/files/missing.js', '/files/sub', '/files/%E0%A4%A']) {
+    for (const path of [
+      '/files/..%2fsecret.txt',
+      '/files/sub/..%2f..%2fsecret.txt',
+      '/files/%2e%2e%2fsecret.txt',
+      '/files/missing.js',
+      '/files/sub',
+      '/files/%E0%A4%A',
+    ]) {
       const res = await get(path);
       expect(res.status, path).toBe(404);
       expect(await res.text(), path).toBe('fell through');

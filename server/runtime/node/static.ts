@@ -177,7 +177,9 @@ export class OnTheFly {
     if (!entry) {
       const pack = (data: Buffer) =>
         encoding === 'br'
-          ? brotli(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } })
+          ? brotli(data, {
+              params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+            })
           : gzip(data, { level: 6 });
       const worthIt = (data: Buffer, packed: Buffer) => packed.length < data.length * 0.9;
       entry = sample(file, SAMPLE_BYTES)

@@ -23,14 +23,19 @@ export interface SyncScheduleConfig {
  * unless KB_SYNC_MIN_INTERVAL allows less, for tests). Throws with the variable's name on a bad value.
  */
 export function syncScheduleFromEnv(env: Record<string, string | undefined>): SyncScheduleConfig {
-  const sources = (env.KB_SYNC_SOURCES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const sources = (env.KB_SYNC_SOURCES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const raw = env.KB_SYNC_INTERVAL?.trim();
   let intervalSeconds: number | null = null;
   if (raw) {
     intervalSeconds = parseInterval(raw);
     const min = Number(env.KB_SYNC_MIN_INTERVAL ?? 60);
     if (intervalSeconds === null || intervalSeconds < min) {
-      throw new Error(`KB_SYNC_INTERVAL must be a duration like 6h, 30m or 3600 (seconds), at least ${min} s; got "${raw}"`);
+      throw new Error(
+        `KB_SYNC_INTERVAL must be a duration like 6h, 30m or 3600 (seconds), at least ${min} s; got "${raw}"`,
+      );
     }
     if (sources.length === 0) throw new Error('KB_SYNC_INTERVAL is set but KB_SYNC_SOURCES is empty: nothing to sync.');
   }
@@ -61,7 +66,12 @@ export interface SyncSchedule {
 }
 
 /** Starts the timer (unref'd: it never keeps the process alive); the first run is one interval after start. */
-export function startSyncSchedule({ intervalSeconds, slot, run, log = console.log }: SyncScheduleOptions): SyncSchedule {
+export function startSyncSchedule({
+  intervalSeconds,
+  slot,
+  run,
+  log = console.log,
+}: SyncScheduleOptions): SyncSchedule {
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   const tick = async (): Promise<'ran' | 'skipped' | 'failed'> => {
@@ -73,7 +83,9 @@ export function startSyncSchedule({ intervalSeconds, slot, run, log = console.lo
     try {
       const reports = await run();
       for (const { source, counts: c } of reports) {
-        log(`Synced ${source}: ${c.added} added, ${c.updated} updated, ${c.unchanged} unchanged, ${c.removed} removed, ${c.failed} failed.`);
+        log(
+          `Synced ${source}: ${c.added} added, ${c.updated} updated, ${c.unchanged} unchanged, ${c.removed} removed, ${c.failed} failed.`,
+        );
       }
       return 'ran';
     } catch (error) {
@@ -100,7 +112,16 @@ export function startSyncSchedule({ intervalSeconds, slot, run, log = console.lo
 
 /** A sync's reports as the console's upload stream ends: one `done` event, the counts added up. */
 export function doneOf(reports: SourceReport[]): UploadDone {
-  const done: UploadDone = { type: 'done', added: 0, updated: 0, unchanged: 0, failed: [], skipped: [], chunks: 0, seconds: 0 };
+  const done: UploadDone = {
+    type: 'done',
+    added: 0,
+    updated: 0,
+    unchanged: 0,
+    failed: [],
+    skipped: [],
+    chunks: 0,
+    seconds: 0,
+  };
   for (const { summary } of reports) {
     done.added += summary.added;
     done.updated += summary.updated;

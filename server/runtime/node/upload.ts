@@ -44,7 +44,13 @@ export interface NodeUploaderOptions {
  * Syncs the configured sources once (the caller holds the slot). The operator's sources are crawled like
  * the CLI crawls (its defaults; private addresses only with KB_SYNC_ALLOW_PRIVATE), not like a console URL.
  */
-export function nodeSyncRunner({ store, model, embedder, sync: config, webhooks }: NodeUploaderOptions & { sync: SyncScheduleConfig }) {
+export function nodeSyncRunner({
+  store,
+  model,
+  embedder,
+  sync: config,
+  webhooks,
+}: NodeUploaderOptions & { sync: SyncScheduleConfig }) {
   return (trigger: SyncTrigger, onProgress?: (e: UploadEvent) => void): Promise<SourceReport[]> =>
     sync({
       store,
@@ -74,7 +80,12 @@ export function nodeUploader(options: NodeUploaderOptions): AdminUploader {
   const { store, model, embedder, crawlSeams, slot = new IngestSlot() } = options;
   const config = options.sync;
   const syncNow = config && config.sources.length > 0 ? nodeSyncRunner({ ...options, sync: config }) : null;
-  const run = async (inputs: string[], cwd: string, onProgress: (e: UploadEvent) => void, maxPages?: number): Promise<UploadDone> => {
+  const run = async (
+    inputs: string[],
+    cwd: string,
+    onProgress: (e: UploadEvent) => void,
+    maxPages?: number,
+  ): Promise<UploadDone> => {
     const summary: IngestSummary = await ingest({
       store,
       model,
@@ -101,7 +112,11 @@ export function nodeUploader(options: NodeUploaderOptions): AdminUploader {
       try {
         await mkdir(join(dir, 'uploads'));
         for (const file of files) await writeFile(join(dir, 'uploads', file.name), file.bytes);
-        return await run(files.map((f) => join(dir, 'uploads', f.name)), dir, onProgress);
+        return await run(
+          files.map((f) => join(dir, 'uploads', f.name)),
+          dir,
+          onProgress,
+        );
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
@@ -109,7 +124,9 @@ export function nodeUploader(options: NodeUploaderOptions): AdminUploader {
     url: (url, maxPages, onProgress) => run([url], process.cwd(), onProgress, maxPages),
     slot,
     ...(config ? { syncSchedule: { sources: config.sources, intervalSeconds: config.intervalSeconds } } : {}),
-    ...(syncNow ? { sync: async (onProgress: (e: UploadEvent) => void) => doneOf(await syncNow('console', onProgress)) } : {}),
+    ...(syncNow
+      ? { sync: async (onProgress: (e: UploadEvent) => void) => doneOf(await syncNow('console', onProgress)) }
+      : {}),
   };
 }
 

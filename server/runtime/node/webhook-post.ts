@@ -18,8 +18,14 @@ export function guardedWebhookPost({ allowLoopback = false }: { allowLoopback?: 
   };
   return async (url, { headers, body, signal }) => {
     // One guard per delivery: the guard's fetch sends GETs, so the POST and its body are put in here.
-    const post: FetchLike = (target, init) => undiciFetch(target, { ...init, method: 'POST', body } as never) as unknown as Promise<Response>;
-    const guard = createFetchGuard({ addressPolicy: policy, fetch: post, maxRedirects: 0, maxResponseBytes: 64 * 1024 });
+    const post: FetchLike = (target, init) =>
+      undiciFetch(target, { ...init, method: 'POST', body } as never) as unknown as Promise<Response>;
+    const guard = createFetchGuard({
+      addressPolicy: policy,
+      fetch: post,
+      maxRedirects: 0,
+      maxResponseBytes: 64 * 1024,
+    });
     try {
       const res = await guard.fetch(url, { headers, signal });
       await res.discard();

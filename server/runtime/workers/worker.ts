@@ -97,13 +97,27 @@ async function workerApp(env: WorkerEnv): Promise<Hono> {
       answerWriteKey: config.answerWriteKey!,
       retry: retryPolicyFor(config.dbTimeoutMs),
     }),
-    anonymousSignIn: supabaseAnonymousSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
-    refreshSignIn: supabaseRefresh({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
+    anonymousSignIn: supabaseAnonymousSignIn({
+      url: env.SUPABASE_URL,
+      anonKey: env.SUPABASE_ANON_KEY,
+      timeoutMs: config.dbTimeoutMs,
+    }),
+    refreshSignIn: supabaseRefresh({
+      url: env.SUPABASE_URL,
+      anonKey: env.SUPABASE_ANON_KEY,
+      timeoutMs: config.dbTimeoutMs,
+    }),
     // The console (/admin): admins sign in with Supabase Auth (password grant relayed; no uploads or
     // server-side embedding here — documents are added with the CLI).
     admin: {
-      passwordSignIn: supabasePasswordSignIn({ url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY, timeoutMs: config.dbTimeoutMs }),
-      ...(env.ADMIN_SIGNIN_LIMITER ? { signInLimiter: bindingLimiter(env.ADMIN_SIGNIN_LIMITER, 60, 'admin-signin') } : {}),
+      passwordSignIn: supabasePasswordSignIn({
+        url: env.SUPABASE_URL,
+        anonKey: env.SUPABASE_ANON_KEY,
+        timeoutMs: config.dbTimeoutMs,
+      }),
+      ...(env.ADMIN_SIGNIN_LIMITER
+        ? { signInLimiter: bindingLimiter(env.ADMIN_SIGNIN_LIMITER, 60, 'admin-signin') }
+        : {}),
     },
     // Deliveries are kept alive with the request's waitUntil (the routes pass it); Cloudflare's fetch cannot
     // reach private networks, so no address guard is needed here.
@@ -132,7 +146,12 @@ async function workerApp(env: WorkerEnv): Promise<Hono> {
           captcha: {
             config: turnstileConfig(config.captcha.siteKey, config.captcha.scriptUrl ?? undefined),
             ...(config.captcha.secret
-              ? { verify: turnstileVerifier({ secret: config.captcha.secret, ...(config.captcha.verifyUrl ? { url: config.captcha.verifyUrl } : {}) }) }
+              ? {
+                  verify: turnstileVerifier({
+                    secret: config.captcha.secret,
+                    ...(config.captcha.verifyUrl ? { url: config.captcha.verifyUrl } : {}),
+                  }),
+                }
               : {}),
           },
         }
@@ -164,7 +183,10 @@ export function supabaseTokenChecks(supabaseUrl: string, jwksUrl: string | null,
 }
 
 function splitList(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 export default {
