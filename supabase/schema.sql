@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 30 migrations, the last 20261126100000_function_comments.sql. What each function is for, and who may call it: docs/database.md.
+-- 30 migrations, the last 20261126090000_context_retrieval.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -1585,7 +1585,7 @@ begin
   order by r.score desc, c.id;
 end;
 $function$;
-comment on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The unbounded search behind search_chunks (vector and full-text candidates, BM25 with the corpus statistics, rank fusion). Not exposed: only search_chunks calls it.';
+comment on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The search behind search_chunks: vector and BM25 full-text candidates fused by reciprocal rank, with the evidence signals (cosine; coverage of the question by the chunk, its section path and its page title) that the gate reads.';
 revoke all on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) from public;
 grant execute on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) to service_role;
 
@@ -2163,7 +2163,7 @@ begin
   order by p.score desc, p.chunk_id;
 end;
 $function$;
-comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The retrieval the API uses: hybrid (vector + BM25 full text, fused), vector or lexical search over enabled documents, with filters; bounds the caller''s counts and candidates, then runs kb_search_chunks. With filters.context (a follow-up''s earlier terms, documents and sections) it also searches those terms and slightly favours what the earlier answer cited. Called with the visitor''s JWT.';
+comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, sections, points_back} (a follow-up question): the candidates are searched with the question plus the borrowed terms; coverage counts each borrowed lexeme at half its IDF (all together at most the question''s own), in keyword mode present in every chunk of a cited document; cited documents and sections gain a small prior. A follow-up that does not point back (context.points_back) and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000 and 20261126090000.';
 revoke all on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) from public;
 grant execute on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) to authenticated, service_role;
 

@@ -1,3 +1,4 @@
+// Long file: the element's public API (attributes, properties, methods and their JSDoc, from which docs/widget.md is generated).
 import styles from './kb-chat.styles.ts';
 import { adoptStyles } from './adopt-styles.ts';
 import type { KbChatStrings } from './i18n.ts';

@@ -1,3 +1,4 @@
+// Long file: one benchmark run end to end (server, crowd, soak, the report), whose steps share its counters.
 /**
  * `npm run bench -- load [--visitors 200] [--chunks 10000] [--crowd-seconds 60] [--soak-seconds 300]
  *   [--rate 10] [--keep] [--out bench-results]`

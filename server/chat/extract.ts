@@ -1,3 +1,4 @@
+// Long file: the extraction's scoring and choosing rules read in one order, and each needs the units and bounds above it.
 /**
  * Extractive answers: verbatim Markdown from the qualifying chunks —
  * at most three prose sentences plus at most one block (a list, a fenced code block, a table or a note) —

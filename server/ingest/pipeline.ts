@@ -1,3 +1,4 @@
+// Long file: the ingestion run as named steps of one class (files, sites, check, write, index), kept in order of execution.
 /**
  * Ingestion: files, folders and URLs → documents → chunks → embeddings → `ingest_document` (one atomic call
  * per document).

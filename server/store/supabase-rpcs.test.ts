@@ -1,3 +1,4 @@
+// Long file: one exercise per rpc the Supabase store makes, a list that grows with the SQL functions.
 /**
  * Every rpc the Supabase store makes, run for real: supabase-js against the PostgREST-compatible server over
  * PGlite (test/workerd/rpc-server.ts). The list of calls — function and argument names — is read from

@@ -1,3 +1,4 @@
+// Long file: one generator per endpoint's request shape, shared by the fuzz test and the fuzz benchmark.
 /**
  * Property-based fuzzing of every endpoint (fast-check), shared by the seeded CI test (server/fuzz.test.ts)
  * and the long run (`npm run bench -- fuzz`). Requests are generated, not listed: arbitrary JSON values,

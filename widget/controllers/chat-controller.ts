@@ -1,3 +1,4 @@
+// Long file: one question's whole exchange (embed, send, stream, retry, store) as one controller, whose states depend on each other.
 /**
  * The conversation and the `POST /api/chat` stream (Lit's Task is the model): one AbortController per
  * question, a new question aborts the unfinished one, events of a superseded run are ignored. A dropped
