@@ -5,12 +5,11 @@
  * console), and never fails the overview or a page of conversations — in SQL (admin_overview,
  * admin_list_conversations, 20261126020000) and through the console's API.
  */
-import { sign } from 'hono/jwt';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AdminConversation, Overview, Page } from '../../protocol/index.ts';
 import { toAdminConversation } from '../store/rows.ts';
 import type { JwtClaims } from '../store/types.ts';
-import { question, TEST_SECRET, useTestApi } from '../testing/api.ts';
+import { question, useTestApi, signInAdmin } from '../testing/api.ts';
 import { basis } from '../testing/vectors.ts';
 
 const api = useTestApi();
@@ -77,20 +76,9 @@ beforeAll(async () => {
     '[{"n": 1, "similarity": 1e400}]',
   );
 
-  const userId = await api().store.createAnonymousUser();
-  const now = Math.floor(Date.now() / 1000);
-  adminToken = await sign(
-    {
-      sub: userId,
-      role: 'authenticated',
-      aud: 'authenticated',
-      app_metadata: { role: 'admin' },
-      iat: now,
-      exp: now + 600,
-    },
-    TEST_SECRET,
-    'HS256',
-  );
+  const admin = await signInAdmin(api().store);
+  adminToken = admin.token;
+  const userId = admin.userId;
   adminClaims = { sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' } };
 });
 

@@ -3,30 +3,16 @@
  * turns oldest first, each with its answer or refusal, citations, closest pages, rating and written answer;
  * admins only, checked by the SQL function too.
  */
-import { sign } from 'hono/jwt';
 import { describe, expect, it } from 'vitest';
 import type { AdminThread } from '../../protocol/index.ts';
 import { readChatEvents } from '../../protocol/sse.ts';
-import { question, TEST_SECRET, useTestApi } from '../testing/api.ts';
+import { question, useTestApi, signInAdmin } from '../testing/api.ts';
 import { basis, withSimilarity } from '../testing/vectors.ts';
 
 const api = useTestApi({ seed: true });
 
 async function adminToken(): Promise<string> {
-  const userId = await api().store.createAnonymousUser();
-  const now = Math.floor(Date.now() / 1000);
-  return sign(
-    {
-      sub: userId,
-      role: 'authenticated',
-      aud: 'authenticated',
-      app_metadata: { role: 'admin' },
-      iat: now,
-      exp: now + 600,
-    },
-    TEST_SECRET,
-    'HS256',
-  );
+  return (await signInAdmin(api().store)).token;
 }
 const get = (path: string, token: string) =>
   api().app.request(`/api/admin${path}`, { headers: { Authorization: `Bearer ${token}` } });

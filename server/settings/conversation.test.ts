@@ -3,30 +3,16 @@
  * panel's starter questions — bounds in the admin API (a 400 naming the field) and in SQL (kb_set_settings'
  * own checks, the table's CHECKs), and /api/config carrying them to every visitor.
  */
-import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ClientConfig, Settings } from '../../protocol/index.ts';
 import { StoreError } from '../store/types.ts';
-import { createTestApi, TEST_SECRET, type TestApi } from '../testing/api.ts';
+import { createTestApi, type TestApi, signInAdmin } from '../testing/api.ts';
 
 let api: TestApi;
 let admin: string;
 beforeAll(async () => {
   api = await createTestApi();
-  const userId = await api.store.createAnonymousUser();
-  const now = Math.floor(Date.now() / 1000);
-  admin = await sign(
-    {
-      sub: userId,
-      role: 'authenticated',
-      aud: 'authenticated',
-      app_metadata: { role: 'admin' },
-      iat: now,
-      exp: now + 600,
-    },
-    TEST_SECRET,
-    'HS256',
-  );
+  admin = (await signInAdmin(api.store)).token;
 });
 afterAll(() => api?.close());
 beforeEach(async () => {

@@ -2,6 +2,7 @@
  * Test support: the real app over a real in-memory PGlite (migrations, RLS, SQL functions), plus the few
  * calls every API test makes. Embeddings are exact unit vectors (see vectors.ts).
  */
+import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type AppDeps } from '../app.ts';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
@@ -9,6 +10,19 @@ import type { IngestDocument, IngestStore } from '../store/types.ts';
 import { basis } from './vectors.ts';
 
 export const TEST_SECRET = 'test-secret-for-api-tests-0123456789';
+
+/**
+ * A console session as the app issues one after a sign-in link: a new anonymous user whose JWT carries
+ * `app_metadata.role = 'admin'`, valid for ten minutes, signed with TEST_SECRET.
+ */
+export async function signInAdmin(
+  store: Pick<PgliteStore, 'createAnonymousUser'>,
+): Promise<{ token: string; userId: string }> {
+  const userId = await store.createAnonymousUser();
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' } };
+  return { token: await sign({ ...claims, iat: now, exp: now + 600 }, TEST_SECRET, 'HS256'), userId };
+}
 
 export interface TestApi {
   store: PgliteStore;

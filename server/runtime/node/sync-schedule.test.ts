@@ -5,12 +5,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncOverview, UploadEvent } from '../../../protocol/index.ts';
 import { IngestSlot } from '../../console/ingest-slot.ts';
 import { createEmbedder } from '../../ingest/embedder.ts';
-import { createTestApi, TEST_SECRET, type TestApi } from '../../testing/api.ts';
+import { createTestApi, type TestApi, signInAdmin } from '../../testing/api.ts';
 import { parseInterval, startSyncSchedule, syncScheduleFromEnv } from './sync-schedule.ts';
 import { nodeSyncRunner, nodeUploader, sharedEmbedder } from './upload.ts';
 
@@ -75,20 +74,7 @@ describe('syncing on the Node server', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     sitemap = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sitemap.xml`;
     api = await createTestApi();
-    const userId = await api.store.createAnonymousUser();
-    const now = Math.floor(Date.now() / 1000);
-    admin = await sign(
-      {
-        sub: userId,
-        role: 'authenticated',
-        aud: 'authenticated',
-        app_metadata: { role: 'admin' },
-        iat: now,
-        exp: now + 600,
-      },
-      TEST_SECRET,
-      'HS256',
-    );
+    admin = (await signInAdmin(api.store)).token;
   });
 
   afterAll(async () => {
