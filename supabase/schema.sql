@@ -2145,11 +2145,17 @@ begin
   select p.chunk_id, p.content, p.meta, p.document_id, p.document_title, p.document_url, p.document_meta,
     case when p.cosine is not null then p.cosine + pr.prior end,
     p.bm25,
-    case when p.coverage is not null then least(1, coalesce((
-      select sum(w.idf) filter (where c.fts @@ quote_literal(w.lexeme)::tsquery
-        -- A borrowed term is present in every chunk of a cited page (1. above).
-        or (v_lexical and not w.own and p.document_id = any (v_docs))) / nullif(sum(w.idf), 0)
-      from weighted w), 0) + pr.prior) end,
+    case when p.coverage is null then null
+      -- Keyword mode, a chunk off the cited pages that holds none of the borrowed terms (3. above): about
+      -- something else, whatever the follow-up's own generic word matched.
+      when v_lexical and not (p.document_id = any (v_docs))
+        and exists (select 1 from weighted w where not w.own)
+        and not exists (select 1 from weighted w where not w.own and c.fts @@ quote_literal(w.lexeme)::tsquery) then 0
+      else least(1, coalesce((
+        select sum(w.idf) filter (where c.fts @@ quote_literal(w.lexeme)::tsquery
+          -- A borrowed term is present in every chunk of a cited page (1. above).
+          or (v_lexical and not w.own and p.document_id = any (v_docs))) / nullif(sum(w.idf), 0)
+        from weighted w), 0) + pr.prior) end,
     p.vector_rank, p.lexical_rank, p.score
   from pool p
   join kb_chunks c on c.id = p.chunk_id

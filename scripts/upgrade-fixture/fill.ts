@@ -16,7 +16,7 @@ import { basis, withSimilarity } from '../../server/testing/vectors.ts';
 
 // v0.1.0 keeps the console's session code under server/admin/ (renamed server/console/ since); the path is a
 // variable so this tree's type check and import rules do not resolve it against today's layout.
-const SESSION_MODULE = process.env.KB_RELEASE_SESSION_MODULE ?? '../../server/admin/session.ts';
+const SESSION_MODULE = '../../server/admin/session.ts';
 const { createLinkToken } = (await import(SESSION_MODULE)) as { createLinkToken: (secret: string) => Promise<string> };
 
 const out = process.argv[2];

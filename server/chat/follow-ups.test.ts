@@ -86,7 +86,7 @@ describe.each(['hybrid', 'vector', 'lexical'] as const)('follow-ups in %s mode',
   });
 
   // In keyword mode no embedding carries the topic: the candidates are kept to the earlier answer's pages and
-  // those holding a borrowed word (retrieval/on-topic.ts), so the one page that says "change" ("Who can change
+  // those holding a borrowed word (search_chunks, migration 20261126090000), so the one page that says "change" ("Who can change
   // the knowledge base") is not quoted; the answer says how the threshold is set.
   it(`answers "How do I change it?" after the evidence threshold${mode === 'lexical' ? ' with how it is set' : ' from the Configuration page'}`, async () => {
     const { token } = await api.signIn();

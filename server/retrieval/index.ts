@@ -19,7 +19,6 @@ import {
   type GateThresholds,
 } from './gate.ts';
 import { fieldBonuses } from './fields.ts';
-import { onTopic } from './on-topic.ts';
 import { effectiveMode, sqlFilters } from './search.ts';
 
 export { search, type SearchHit, type SearchInput, type SearchOutput } from './search.ts';
@@ -91,8 +90,7 @@ const FETCH_FACTOR = 6;
 
 export async function retrieve(store: ChatStore, input: RetrieveInput, options: RetrievalOptions): Promise<Retrieval> {
   const { mode, rows } = await gatherEvidence(store, input, options);
-  const candidates = input.context && mode === 'lexical' ? onTopic(rows, input.context) : rows;
-  return decide(candidates, mode, options, input.question);
+  return decide(rows, mode, options, input.question);
 }
 
 /**

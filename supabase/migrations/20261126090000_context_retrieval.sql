@@ -22,6 +22,11 @@
 --    asking it alone would. Full text cannot tell "And lunch?" from "What about PDFs?" after a question
 --    about file types (a word the docs lack, asked about their topic): both are read as new questions. One
 --    that points back ("How big is it?") names the earlier topic itself and keeps its context.
+--
+-- 3. In keyword mode, a chunk that is not on a cited page and holds none of the borrowed terms has coverage 0:
+--    with no embedding to carry the topic, such a chunk passed on the follow-up's own generic word alone
+--    ("How do I change it?" after the evidence threshold quoted "Only the ingest command can change the
+--    knowledge base", the one section that says "change").
 
 create or replace function search_chunks(
   query_embedding extensions.vector(384) default null,
@@ -128,11 +133,17 @@ begin
   select p.chunk_id, p.content, p.meta, p.document_id, p.document_title, p.document_url, p.document_meta,
     case when p.cosine is not null then p.cosine + pr.prior end,
     p.bm25,
-    case when p.coverage is not null then least(1, coalesce((
-      select sum(w.idf) filter (where c.fts @@ quote_literal(w.lexeme)::tsquery
-        -- A borrowed term is present in every chunk of a cited page (1. above).
-        or (v_lexical and not w.own and p.document_id = any (v_docs))) / nullif(sum(w.idf), 0)
-      from weighted w), 0) + pr.prior) end,
+    case when p.coverage is null then null
+      -- Keyword mode, a chunk off the cited pages that holds none of the borrowed terms (3. above): about
+      -- something else, whatever the follow-up's own generic word matched.
+      when v_lexical and not (p.document_id = any (v_docs))
+        and exists (select 1 from weighted w where not w.own)
+        and not exists (select 1 from weighted w where not w.own and c.fts @@ quote_literal(w.lexeme)::tsquery) then 0
+      else least(1, coalesce((
+        select sum(w.idf) filter (where c.fts @@ quote_literal(w.lexeme)::tsquery
+          -- A borrowed term is present in every chunk of a cited page (1. above).
+          or (v_lexical and not w.own and p.document_id = any (v_docs))) / nullif(sum(w.idf), 0)
+        from weighted w), 0) + pr.prior) end,
     p.vector_rank, p.lexical_rank, p.score
   from pool p
   join kb_chunks c on c.id = p.chunk_id
