@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/workerd/**/*.test.ts'],
+    // In CI (`CI=true`) an `.only` fails the run instead of quietly running one test of the file.
+    allowOnly: process.env.CI !== 'true',
     testTimeout: 60_000,
     hookTimeout: 120_000,
     maxWorkers: 2,

@@ -41,7 +41,9 @@ export default {
   // One file at a time: the fake API's request log is shared, and the model load is CPU-heavy on 2 cores.
   concurrency: 1,
   watch: false,
-  testFramework: { config: { timeout: 30_000 } },
+  // In CI (`CI=true`) a `.only` left in a widget test fails the run: mocha would otherwise run that test alone and
+  // drop its siblings without counting them as skipped. Locally it still focuses a run.
+  testFramework: { config: { timeout: 30_000, forbidOnly: process.env.CI === 'true' } },
   testsFinishTimeout: 900_000,
   browserStartTimeout: 60_000,
   reporters: [defaultReporter(), summaryReporter(), jsonSummaryReporter()],

@@ -7,11 +7,12 @@
  * failure. The type check, the builds and the dry run are steps, not tests: a failed one adds to the failed
  * count. A runner that crashes without a report counts as one failure; a file whose hooks failed counts its
  * tests as failed. Skipped tests are those whose inputs are absent (../shared, see scripts/lib/shared-data.mjs):
- * counted, so a run that skipped half the suite says so.
+ * counted, so a run that skipped half the suite says so. In CI (`CI=true`) a skipped test that
+ * scripts/test-counts.mjs's LISTED_SKIPS does not name with a reason fails the run (step "no unlisted skips").
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { summaryLine, vitestCounts } from './test-counts.mjs';
+import { skipCheck, summaryLine, vitestCounts } from './test-counts.mjs';
 
 const RESULTS = 'test-results';
 rmSync(RESULTS, { recursive: true, force: true });
@@ -71,7 +72,7 @@ const steps = [
   },
 ];
 
-const total = { passed: 0, failed: 0, skipped: 0 };
+const total = { passed: 0, failed: 0, skipped: 0, skippedTests: [] };
 const stepTotal = { ok: 0, failed: 0 };
 const lines = [];
 for (const step of steps) {
@@ -98,9 +99,17 @@ for (const step of steps) {
   total.passed += counts.passed;
   total.failed += counts.failed;
   total.skipped += counts.skipped ?? 0;
+  total.skippedTests.push(...(counts.skippedTests ?? []));
   lines.push(
     `${step.name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped ?? 0} skipped (${seconds})`,
   );
+}
+
+if (process.env.CI === 'true') {
+  // A test that does not run in CI is a test nobody runs: it must be listed with its reason.
+  const check = skipCheck(total);
+  stepTotal[check.ok ? 'ok' : 'failed']++;
+  lines.push(...check.lines);
 }
 
 console.log(`\n${lines.join('\n')}`);

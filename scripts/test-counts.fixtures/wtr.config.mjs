@@ -14,7 +14,7 @@ export default {
   reporters: [
     {
       onTestRunFinished({ sessions }) {
-        const pick = ({ passed, errors, testResults }) => ({ passed, errors, testResults });
+        const pick = ({ testFile, passed, errors, testResults }) => ({ testFile, passed, errors, testResults });
         writeFileSync(out, JSON.stringify(sessions.map(pick)));
       },
     },

@@ -638,8 +638,15 @@ export function createFakeApi({ delayMs = 150 } = {}) {
       refusing = (await readJson(ctx.req))?.on === true;
       return json(ctx, 200, { refusing });
     }
-    // Whether ../shared/data/<path> is there (scripts/lib/shared-data.mjs): tests that need it skip when it is not.
-    if (path === '/__fake/shared') return json(ctx, 200, { present: hasSharedData(ctx.query.path ?? '') });
+    // Whether ../shared/data/<path> is there (scripts/lib/shared-data.mjs): tests that need it skip when it is
+    // not, except in CI, where the lookup throws and the test fails with its message.
+    if (path === '/__fake/shared') {
+      try {
+        return json(ctx, 200, { present: hasSharedData(ctx.query.path ?? '') });
+      } catch (error) {
+        return json(ctx, 500, { error: { code: 'shared_data_missing', message: String(error.message) } });
+      }
+    }
     if (path === '/__fake/reset' && ctx.method === 'POST') {
       log.chat = [];
       log.assets = [];

@@ -31,11 +31,14 @@ export async function resetFake(): Promise<void> {
 
 /**
  * Whether `../shared/data/<path>` exists beside the repository (asked of the fake API, which uses
- * scripts/lib/shared-data.mjs like every Node test). A test that needs it calls `this.skip()` when it is absent.
+ * scripts/lib/shared-data.mjs like every Node test). A test that needs it calls `this.skip()` when it is absent;
+ * in CI the lookup refuses instead and this throws its message, so the test fails rather than skips.
  */
 export async function hasSharedData(path: string): Promise<boolean> {
-  return ((await (await fetch(`/__fake/shared?path=${encodeURIComponent(path)}`)).json()) as { present: boolean })
-    .present;
+  const response = await fetch(`/__fake/shared?path=${encodeURIComponent(path)}`);
+  const body = (await response.json()) as { present?: boolean; error?: { message: string } };
+  if (!response.ok) throw new Error(body.error?.message ?? `GET /__fake/shared answered ${response.status}`);
+  return body.present === true;
 }
 
 /** Hold (true) or release (false) the fake API's /api/config, /ort/ and /models/ responses: the model stays "loading". */
