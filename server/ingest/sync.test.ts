@@ -200,6 +200,27 @@ describe('a re-crawl with conditional requests', () => {
     expect(pageRequests(mark).map((r) => `${r.path} ${r.status}`)).toEqual(['/ 304', '/billing 304', '/webhooks 304']);
   });
 
+  it('downloads a page again when its stored checksum no longer matches what its validators were stored with', async () => {
+    const sitemap = `${base}/sitemap.xml`;
+    await run([sitemap]);
+    // The stored document changed after its validators were stored (an interrupted or different write): the
+    // server would answer 304 to the old validators, but they no longer describe what is stored.
+    await store.db.query(`update kb_documents set checksum = 'not-the-stored-one' where source = $1`, [
+      `${base}/billing`,
+    ]);
+    const mark = requests.length;
+    const [report] = await run([sitemap]);
+    const billing = pageRequests(mark).filter((r) => r.path === '/billing');
+    expect(billing.map((r) => `${r.status} ${r.conditional.length}`)).toEqual(['200 0']);
+    expect(report!.counts).toMatchObject({ updated: 1, unchanged: 2, failed: 0 });
+    const { rows } = await store.db.query<{ checksum: string; cached: string }>(
+      `select checksum, http_cache ->> 'checksum' as cached from kb_documents where source = $1`,
+      [`${base}/billing`],
+    );
+    expect(rows[0]!.checksum).not.toBe('not-the-stored-one');
+    expect(rows[0]!.cached).toBe(rows[0]!.checksum);
+  });
+
   it('downloads everything again when the stored version was made by another chunker or model', async () => {
     const sitemap = `${base}/sitemap.xml`;
     await run([sitemap]);
