@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatAnswer, ErrorBody, Refusal } from '../../protocol/index.ts';
 import { createApp } from '../app.ts';
-import { question, TEST_SECRET, useTestApi } from '../testing/api.ts';
+import { question, SEED_DOCUMENTS, TEST_SECRET, useTestApi } from '../testing/api.ts';
 import { readChatEvents } from '../../protocol/sse.ts';
 import { basis } from '../testing/vectors.ts';
 import { answerWriteKeyHash, newAnswerWriteKey } from '../store/answer-key.ts';
@@ -23,6 +23,29 @@ describe('idempotency of message_id', () => {
     const again = await readChatEvents(await api().chat(token, body));
     expect(again.map((e) => [e.id, e.event])).toEqual(first.map((e) => [e.id, e.event]));
     expect(await count("select 1 from chat_messages where role = 'assistant'")).toBe(1);
+  });
+
+  it('replays the stored answer for a retried message id after the knowledge base changed, not a new one', async () => {
+    const { token } = await api().signIn();
+    const body = question(basis(0));
+    const first = await readChatEvents(await api().chat(token, body));
+    // Between the two requests the cited passage is rewritten: a fresh answer would quote the new text, so
+    // only a replay of the stored answer gives the first events back.
+    const [billing] = SEED_DOCUMENTS;
+    await api().store.ingestDocument({
+      ...billing!,
+      checksum: 'x1-changed',
+      chunks: billing!.chunks.map((c, i) =>
+        i === 0 ? { ...c, content: '## Refunds\n\nRefunds are now issued within 30 days of a charge.' } : c,
+      ),
+    });
+    const again = await readChatEvents(await api().chat(token, body));
+    expect(JSON.stringify(first)).toContain('14 days');
+    expect(JSON.stringify(again)).not.toContain('30 days');
+    expect(again.map((e) => [e.id, e.event])).toEqual(first.map((e) => [e.id, e.event]));
+    // A new question on the same content does quote the new text: the change took effect.
+    const fresh = await readChatEvents(await api().chat(token, question(basis(0))));
+    expect(JSON.stringify(fresh)).toContain('30 days');
   });
 
   it('50 concurrent identical requests: exactly one assistant message, 50 identical answers', async () => {
