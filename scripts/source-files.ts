@@ -12,7 +12,10 @@ export const ROOT = new URL('..', import.meta.url).pathname;
 /** Folders never walked: .gitignore's, plus git's own. */
 const SKIPPED_DIRS = new Set(['.git', 'node_modules', 'dist', '.kb-data', '.wrangler', 'test-results']);
 
-/** Paths relative to the repository root, with `/` separators, sorted; only files whose name ends in one of `extensions`. */
+/**
+ * Paths relative to the repository root, with `/` separators, sorted; only files whose name ends in one of
+ * `extensions` (every file when it is empty).
+ */
 export function sourceFiles(extensions: readonly string[], root = ROOT): string[] {
   const found: string[] = [];
   const walk = (dir: string) => {
@@ -21,7 +24,10 @@ export function sourceFiles(extensions: readonly string[], root = ROOT): string[
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIPPED_DIRS.has(entry.name)) walk(path);
-      } else if (entry.isFile() && extensions.some((ext) => entry.name.endsWith(`.${ext}`))) {
+      } else if (
+        entry.isFile() &&
+        (extensions.length === 0 || extensions.some((ext) => entry.name.endsWith(`.${ext}`)))
+      ) {
         found.push(relative(root, path).split(sep).join('/'));
       }
     }

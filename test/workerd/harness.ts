@@ -81,7 +81,7 @@ export async function startWorker(
       SUPABASE_ANON_KEY: supabase.anonKey,
       KB_JWT_SECRET: SECRET,
       KB_ANSWER_WRITE_KEY: ANSWER_WRITE_KEY,
-      ALLOWED_ORIGINS: SITE,
+      KB_ALLOWED_ORIGINS: SITE,
       KB_EMBED_MODEL: 'test-model',
       CHAT_EVIDENCE_THRESHOLD: '0.35',
       // An hour-long window, so the rate-limit test cannot straddle a window reset.

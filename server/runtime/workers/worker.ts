@@ -31,7 +31,7 @@ export interface WorkerEnv {
   /** Expected `iss`; default <SUPABASE_URL>/auth/v1. */
   KB_JWT_ISSUER?: string;
   /** Comma-separated origins allowed to call the API from a browser (the sites embedding the widget). */
-  ALLOWED_ORIGINS?: string;
+  KB_ALLOWED_ORIGINS?: string;
   KB_EMBED_MODEL?: string;
   CHAT_EVIDENCE_THRESHOLD?: string;
   /** Where browsers fetch models and the ORT wasm; defaults to this Worker's own assets. */
@@ -86,8 +86,6 @@ async function workerApp(env: WorkerEnv): Promise<Hono> {
   // CORS, SSE headers (identity encoding, no-transform) and everything else are the app's own.
   const api = createApp({
     ...depsFromConfig(config),
-    // ALLOWED_ORIGINS is the older name of KB_ALLOWED_ORIGINS; both work.
-    allowedOrigins: config.allowedOrigins.length > 0 ? config.allowedOrigins : splitList(env.ALLOWED_ORIGINS),
     // Every Supabase call is bounded (KB_DB_TIMEOUT_MS) and idempotent ones are retried within twice that,
     // so a visitor learns in seconds, with a 503 or an in-band error, that the database is unavailable.
     store: createSupabaseChatStore({
@@ -180,13 +178,6 @@ export function supabaseTokenChecks(supabaseUrl: string, jwksUrl: string | null,
     jwksUrl: jwksUrl ?? `${base}/auth/v1/.well-known/jwks.json`,
     jwtIssuer: issuer ?? `${base}/auth/v1`,
   };
-}
-
-function splitList(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
 }
 
 export default {
