@@ -12,4 +12,6 @@ export function manifestText(): Promise<string>;
 export function detailInterfaces(): Promise<Map<string, DetailInterface>>;
 export function renderReference(manifest: unknown, details: Map<string, DetailInterface>): string;
 export function withReference(doc: string, block: string): string;
-export function expected(): Promise<[manifest: string, doc: string]>;
+export const REACT: string;
+export function renderReactBindings(manifest: unknown): string;
+export function expected(): Promise<[manifest: string, doc: string, react: string]>;

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BEGIN, DOC, END, MANIFEST, detailInterfaces, expected, renderReference } from './widget-docs.mjs';
+import { BEGIN, DOC, END, MANIFEST, REACT, detailInterfaces, expected, renderReference } from './widget-docs.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const read = (file: string) => readFile(join(ROOT, file), 'utf8');
@@ -26,6 +26,17 @@ describe('the widget reference (npm run docs:widget)', () => {
   it(`${MANIFEST} is what the analyzer makes of the JSDoc of the element`, async () => {
     const [manifest] = await expected();
     expect(await read(MANIFEST), `${MANIFEST} is stale: run npm run docs:widget`).toBe(manifest);
+  });
+
+  it(`${REACT} (kb-chat/react's properties and events) is generated from ${MANIFEST}`, async () => {
+    const [, , react] = await expected();
+    expect(await read(REACT), `${REACT} is stale: run npm run docs:widget`).toBe(react);
+    const manifest = JSON.parse(await read(MANIFEST)) as { modules: { declarations?: Declaration[] }[] };
+    const element = manifest.modules.flatMap((m) => m.declarations ?? []).find((d) => d.tagName === 'kb-chat')!;
+    // Every event the element fires is a prop, kb-escalate included.
+    for (const event of element.events ?? [])
+      if (event.name) expect(react).toContain(`: '${event.name}' as EventName<`);
+    expect(react).toContain("onKbEscalate: 'kb-escalate' as EventName<CustomEvent<KbEscalateDetail>>");
   });
 
   it(`${DOC} holds the reference rendered from ${MANIFEST}`, async () => {

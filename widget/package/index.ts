@@ -18,6 +18,7 @@ export type {
   KbAnswerDetail,
   KbAnswerWrittenDetail,
   KbErrorDetail,
+  KbEscalateDetail,
   KbFeedbackDetail,
   KbQuestionDetail,
   KbRefusalDetail,

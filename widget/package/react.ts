@@ -9,32 +9,17 @@
  * <KbChat api-url="https://kb.example.com" shortcut="mod+k" onKbAnswer={(e) => console.log(e.detail.text)} />
  */
 import * as React from 'react';
-import { createComponent, type EventName } from '@lit/react';
-import KbChatElement, {
-  type KbAnswerDetail,
-  type KbAnswerWrittenDetail,
-  type KbErrorDetail,
-  type KbFeedbackDetail,
-  type KbQuestionDetail,
-  type KbRefusalDetail,
-} from './index.ts';
+import { createComponent } from '@lit/react';
+import KbChatElement from './index.ts';
+import { EVENTS, FIELDS } from './react-element.ts';
 
 /**
  * createComponent sets a prop as a property when its name is on `elementClass.prototype`, otherwise it leaves it
- * to React, which in React 18 makes it an attribute (`strings="[object Object]"`). These are the element's
- * plain fields, which live on each instance rather than the prototype; checked against the class by `satisfies`.
+ * to React, which in React 18 makes it an attribute (`strings="[object Object]"`). FIELDS (generated from
+ * custom-elements.json, like EVENTS) are the element's plain fields, which live on each instance rather than
+ * the prototype. This class is never instantiated: createComponent reads its prototype (for the names) and
+ * its type (for the props).
  */
-const FIELDS = [
-  'token',
-  'getToken',
-  'strings',
-  'uiUrl',
-  'embedderUrl',
-  'generatorUrl',
-  'generatorTimeout',
-  'embedderTimeout',
-] satisfies (keyof KbChatElement)[];
-/** Never instantiated: createComponent reads its prototype (for the names) and its type (for the props). */
 class KbChatProperties extends KbChatElement {
   // Attributes without a property: typed as props here, and (not on the prototype) rendered by React as attributes.
   declare mode?: 'floating' | 'inline';
@@ -48,17 +33,8 @@ export const KbChat = createComponent({
   react: React,
   tagName: 'kb-chat',
   elementClass: KbChatProperties,
-  // One line per `@fires` of KbChat (widget/kb-chat.component.ts): the React prop and the event it listens to.
-  events: {
-    onKbOpen: 'kb-open' as EventName<CustomEvent<void>>,
-    onKbClose: 'kb-close' as EventName<CustomEvent<void>>,
-    onKbQuestion: 'kb-question' as EventName<CustomEvent<KbQuestionDetail>>,
-    onKbAnswer: 'kb-answer' as EventName<CustomEvent<KbAnswerDetail>>,
-    onKbAnswerWritten: 'kb-answer-written' as EventName<CustomEvent<KbAnswerWrittenDetail>>,
-    onKbRefusal: 'kb-refusal' as EventName<CustomEvent<KbRefusalDetail>>,
-    onKbError: 'kb-error' as EventName<CustomEvent<KbErrorDetail>>,
-    onKbFeedback: 'kb-feedback' as EventName<CustomEvent<KbFeedbackDetail>>,
-  },
+  // One prop per event of custom-elements.json (widget/package/react-element.ts, made by `npm run docs:widget`).
+  events: EVENTS,
   displayName: 'KbChat',
 });
 
@@ -67,7 +43,8 @@ export type {
   KbAnswerDetail,
   KbAnswerWrittenDetail,
   KbErrorDetail,
+  KbEscalateDetail,
   KbFeedbackDetail,
   KbQuestionDetail,
   KbRefusalDetail,
-};
+} from './react-element.ts';
