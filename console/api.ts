@@ -100,7 +100,7 @@ export class AdminApi {
     } else if ('url' in what) {
       body = JSON.stringify({ url: what.url });
     }
-    const path = isFile ? ADMIN_PATHS.uploads : 'url' in what ? `${ADMIN_PATHS.documents}/url` : ADMIN_PATHS.sync;
+    const path = isFile ? ADMIN_PATHS.uploads : 'url' in what ? ADMIN_PATHS.url : ADMIN_PATHS.sync;
     const res = await fetch(path, {
       method: 'POST',
       headers: {

@@ -10,8 +10,6 @@ export const API_PATHS = {
   refreshAuth: '/api/auth/refresh',
   sessions: '/api/sessions',
   search: '/api/search',
-  gaps: '/api/admin/gaps',
-  settings: '/api/admin/settings',
   chunks: '/api/chunks',
   feedback: '/api/feedback',
 } as const;

@@ -15,6 +15,10 @@ import {
   type RetrievalMode,
 } from './chat.ts';
 
+/** Where the console's API is mounted; every path below starts with it (the server mounts each relative to it). */
+export const ADMIN_BASE = '/api/admin';
+
+/** Every console endpoint, the one table the console calls and the server mounts (server/console/route.ts). */
 export const ADMIN_PATHS = {
   session: '/api/admin/session',
   password: '/api/admin/password',
@@ -27,7 +31,15 @@ export const ADMIN_PATHS = {
   overview: '/api/admin/overview',
   try: '/api/admin/try',
   settings: '/api/admin/settings',
+  url: '/api/admin/documents/url',
+  export: '/api/admin/export',
 } as const;
+
+/** `path` relative to `base` (a mount point it starts with): how a sub-app registers a path of the table. */
+export function pathUnder(base: string, path: string): string {
+  if (!path.startsWith(`${base}/`)) throw new Error(`${path} is not under ${base}`);
+  return path.slice(base.length);
+}
 
 /** Largest page of any list. */
 export const ADMIN_MAX_LIMIT = 200;

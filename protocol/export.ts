@@ -4,6 +4,7 @@
  * CSV has the same fields as columns, citations and context as text). Admins only, like all of `/api/admin`.
  */
 import * as v from 'valibot';
+import { ADMIN_PATHS } from './console.ts';
 
 export const EXPORT_KINDS = ['conversations', 'gaps', 'feedback'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
@@ -11,7 +12,7 @@ export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** `/api/admin/export/<kind>`. */
-export const exportPath = (kind: ExportKind) => `/api/admin/export/${kind}`;
+export const exportPath = (kind: ExportKind) => `${ADMIN_PATHS.export}/${kind}`;
 
 const IsoDate = v.optional(
   v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp, e.g. 2026-11-25T00:00:00Z')),

@@ -6,6 +6,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import {
+  ADMIN_BASE,
   ADMIN_PATHS,
   API_PATHS,
   UPLOAD_MAX_BYTES,
@@ -41,6 +42,7 @@ import { settingsReader, type SettingsDefaults } from './settings/runtime.ts';
 import type { RetrievalOptions } from './retrieval/index.ts';
 import type { AnswerMode, ChatStore, LocalAuthStore } from './store/types.ts';
 import type { Webhooks } from './webhooks/dispatcher.ts';
+import { DEFAULT_ANSWER_MODE, DEFAULT_RATE_LIMIT } from './config/defaults.ts';
 
 export interface AppDeps {
   store: ChatStore;
@@ -144,7 +146,7 @@ export function createApp(deps: AppDeps) {
     issuer: deps.jwtIssuer ?? null,
     audience: deps.jwtAudience ?? 'authenticated',
   };
-  const rateLimit = deps.rateLimit ?? { limit: 20, windowSeconds: 60 };
+  const rateLimit = deps.rateLimit ?? DEFAULT_RATE_LIMIT;
   const { maxConcurrent = DEFAULT_MAX_STREAMS, ...streamTuning } = deps.streaming ?? {};
   const streaming: StreamOptions = { heartbeatMs: 15_000, idleTimeoutMs: 30_000, deltaDelayMs: 15, ...streamTuning };
   const streams = deps.streams ?? new StreamSlots(maxConcurrent);
@@ -170,7 +172,7 @@ export function createApp(deps: AppDeps) {
   // The console's data (questions, answers, documents, tokens) and the tokens sign-in and refresh hand out
   // are one person's: no browser or shared cache may keep them. Registered before the body limit and the
   // routes, so refusals (401, 403, 413, 429) and errors carry it too.
-  for (const path of ['/api/admin/*', '/api/auth/*']) {
+  for (const path of [`${ADMIN_BASE}/*`, '/api/auth/*']) {
     app.use(path, async function noStore(c, next) {
       await next();
       c.res.headers.set('Cache-Control', 'no-store');
@@ -205,7 +207,7 @@ export function createApp(deps: AppDeps) {
     ...(deps.confidence ? { confidence: deps.confidence } : {}),
   };
   const settingsDefaults: SettingsDefaults = {
-    answerMode: deps.answerMode ?? 'extractive',
+    answerMode: deps.answerMode ?? DEFAULT_ANSWER_MODE,
     retrieval: chatRetrieval,
     webhook: deps.webhookDefaults ?? { url: null, secretSet: false },
   };
@@ -269,7 +271,7 @@ export function createApp(deps: AppDeps) {
   app.route(API_PATHS.chunks, chunksRoute({ store, auth }));
   app.route(API_PATHS.feedback, feedbackRoute({ store, auth, rateLimit, webhooks: deps.webhooks }));
   app.route(
-    '/api/admin',
+    ADMIN_BASE,
     adminRoute({
       store,
       auth,

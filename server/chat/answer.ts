@@ -31,6 +31,7 @@ import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
 import type { RuntimeSettings } from '../settings/runtime.ts';
 import type { ReadChatRequest } from './request.ts';
 import { sessionTitle } from './title.ts';
+import { DEFAULT_ANSWER_MODE } from '../config/defaults.ts';
 
 export interface AnswerOutcome {
   kind: 'answer';
@@ -78,7 +79,7 @@ export async function answerTurn(
   // Without a settings reader (tests, tools): the given retrieval options, extractive mode. The app's reader
   // already falls back to the server's defaults and never rejects (server/settings/runtime.ts); the catch only
   // keeps an unexpected rejection from going unhandled while the turn is being recorded.
-  const fallback = { answerMode: 'extractive' as const, retrieval, refusalSuggestions: undefined };
+  const fallback = { answerMode: DEFAULT_ANSWER_MODE, retrieval, refusalSuggestions: undefined };
   const inEffect = settings?.().catch(() => fallback) ?? Promise.resolve(fallback);
   const [turn, followUp] = await Promise.all([
     beginTurn(store, claims, {

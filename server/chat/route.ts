@@ -25,6 +25,7 @@ import { answerTurn, storeAnswer, type AnswerTurnOptions } from './answer.ts';
 import { parseBody, readJson } from '../http/body.ts';
 import { readChatRequest, type ReadChatRequest } from './request.ts';
 import { answerEvents, streamAnswer, type StreamOptions } from './stream.ts';
+import { DEFAULT_ANSWER_MODE } from '../config/defaults.ts';
 
 export interface ChatRouteOptions {
   store: ChatStore;
@@ -135,7 +136,7 @@ export function chatRoute({
         );
       }
       // Without a settings reader, extractive, as answerTurn decides (the app's reader never rejects).
-      if (((await settings?.())?.answerMode ?? 'extractive') !== 'generative') {
+      if (((await settings?.())?.answerMode ?? DEFAULT_ANSWER_MODE) !== 'generative') {
         throw new AppError(409, 'conflict', 'Written answers are stored only in generative mode.');
       }
       c.set('generated', generated);

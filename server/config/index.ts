@@ -6,6 +6,14 @@ import * as v from 'valibot';
 import { AnswerModeSchema, type AnswerMode } from '../../protocol/api.ts';
 import { retrievalFromEnv } from '../retrieval/config.ts';
 import { webhookUrlProblem } from '../webhooks/url.ts';
+import {
+  DEFAULT_ANSWER_MODE,
+  DEFAULT_CONFIDENCE,
+  DEFAULT_EMBED_MODEL,
+  DEFAULT_EVIDENCE_THRESHOLD,
+  DEFAULT_GENERATION_MODEL,
+  DEFAULT_RATE_LIMIT,
+} from './defaults.ts';
 import type { RetrievalOptions } from '../retrieval/index.ts';
 
 export interface Config {
@@ -82,13 +90,7 @@ export interface Config {
   webhook: { url: string | null; secret: string | null; allowLoopback: boolean };
 }
 
-export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
-export const DEFAULT_EVIDENCE_THRESHOLD = 0.35;
-/**
- * SmolLM2-360M-Instruct: the smallest instruct model that follows "answer only from these passages" well enough
- * to be worth its download (docs/generative-mode.md gives its size and why not the 135M or Qwen2.5-0.5B).
- */
-export const DEFAULT_GENERATION_MODEL = 'HuggingFaceTB/SmolLM2-360M-Instruct';
+export { DEFAULT_EMBED_MODEL, DEFAULT_EVIDENCE_THRESHOLD, DEFAULT_GENERATION_MODEL } from './defaults.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -109,8 +111,8 @@ export function readConfig(env: Env): Config {
       .map((origin) => origin.trim().replace(/\/$/, ''))
       .filter(Boolean),
     rateLimit: {
-      limit: number(env, 'KB_RATE_LIMIT', 20, 1, 1_000_000),
-      windowSeconds: number(env, 'KB_RATE_LIMIT_WINDOW', 60, 1, 86_400),
+      limit: number(env, 'KB_RATE_LIMIT', DEFAULT_RATE_LIMIT.limit, 1, 1_000_000),
+      windowSeconds: number(env, 'KB_RATE_LIMIT_WINDOW', DEFAULT_RATE_LIMIT.windowSeconds, 1, 86_400),
     },
     retrieval: retrievalFromEnv(env),
     maxWaitMs: number(env, 'KB_MAX_WAIT_MS', 1000, 1, 60_000),
@@ -143,8 +145,8 @@ export function readConfig(env: Env): Config {
     },
     webhook: webhookConfig(env),
     confidence: {
-      high: number(env, 'CHAT_CONFIDENCE_HIGH', 0.6, 0, 1),
-      medium: number(env, 'CHAT_CONFIDENCE_MEDIUM', 0.45, 0, 1),
+      high: number(env, 'CHAT_CONFIDENCE_HIGH', DEFAULT_CONFIDENCE.high, 0, 1),
+      medium: number(env, 'CHAT_CONFIDENCE_MEDIUM', DEFAULT_CONFIDENCE.medium, 0, 1),
     },
   };
 }
@@ -183,7 +185,7 @@ function webhookConfig(env: Env): Config['webhook'] {
 }
 
 function answerMode(raw: string | undefined): AnswerMode {
-  const value = nonEmpty(raw) ?? 'extractive';
+  const value = nonEmpty(raw) ?? DEFAULT_ANSWER_MODE;
   if (!v.is(AnswerModeSchema, value))
     throw new Error(`KB_ANSWER_MODE must be extractive or generative, got "${value}"`);
   return value;

@@ -26,12 +26,15 @@ import {
   TryRequestSchema,
   type AdminMe,
   type Settings,
+  ADMIN_BASE,
+  ADMIN_PATHS,
+  pathUnder,
 } from '../../protocol/index.ts';
 import { requireAuth, type AuthVariables, type TokenVerification } from '../auth/jwt.ts';
 import { parseBody, readJson } from '../http/body.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
-import { DEFAULT_EVIDENCE_THRESHOLD } from '../config/index.ts';
+import { DEFAULT_ANSWER_MODE, DEFAULT_EVIDENCE_THRESHOLD } from '../config/defaults.ts';
 import { adminSettings, settingsReader, type SettingsDefaults } from '../settings/runtime.ts';
 import { StoreError, type ChatStore, type ContentGap, type JwtClaims } from '../store/types.ts';
 import { webhookUrlProblem } from '../webhooks/url.ts';
@@ -63,10 +66,15 @@ export interface AdminRouteOptions {
 
 const UUID = v.pipe(v.string(), v.uuid('must be a UUID'));
 
+/** ADMIN_PATHS relative to where this route is mounted (ADMIN_BASE, in server/app.ts). */
+const at = Object.fromEntries(
+  Object.entries(ADMIN_PATHS).map(([name, path]) => [name, pathUnder(ADMIN_BASE, path)]),
+) as Record<keyof typeof ADMIN_PATHS, string>;
+
 export function adminRoute(options: AdminRouteOptions) {
   const { store, auth } = options;
   const defaults: SettingsDefaults = options.settings ?? {
-    answerMode: 'extractive',
+    answerMode: DEFAULT_ANSWER_MODE,
     retrieval: { evidenceThreshold: DEFAULT_EVIDENCE_THRESHOLD },
   };
   const app = new Hono<{ Variables: AuthVariables }>();
@@ -91,7 +99,7 @@ export function adminRoute(options: AdminRouteOptions) {
     parseBody(schema, c.req.query());
   const id = (raw: string) => parseBody(v.object({ id: UUID }), { id: raw }).id;
 
-  app.get('/me', async function me(c) {
+  app.get(at.me, async function me(c) {
     const { user_id } = await store.adminWhoami(c.get('claims')).catch(adminsOnly('use the console'));
     return c.json<AdminMe>({
       user_id,
@@ -106,7 +114,7 @@ export function adminRoute(options: AdminRouteOptions) {
     });
   });
 
-  app.get('/gaps', async function contentGaps(c) {
+  app.get(at.gaps, async function contentGaps(c) {
     // The first API (before the console) answered `?limit=` with `{gaps}`; it still does, with `status` etc.
     if (c.req.query('status') === undefined && c.req.query('offset') === undefined) {
       const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 100) || 100, 1), 1000);
@@ -117,7 +125,7 @@ export function adminRoute(options: AdminRouteOptions) {
     return c.json(await store.adminListGaps(c.get('claims'), q).catch(adminsOnly('see content gaps')));
   });
 
-  app.put('/gaps', async function markGap(c) {
+  app.put(at.gaps, async function markGap(c) {
     const update = parseBody(GapUpdateSchema, await readJson(c.req.raw));
     const found = await store
       .adminSetGapDone(c.get('claims'), update.question_key, update.done)
@@ -126,24 +134,24 @@ export function adminRoute(options: AdminRouteOptions) {
     return c.json({ question_key: update.question_key, done: update.done });
   });
 
-  app.get('/conversations', async function conversations(c) {
+  app.get(at.conversations, async function conversations(c) {
     const q = query(ConversationsQuerySchema, c);
     return c.json(await store.adminListConversations(c.get('claims'), q).catch(adminsOnly('read conversations')));
   });
 
-  app.get('/conversations/:session_id', async function thread(c) {
+  app.get(`${at.conversations}/:session_id`, async function thread(c) {
     const sessionId = parseBody(v.object({ session_id: UUID }), { session_id: c.req.param('session_id') }).session_id;
     const found = await store.adminGetThread(c.get('claims'), sessionId).catch(adminsOnly('read conversations'));
     if (!found) throw new AppError(404, 'not_found', 'session_id: no such conversation.');
     return c.json<AdminThread>(found);
   });
 
-  app.get('/documents', async function documents(c) {
+  app.get(at.documents, async function documents(c) {
     const q = query(DocumentsQuerySchema, c);
     return c.json(await store.adminListDocuments(c.get('claims'), q).catch(adminsOnly('list documents')));
   });
 
-  app.put('/documents/:id', async function enableDocument(c) {
+  app.put(`${at.documents}/:id`, async function enableDocument(c) {
     const documentId = id(c.req.param('id'));
     const { enabled } = parseBody(DocumentUpdateSchema, await readJson(c.req.raw));
     const found = await store
@@ -153,16 +161,16 @@ export function adminRoute(options: AdminRouteOptions) {
     return c.json({ id: documentId, enabled });
   });
 
-  app.delete('/documents/:id', async function deleteDocument(c) {
+  app.delete(`${at.documents}/:id`, async function deleteDocument(c) {
     const documentId = id(c.req.param('id'));
     const found = await store.adminDeleteDocument(c.get('claims'), documentId).catch(adminsOnly('delete documents'));
     if (!found) throw new AppError(404, 'not_found', 'id: no such document.');
     return c.json({ id: documentId, deleted: true });
   });
 
-  app.route('/documents', uploadRoute({ store, uploader: options.uploader }));
+  app.route(at.documents, uploadRoute({ store, uploader: options.uploader }));
 
-  app.get('/overview', async function overview(c) {
+  app.get(at.overview, async function overview(c) {
     const q = query(OverviewQuerySchema, c);
     const to = q.to ?? new Date().toISOString();
     const from = q.from ?? new Date(Date.parse(to) - 30 * 86_400_000).toISOString();
@@ -173,7 +181,7 @@ export function adminRoute(options: AdminRouteOptions) {
     return c.json(await store.adminOverview(c.get('claims'), from, to).catch(adminsOnly('see the overview')));
   });
 
-  app.post('/try', async function tryIt(c) {
+  app.post(at.try, async function tryIt(c) {
     const request = parseBody(TryRequestSchema, await readJson(c.req.raw));
     // The same SQL check as every other admin call, before any search runs as this user.
     await store.adminWhoami(c.get('claims')).catch(adminsOnly('try questions'));
@@ -185,7 +193,7 @@ export function adminRoute(options: AdminRouteOptions) {
   });
 
   app.route(
-    '/export',
+    at.export,
     exportRoute({ store, onStoreError: adminsOnly('export data'), pageRows: options.exportPageRows }),
   );
 
@@ -196,12 +204,12 @@ export function adminRoute(options: AdminRouteOptions) {
     editable: options.webhookSetting ?? false,
   });
 
-  app.get('/settings', async function readSettings(c) {
+  app.get(at.settings, async function readSettings(c) {
     const stored = await store.getSettings().catch(adminsOnly('see the settings'));
     return c.json<Settings>(adminSettings(stored, defaults, await webhookState(c.get('claims'))));
   });
 
-  app.put('/settings', async function changeSettings(c) {
+  app.put(at.settings, async function changeSettings(c) {
     const update = parseBody(SettingsUpdateSchema, await readJson(c.req.raw));
     // A webhook stored where this server never reads it back (a Worker) would look set and do nothing.
     const webhookField = (['webhook_url', 'webhook_secret'] as const).find((key) => key in update);

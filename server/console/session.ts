@@ -19,7 +19,14 @@
  */
 import { Hono } from 'hono';
 import { sign, verify } from 'hono/jwt';
-import { LinkSessionSchema, PasswordSessionSchema, type AdminSession } from '../../protocol/index.ts';
+import {
+  ADMIN_BASE,
+  ADMIN_PATHS,
+  LinkSessionSchema,
+  PasswordSessionSchema,
+  pathUnder,
+  type AdminSession,
+} from '../../protocol/index.ts';
 import { TOKEN_TTL_SECONDS } from '../auth/jwt.ts';
 import { parseBody, readJson } from '../http/body.ts';
 import { limitPerClient, type ClientAddress, type ClientLimiter } from '../http/client-limit.ts';
@@ -82,11 +89,11 @@ export function sessionRoute({ link, password, limiter, clientIp }: AdminSignIn)
       clientIp,
       message: 'Too many sign-in attempts from your network. Please wait a minute and try again.',
     });
-    app.use('/session', limit);
-    app.use('/password', limit);
+    app.use(pathUnder(ADMIN_BASE, ADMIN_PATHS.session), limit);
+    app.use(pathUnder(ADMIN_BASE, ADMIN_PATHS.password), limit);
   }
 
-  app.post('/session', async function linkSession(c) {
+  app.post(pathUnder(ADMIN_BASE, ADMIN_PATHS.session), async function linkSession(c) {
     if (!link)
       throw new AppError(404, 'not_found', 'Sign-in links are for the embedded server; sign in with Supabase Auth.');
     const { link_token } = parseBody(LinkSessionSchema, await readJson(c.req.raw));
@@ -118,7 +125,7 @@ export function sessionRoute({ link, password, limiter, clientIp }: AdminSignIn)
     });
   });
 
-  app.post('/password', async function passwordSession(c) {
+  app.post(pathUnder(ADMIN_BASE, ADMIN_PATHS.password), async function passwordSession(c) {
     if (!password)
       throw new AppError(404, 'not_found', 'Password sign-in is for Supabase; locally, run `npm run console -- link`.');
     const { email, password: secret } = parseBody(PasswordSessionSchema, await readJson(c.req.raw));

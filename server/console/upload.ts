@@ -13,6 +13,8 @@
 import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import {
+  ADMIN_PATHS,
+  pathUnder,
   UPLOAD_EXTENSIONS,
   UPLOAD_MAX_BYTES,
   UrlUploadSchema,
@@ -127,7 +129,7 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
     });
   };
 
-  app.post('/upload', async function uploadFile(c) {
+  app.post(pathUnder(ADMIN_PATHS.documents, ADMIN_PATHS.uploads), async function uploadFile(c) {
     const release = await start(c.get('claims'));
     try {
       const type = c.req.header('Content-Type') ?? '';
@@ -155,7 +157,7 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
     }
   });
 
-  app.post('/url', async function uploadUrl(c) {
+  app.post(pathUnder(ADMIN_PATHS.documents, ADMIN_PATHS.url), async function uploadUrl(c) {
     const { url, max_pages } = parseBody(UrlUploadSchema, await readJson(c.req.raw));
     const release = await start(c.get('claims'));
     return progress(c, release, (onProgress) => uploader!.url(url, max_pages, onProgress));
@@ -163,7 +165,7 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
 
   // Per source, its latest run (from kb_sync_runs, written by every sync wherever it ran: the CLI, a GitHub
   // workflow, this server), plus this server's schedule and what holds its ingestion slot right now.
-  app.get('/sync', async function syncStatus(c) {
+  app.get(pathUnder(ADMIN_PATHS.documents, ADMIN_PATHS.sync), async function syncStatus(c) {
     const sources = await store.adminSyncStatus(c.get('claims')).catch((error) => {
       if (error instanceof StoreError && error.kind === 'forbidden')
         throw new AppError(403, 'forbidden', 'Only administrators can see sync runs.');
@@ -177,7 +179,7 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
     });
   });
 
-  app.post('/sync', async function syncNow(c) {
+  app.post(pathUnder(ADMIN_PATHS.documents, ADMIN_PATHS.sync), async function syncNow(c) {
     if (!uploader) {
       throw new AppError(
         501,

@@ -20,6 +20,7 @@ import {
 } from './gate.ts';
 import { fieldBonuses } from './fields.ts';
 import { effectiveMode, sqlFilters } from './search.ts';
+import { DEFAULT_CONFIDENCE } from '../config/defaults.ts';
 
 export { search, type SearchHit, type SearchInput, type SearchOutput } from './search.ts';
 export {
@@ -179,7 +180,7 @@ export function thresholdsOf(
 }
 
 /** high / medium from configurable evidence levels; anything that passed the gate below them is low. */
-export function confidenceOf(best: number, levels = { high: 0.6, medium: 0.45 }): Confidence {
+export function confidenceOf(best: number, levels: { high: number; medium: number } = DEFAULT_CONFIDENCE): Confidence {
   if (best >= levels.high) return 'high';
   if (best >= levels.medium) return 'medium';
   return 'low';
