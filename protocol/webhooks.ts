@@ -3,8 +3,20 @@
  * body is one JSON event; the `KB-Signature` header signs it (server/webhooks/sign.ts, docs/api.md, "Webhooks").
  * `id` is the same on every retry of one event, so a receiver can drop a delivery it has already handled.
  */
-export const WEBHOOK_EVENTS = ['question.refused', 'answer.rated', 'sync.finished'] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+/** The event types: the keys of WebhookEventData, below. */
+export type WebhookEventType = keyof WebhookEventData;
+
+/**
+ * Every event type, for whatever lists them (the console's settings, the docs check in
+ * scripts/docs-truth/check.test.ts). A Record over WebhookEventData's keys: the compiler refuses a missing or an
+ * extra name, so the list cannot drift from the types.
+ */
+const EVENT_NAMES: Record<WebhookEventType, true> = {
+  'question.refused': true,
+  'answer.rated': true,
+  'sync.finished': true,
+};
+export const WEBHOOK_EVENTS = Object.keys(EVENT_NAMES) as WebhookEventType[];
 
 /** Header carrying `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`. */
 export const WEBHOOK_SIGNATURE_HEADER = 'KB-Signature';

@@ -26,6 +26,7 @@ import {
   type Settings,
   type SettingsUpdate,
 } from '../../protocol/index.ts';
+import { WEBHOOK_EVENTS } from '../../protocol/webhooks.ts';
 import { formatTime } from '../api.ts';
 import { consoleStyles } from '../styles.ts';
 import { AdminView } from './view.ts';
@@ -198,7 +199,7 @@ export class SettingsView extends AdminView {
     const url = s.webhook_url_source === 'admin' ? (s.webhook_url ?? '') : '';
     return html`<fieldset ?disabled=${!s.webhook_editable}>
       <legend>Webhook</legend>
-      <p class="muted">kb-chat POSTs <code>question.refused</code>, <code>answer.rated</code> and <code>sync.finished</code> events here, signed with the secret (the <code>KB-Signature</code> header).
+      <p class="muted">kb-chat POSTs ${WEBHOOK_EVENTS.map((name, i) => html`${i === 0 ? '' : i === WEBHOOK_EVENTS.length - 1 ? ' and ' : ', '}<code>${name}</code>`)} events here, signed with the secret (the <code>KB-Signature</code> header).
         ${s.webhook_editable ? '' : 'This server reads the webhook only from KB_WEBHOOK_URL and KB_WEBHOOK_SECRET (on Workers: `wrangler secret put`).'}</p>
       <div class="field">
         <label for="webhook_url">URL (https; empty: KB_WEBHOOK_URL)</label>

@@ -2,15 +2,25 @@
  * The docs-truth check (scripts/docs-truth/check.ts) over the repository itself, with no exceptions, and on a
  * small made-up repository whose every kind of drift it must report with its file and line.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { WEBHOOK_EVENTS } from '../../protocol/webhooks.ts';
 import { checkDocs, format, repositoryPath } from './check.ts';
 
 describe('the repository’s Markdown', () => {
   it('names only npm scripts, paths and environment variables that exist, and documents every variable read', () => {
     expect(checkDocs().map(format)).toEqual([]);
+  });
+});
+
+describe('docs/api.md', () => {
+  it('lists in its Webhooks table exactly the event types protocol/webhooks.ts defines', () => {
+    const api = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+    const section = api.slice(api.indexOf('## Webhooks'), api.indexOf('\n## ', api.indexOf('## Webhooks') + 1));
+    const listed = [...section.matchAll(/^\| `([a-z]+\.[a-z]+)` \|/gm)].map((m) => m[1]);
+    expect(listed).toEqual(WEBHOOK_EVENTS);
   });
 });
 
