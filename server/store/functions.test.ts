@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isRetried, positionalCall, SQL_FUNCTIONS } from './functions.ts';
+import type { Rpc } from './supabase.ts';
 
 describe('positionalCall', () => {
   it('numbers the arguments in declaration order, whatever order the call names them in', () => {
@@ -60,5 +61,18 @@ describe('SQL_FUNCTIONS', () => {
       .filter(([, f]) => f.args.some((a) => a === 'p_write_key'))
       .map(([name]) => name);
     expect(keyed.sort()).toEqual(['chat_finish_turn', 'chat_save_generated', 'record_content_gap']);
+  });
+});
+
+describe('the Supabase store’s calls', () => {
+  it('are typed per function: another function’s argument name does not type-check (tsc checks this file)', () => {
+    const calls: string[] = [];
+    const rpc = ((fn: string) => (calls.push(fn), Promise.resolve(null))) as unknown as Rpc;
+    void rpc('kb_set_http_cache', { p_source: 's', p_http_cache: null });
+    // @ts-expect-error p_prefix is kb_http_cache's argument, not kb_set_http_cache's
+    void rpc('kb_set_http_cache', { p_prefix: 'https://site/' });
+    // @ts-expect-error no such function
+    void rpc('kb_no_such_function', {});
+    expect(calls).toEqual(['kb_set_http_cache', 'kb_set_http_cache', 'kb_no_such_function']);
   });
 });

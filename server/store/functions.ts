@@ -1,3 +1,4 @@
+// Long file: one entry per SQL function of schema public, kept together as the one table both stores and the schema tests read.
 /**
  * Every SQL function of schema `public`, described once: its arguments in order (with the names PostgREST
  * matches), the roles granted EXECUTE, who calls it, what it returns and whether the Supabase store retries
@@ -41,6 +42,12 @@ interface Described {
   args: readonly Arg[];
   /** Granted EXECUTE (has_function_privilege); checked against the database by schema.test.ts. */
   grants: readonly Role[];
+  /**
+   * `security definer`: it runs as its owner, past row-level security, so it must check its caller itself
+   * (kb_assert_admin, auth.uid(), the answer write key). test/workerd/schema.test.ts checks that exactly the
+   * functions marked here are definers in the database.
+   */
+  definer?: true;
 }
 
 export interface CalledFunction extends Described {
@@ -67,10 +74,10 @@ const SERVICE = ['service_role'] as const;
 
 export const SQL_FUNCTIONS = {
   // Health and config: open to the anon key (/api/health's counts, the empty-KB check, /api/config).
-  kb_stats: { args: [], grants: ANYONE, via: 'anon', returns: 'rows', retried: true },
-  kb_has_documents: { args: [], grants: ANYONE, via: 'anon', returns: 'value', retried: true },
+  kb_stats: { args: [], grants: ANYONE, via: 'anon', returns: 'rows', retried: true, definer: true },
+  kb_has_documents: { args: [], grants: ANYONE, via: 'anon', returns: 'value', retried: true, definer: true },
   // The answer mode and the other settings are public; only an admin may change them (kb_set_settings).
-  kb_get_settings: { args: [], grants: ANYONE, via: 'anon', returns: 'rows', retried: true },
+  kb_get_settings: { args: [], grants: ANYONE, via: 'anon', returns: 'rows', retried: true, definer: true },
 
   // Retrieval, for signed-in visitors only: anon key holders do not search the knowledge base directly.
   match_chunks: {
@@ -79,6 +86,7 @@ export const SQL_FUNCTIONS = {
     via: 'visitor',
     returns: 'rows',
     retried: true,
+    definer: true,
   },
   search_chunks: {
     args: ['query_embedding:vector', 'query_text', 'match_count', 'search_mode', 'filters:jsonb', 'candidate_count'],
@@ -86,14 +94,16 @@ export const SQL_FUNCTIONS = {
     via: 'visitor',
     returns: 'rows',
     retried: true,
+    definer: true,
   },
   // The unbounded search behind search_chunks: not exposed.
   kb_search_chunks: {
     args: ['query_embedding', 'query_text', 'match_count', 'search_mode', 'filters', 'candidate_count'],
     grants: SERVICE,
     via: 'sql',
+    definer: true,
   },
-  get_chunk: { args: ['p_chunk_id'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
+  get_chunk: { args: ['p_chunk_id'], grants: USERS, via: 'visitor', returns: 'rows', retried: true, definer: true },
 
   // A turn. Keyed by the message id: a retry finds the turn the lost attempt stored (is_new false).
   chat_begin_turn: {
@@ -102,6 +112,7 @@ export const SQL_FUNCTIONS = {
     via: 'visitor',
     returns: 'rows',
     retried: true,
+    definer: true,
   },
   // The lookup behind chat_begin_turn.
   chat_existing_turn: { args: ['p_message_id', 'p_session_id', 'p_content'], grants: SERVICE, via: 'sql' },
@@ -113,6 +124,7 @@ export const SQL_FUNCTIONS = {
     via: 'visitor',
     returns: 'value',
     retried: true,
+    definer: true,
   },
   // Generative mode's written answer, with the key. The first stays: a second attempt returns it.
   chat_save_generated: {
@@ -121,6 +133,7 @@ export const SQL_FUNCTIONS = {
     via: 'visitor',
     returns: 'value',
     retried: true,
+    definer: true,
   },
   // Counts one request: done twice, it would count twice.
   rate_limit_hit: {
@@ -129,6 +142,7 @@ export const SQL_FUNCTIONS = {
     via: 'visitor',
     returns: 'rows',
     retried: false,
+    definer: true,
   },
   list_chat_sessions: { args: ['p_limit'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
   get_chat_session: { args: ['p_session_id'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
@@ -148,8 +162,16 @@ export const SQL_FUNCTIONS = {
     via: 'visitor',
     returns: 'rows',
     retried: true,
+    definer: true,
   },
-  get_chat_feedback: { args: ['p_session_id'], grants: USERS, via: 'visitor', returns: 'rows', retried: true },
+  get_chat_feedback: {
+    args: ['p_session_id'],
+    grants: USERS,
+    via: 'visitor',
+    returns: 'rows',
+    retried: true,
+    definer: true,
+  },
   // With the key; keyed by the message id: a question is counted once however often it is sent.
   record_content_gap: {
     args: ['p_question', 'p_reason', 'p_message_id', 'p_write_key'],
@@ -157,24 +179,47 @@ export const SQL_FUNCTIONS = {
     via: 'visitor',
     returns: 'void',
     retried: true,
+    definer: true,
   },
 
   // The answer write key: its hash set by the service role (`npm run console -- answer-key`; the embedded
   // store at open), the same hash however often; checked by the write functions only.
-  kb_set_answer_write_key: { args: ['p_key_hash'], grants: SERVICE, via: 'service', returns: 'void', retried: true },
-  kb_assert_answer_writer: { args: ['p_key'], grants: SERVICE, via: 'sql' },
+  kb_set_answer_write_key: {
+    args: ['p_key_hash'],
+    grants: SERVICE,
+    via: 'service',
+    returns: 'void',
+    retried: true,
+    definer: true,
+  },
+  kb_assert_answer_writer: { args: ['p_key'], grants: SERVICE, via: 'sql', definer: true },
 
   // Admins' calls with their own JWT; each refuses all but admins itself.
-  list_content_gaps: { args: ['p_limit'], grants: USERS, via: 'console', returns: 'rows', retried: true },
+  list_content_gaps: {
+    args: ['p_limit'],
+    grants: USERS,
+    via: 'console',
+    returns: 'rows',
+    retried: true,
+    definer: true,
+  },
   // Sets the same values however often.
-  kb_set_settings: { args: ['p_patch:jsonb'], grants: USERS, via: 'console', returns: 'rows', retried: true },
-  admin_whoami: { args: [], grants: USERS, via: 'console', returns: 'rows', retried: true },
+  kb_set_settings: {
+    args: ['p_patch:jsonb'],
+    grants: USERS,
+    via: 'console',
+    returns: 'rows',
+    retried: true,
+    definer: true,
+  },
+  admin_whoami: { args: [], grants: USERS, via: 'console', returns: 'rows', retried: true, definer: true },
   admin_list_gaps: {
     args: ['p_status', 'p_limit', 'p_offset'],
     grants: USERS,
     via: 'console',
     returns: 'rows',
     retried: true,
+    definer: true,
   },
   admin_set_gap_done: {
     args: ['p_question_key', 'p_done'],
@@ -182,6 +227,7 @@ export const SQL_FUNCTIONS = {
     via: 'console',
     returns: 'value',
     retried: true,
+    definer: true,
   },
   admin_list_conversations: {
     args: ['p_rating', 'p_outcome', 'p_from', 'p_to', 'p_limit', 'p_offset'],
@@ -189,14 +235,23 @@ export const SQL_FUNCTIONS = {
     via: 'console',
     returns: 'rows',
     retried: true,
+    definer: true,
   },
-  admin_get_thread: { args: ['p_session_id'], grants: USERS, via: 'console', returns: 'rows', retried: true },
+  admin_get_thread: {
+    args: ['p_session_id'],
+    grants: USERS,
+    via: 'console',
+    returns: 'rows',
+    retried: true,
+    definer: true,
+  },
   admin_list_documents: {
     args: ['p_query', 'p_limit', 'p_offset'],
     grants: USERS,
     via: 'console',
     returns: 'rows',
     retried: true,
+    definer: true,
   },
   admin_set_document_enabled: {
     args: ['p_id', 'p_enabled'],
@@ -204,16 +259,32 @@ export const SQL_FUNCTIONS = {
     via: 'console',
     returns: 'value',
     retried: true,
+    definer: true,
   },
   // "Was it there?" would be wrong after a lost first response.
-  admin_delete_document: { args: ['p_id'], grants: USERS, via: 'console', returns: 'value', retried: false },
-  admin_overview: { args: ['p_from', 'p_to'], grants: USERS, via: 'console', returns: 'value', retried: true },
+  admin_delete_document: {
+    args: ['p_id'],
+    grants: USERS,
+    via: 'console',
+    returns: 'value',
+    retried: false,
+    definer: true,
+  },
+  admin_overview: {
+    args: ['p_from', 'p_to'],
+    grants: USERS,
+    via: 'console',
+    returns: 'value',
+    retried: true,
+    definer: true,
+  },
   admin_export_conversations: {
     args: ['p_from', 'p_to', 'p_after', 'p_limit'],
     grants: USERS,
     via: 'console',
     returns: 'rows',
     retried: true,
+    definer: true,
   },
   admin_export_gaps: {
     args: ['p_from', 'p_to', 'p_after', 'p_limit'],
@@ -221,6 +292,7 @@ export const SQL_FUNCTIONS = {
     via: 'console',
     returns: 'rows',
     retried: true,
+    definer: true,
   },
   admin_export_feedback: {
     args: ['p_from', 'p_to', 'p_after', 'p_limit'],
@@ -228,9 +300,10 @@ export const SQL_FUNCTIONS = {
     via: 'console',
     returns: 'rows',
     retried: true,
+    definer: true,
   },
-  admin_get_webhook: { args: [], grants: USERS, via: 'console', returns: 'rows', retried: true },
-  admin_sync_status: { args: [], grants: USERS, via: 'console', returns: 'rows', retried: true },
+  admin_get_webhook: { args: [], grants: USERS, via: 'console', returns: 'rows', retried: true, definer: true },
+  admin_sync_status: { args: [], grants: USERS, via: 'console', returns: 'rows', retried: true, definer: true },
   // The console's helpers: the admin check, the opaque visitor id, page and export bounds, the keyset
   // cursor, the defensive reading of a stored citation.
   kb_assert_admin: { args: [], grants: SERVICE, via: 'sql' },
@@ -283,7 +356,7 @@ export const SQL_FUNCTIONS = {
     returns: 'value',
     retried: true,
   },
-  kb_optimize: { args: [], grants: SERVICE, via: 'service', returns: 'void', retried: true },
+  kb_optimize: { args: [], grants: SERVICE, via: 'service', returns: 'void', retried: true, definer: true },
   // Bulk loads in the embedded store: drop the HNSW index first, rebuild after.
   kb_defer_embedding_index: {
     args: [],
@@ -292,6 +365,7 @@ export const SQL_FUNCTIONS = {
     returns: 'value',
     retried: false,
     embeddedOnly: true,
+    definer: true,
   },
   kb_restore_indexes: {
     args: [],
@@ -300,6 +374,7 @@ export const SQL_FUNCTIONS = {
     returns: 'value',
     retried: false,
     embeddedOnly: true,
+    definer: true,
   },
   // The webhook with its secret, for the service role only: a sync run emits `sync.finished` to it.
   kb_webhook_target: { args: [], grants: SERVICE, via: 'service', returns: 'rows', retried: true },

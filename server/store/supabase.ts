@@ -87,15 +87,29 @@ export interface SupabaseChatStoreOptions extends SupabaseStoreOptions {
 
 type RpcResult<T> = PromiseLike<{ data: T | null; error: { code?: string; message: string } | null; status: number }>;
 
+type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+/**
+ * `rpc` typed per function, as the embedded store's calls are: one overload per called SQL function whose
+ * arguments are that function's own (server/store/functions.ts), so a misspelled or another function's argument
+ * name is a type error rather than a call PostgREST refuses at run time.
+ */
+export type Rpc = Intersection<
+  { [F in CalledName]: <T>(fn: F, args?: SqlArgs<F>, token?: string) => Promise<T | null> }[CalledName]
+>;
+type Untyped = <T>(fn: CalledName, args?: Record<string, unknown>, token?: string) => Promise<T | null>;
+type VisitorRpc = Intersection<
+  { [F in CalledName]: <T>(claims: JwtClaims, fn: F, args: SqlArgs<F>) => Promise<T | null> }[CalledName]
+>;
+
 /** `rpc(fn, args, token?)`: one SQL function through PostgREST, with its timeout and, if idempotent, retries. */
-function rpcCaller({ url, key, realtimeTransport, fetch, retry = DEFAULT_RETRY_POLICY }: SupabaseStoreOptions) {
+function rpcCaller({ url, key, realtimeTransport, fetch, retry = DEFAULT_RETRY_POLICY }: SupabaseStoreOptions): Rpc {
   const supabase: SupabaseClient = createClient(url, key, {
     // A server-side client never keeps a session: every visitor call sets its own Authorization header.
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
     ...(realtimeTransport ? { realtime: { transport: realtimeTransport as never } } : {}),
     ...(fetch ? { global: { fetch } } : {}),
   });
-  return <T>(fn: CalledName, args?: SqlArgs<CalledName>, token?: string): Promise<T | null> =>
+  const untyped: Untyped = <T>(fn: CalledName, args?: Record<string, unknown>, token?: string) =>
     call<T>(
       fn,
       (signal) => {
@@ -104,6 +118,7 @@ function rpcCaller({ url, key, realtimeTransport, fetch, retry = DEFAULT_RETRY_P
       },
       retry,
     );
+  return untyped as unknown as Rpc;
 }
 
 /** The visitor-facing store: kb_stats as `anon`, everything else as the visitor (their JWT, RLS applies). */
@@ -112,12 +127,12 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
   const { answerWriteKey } = options;
 
   /** One rpc as the visitor: the token they authenticated with, forwarded unchanged. */
-  const asVisitor = <T>(claims: JwtClaims, fn: CalledName, args: SqlArgs<CalledName>) => {
+  const asVisitor = (<T>(claims: JwtClaims, fn: CalledName, args: Record<string, unknown>) => {
     const token = claims[ACCESS_TOKEN];
     // Without it the call would silently run as `anon` (supabase-js falls back to the API key).
     if (!token) return Promise.reject(new StoreError('forbidden', `no access token to call ${fn} as the visitor`));
-    return rpc<T>(fn, args, token);
-  };
+    return (rpc as unknown as Untyped)<T>(fn, args, token);
+  }) as VisitorRpc;
 
   return {
     async kbStats(): Promise<KbStats> {
