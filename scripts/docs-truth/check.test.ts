@@ -6,6 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { API_PATHS } from '../../protocol/api.ts';
+import { ADMIN_BASE, ADMIN_PATHS, pathUnder } from '../../protocol/console.ts';
 import { WEBHOOK_EVENTS } from '../../protocol/webhooks.ts';
 import { checkDocs, format, repositoryPath } from './check.ts';
 
@@ -16,8 +18,21 @@ describe('the repository’s Markdown', () => {
 });
 
 describe('docs/api.md', () => {
+  const api = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+
+  it('documents every path of API_PATHS and every console path of ADMIN_PATHS', () => {
+    const missing = Object.entries(API_PATHS)
+      .filter(([, path]) => !new RegExp(`(GET|POST|PUT|DELETE) ${path}\\b`).test(api))
+      .map(([name, path]) => `API_PATHS.${name} (${path})`);
+    // The console table names each path relative to /api/admin: "| `POST documents/upload` |".
+    for (const [name, path] of Object.entries(ADMIN_PATHS)) {
+      const relative = pathUnder(ADMIN_BASE, path).slice(1);
+      if (!new RegExp(`^\\| \`[A-Z/]+ ${relative}[\`/]`, 'm').test(api)) missing.push(`ADMIN_PATHS.${name} (${path})`);
+    }
+    expect(missing, 'docs/api.md does not document these endpoints').toEqual([]);
+  });
+
   it('lists in its Webhooks table exactly the event types protocol/webhooks.ts defines', () => {
-    const api = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
     const section = api.slice(api.indexOf('## Webhooks'), api.indexOf('\n## ', api.indexOf('## Webhooks') + 1));
     const listed = [...section.matchAll(/^\| `([a-z]+\.[a-z]+)` \|/gm)].map((m) => m[1]);
     expect(listed).toEqual(WEBHOOK_EVENTS);
