@@ -25,11 +25,27 @@ export function passageLink(url: string | null, passage: string, origin: string)
     return null;
   }
   if (href.protocol !== 'https:' && href.protocol !== 'http:') return null;
-  const words = excerpt(passage, 400).replace(/…$/, '').split(' ').filter(Boolean).slice(0, 6);
+  // The excerpt drops every `_` (emphasis), but on the page `CHAT_EVIDENCE_THRESHOLD` keeps them: a fragment
+  // must match the page's text, so words that held one are put back from the passage.
+  const words = excerpt(passage, 400)
+    .replace(/…$/, '')
+    .split(' ')
+    .filter(Boolean)
+    .slice(0, 6)
+    .map((word) => underscored(passage, word));
   if (words.length < 2) return href.href;
   // In a text directive `-`, `,` and `&` are syntax and must be percent-encoded inside the text.
   const text = encodeURIComponent(words.join(' ')).replace(/-/g, '%2D').replace(/,/g, '%2C');
   return `${href.href}${href.hash ? '' : '#'}:~:text=${text}`;
+}
+
+function underscored(passage: string, word: string): string {
+  if (word.length < 3) return word;
+  const pattern = word
+    .split('')
+    .map((ch) => ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('_?');
+  return new RegExp(pattern).exec(passage)?.[0] ?? word;
 }
 
 /** "Title › Heading › Subheading": where the passage sits in its page. */
@@ -40,12 +56,27 @@ export function sectionPath(title: string, meta: { heading_path?: string[]; sect
   return [title, ...path.filter((h, i) => !(i === 0 && h === title))].join(' › ');
 }
 
+/**
+ * The passage as stored (Markdown, so `CHAT_EVIDENCE_THRESHOLD` keeps its underscores and code stays code),
+ * cut at a word within PASSAGE_CHARS, as a Markdown block quote.
+ */
+export function quoted(content: string): string {
+  let text = content.trim();
+  if (text.length > PASSAGE_CHARS) {
+    const cut = text.slice(0, PASSAGE_CHARS - 1);
+    text = `${cut.slice(0, Math.max(cut.lastIndexOf(' '), PASSAGE_CHARS / 2)).trimEnd()}…`;
+  }
+  return text
+    .split('\n')
+    .map((line) => (line.trim() ? `> ${line}` : '>'))
+    .join('\n');
+}
+
 export function formatSearch(query: string, hits: SearchHit[], origin: string): string {
   if (hits.length === 0) return `No passage of the documentation matches "${query}".`;
   const blocks = hits.map((hit) => {
     const link = passageLink(hit.url, hit.content, origin);
-    const quote = excerpt(hit.content, PASSAGE_CHARS);
-    return [`[${hit.rank}] ${sectionPath(hit.title, hit.meta)}`, link ? `URL: ${link}` : null, '', `> ${quote}`]
+    return [`[${hit.rank}] ${sectionPath(hit.title, hit.meta)}`, link ? `URL: ${link}` : null, '', quoted(hit.content)]
       .filter((line) => line !== null)
       .join('\n');
   });
@@ -54,7 +85,8 @@ export function formatSearch(query: string, hits: SearchHit[], origin: string): 
 
 function sourceLine(source: Citation, origin: string): string {
   const link = passageLink(source.url, source.excerpt ?? '', origin);
-  const where = source.section && source.section !== source.title ? `${source.title} › ${source.section}` : source.title;
+  const where =
+    source.section && source.section !== source.title ? `${source.title} › ${source.section}` : source.title;
   return `[${source.n}] ${where}${link ? ` — ${link}` : ''}`;
 }
 
