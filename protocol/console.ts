@@ -110,6 +110,8 @@ export interface AdminConversation {
   comment: string | null;
   /** Generative mode: the answer the visitor's model wrote from the quoted one's sources (text ≤ 4,000 characters). */
   generated: { text: string; model: string } | null;
+  /** `mcp`: asked by an AI assistant through /mcp (docs/mcp.md); null: through the widget or the API. */
+  channel: 'mcp' | null;
 }
 
 /**

