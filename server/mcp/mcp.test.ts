@@ -183,6 +183,9 @@ describe('llms.txt on the Node server', () => {
     expect(await after.text()).not.toContain('Troubleshooting');
     await store.db.query(`update kb_documents set enabled = true where id = $1`, [rows[0]!.id]);
 
+    // The database checks the admin itself: a visitor's claims cannot turn it off.
+    const visitor = { sub: await store.createAnonymousUser(), role: 'authenticated' };
+    await expect(store.setAssistants(visitor, false)).rejects.toMatchObject({ kind: 'forbidden' });
     const admin = await signInAdmin(store);
     const turn = async (enabled: unknown) => {
       const res = await fetch(new URL('api/admin/assistants', url), {
