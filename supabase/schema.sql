@@ -461,7 +461,7 @@ end;
 $function$;
 comment on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) is 'A page of questions with their answers, ratings and comments, filtered by rating, outcome and dates, with the total count and the channel (mcp, else null: the widget). Called by the console with an admin''s JWT.';
 revoke all on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) from public;
-grant execute on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) to anon, authenticated, service_role;
+grant execute on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) to authenticated, service_role;
 
 CREATE OR REPLACE FUNCTION public.admin_list_documents(p_query text, p_limit integer, p_offset integer)
  RETURNS TABLE(id uuid, source text, title text, status text, enabled boolean, chunks bigint, updated_at timestamp with time zone, embedding_model text, source_type text, url text, total bigint)
@@ -600,7 +600,7 @@ end;
 $function$;
 comment on function public.admin_set_assistants(p_enabled boolean) is 'Turns the MCP server and llms.txt on or off (null: back to the default, on); returns whether they are on. Called by the console with an admin''s JWT.';
 revoke all on function public.admin_set_assistants(p_enabled boolean) from public;
-grant execute on function public.admin_set_assistants(p_enabled boolean) to anon, authenticated, service_role;
+grant execute on function public.admin_set_assistants(p_enabled boolean) to authenticated, service_role;
 
 CREATE OR REPLACE FUNCTION public.admin_set_document_enabled(p_id uuid, p_enabled boolean)
  RETURNS boolean

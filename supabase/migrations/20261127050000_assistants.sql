@@ -26,7 +26,7 @@ as $$
 $$;
 comment on function kb_assistants_state() is
   'Whether the MCP server and llms.txt are on (the console''s switch; on unless set off) and a version of the enabled, ready documents that changes with every ingestion or sync: the ETag of /llms.txt. Called with the anon key.';
-revoke all on function kb_assistants_state() from public;
+revoke all on function kb_assistants_state() from public, anon, authenticated;
 grant execute on function kb_assistants_state() to anon, authenticated, service_role;
 
 create or replace function kb_assistant_pages(p_with_text boolean)
@@ -50,7 +50,7 @@ as $$
 $$;
 comment on function kb_assistant_pages(p_with_text boolean) is
   'The enabled, ready documents with title, URL, description and section, and with p_with_text their chunks'' text in order: what /llms.txt and /llms-full.txt list. Public like the pages themselves. Called with the anon key.';
-revoke all on function kb_assistant_pages(p_with_text boolean) from public;
+revoke all on function kb_assistant_pages(p_with_text boolean) from public, anon, authenticated;
 grant execute on function kb_assistant_pages(p_with_text boolean) to anon, authenticated, service_role;
 
 create or replace function admin_set_assistants(p_enabled boolean)
@@ -67,7 +67,7 @@ end;
 $$;
 comment on function admin_set_assistants(p_enabled boolean) is
   'Turns the MCP server and llms.txt on or off (null: back to the default, on); returns whether they are on. Called by the console with an admin''s JWT.';
-revoke all on function admin_set_assistants(p_enabled boolean) from public;
+revoke all on function admin_set_assistants(p_enabled boolean) from public, anon, authenticated;
 grant execute on function admin_set_assistants(p_enabled boolean) to authenticated, service_role;
 
 -- The console shows which questions came through /mcp: admin_list_conversations gains a last column,
@@ -125,5 +125,5 @@ end;
 $function$;
 comment on function admin_list_conversations(p_rating text, p_outcome text, p_from timestamptz, p_to timestamptz, p_limit integer, p_offset integer) is
   'A page of questions with their answers, ratings and comments, filtered by rating, outcome and dates, with the total count and the channel (mcp, else null: the widget). Called by the console with an admin''s JWT.';
-revoke all on function admin_list_conversations(p_rating text, p_outcome text, p_from timestamptz, p_to timestamptz, p_limit integer, p_offset integer) from public;
+revoke all on function admin_list_conversations(p_rating text, p_outcome text, p_from timestamptz, p_to timestamptz, p_limit integer, p_offset integer) from public, anon, authenticated;
 grant execute on function admin_list_conversations(p_rating text, p_outcome text, p_from timestamptz, p_to timestamptz, p_limit integer, p_offset integer) to authenticated, service_role;

@@ -127,6 +127,7 @@ describe('supabase/migrations on a new database', () => {
       'admin_list_documents',
       'admin_list_gaps',
       'admin_overview',
+      'admin_set_assistants',
       'admin_set_document_enabled',
       'admin_set_gap_done',
       'admin_sync_status',
@@ -140,6 +141,9 @@ describe('supabase/migrations on a new database', () => {
       'get_chunk',
       // The answer write key's: the only readers and writer of kb_answer_write_key.
       'kb_assert_answer_writer',
+      // What coding assistants read (/mcp, /llms.txt): enabled, ready documents only.
+      'kb_assistant_pages',
+      'kb_assistants_state',
       'kb_defer_embedding_index',
       'kb_get_settings',
       'kb_has_documents',
