@@ -234,6 +234,8 @@ export function createApp(deps: AppDeps) {
     const queue = new AdmissionQueue(deps.admission);
     app.use(API_PATHS.chat, admission(queue));
     app.use(API_PATHS.search, admission(queue));
+    // An assistant's question is the same database work as a visitor's.
+    app.use(MCP_PATH, admission(queue));
   }
 
   const local = localAuth && jwtSecret ? localAnonymousAuth(localAuth, jwtSecret) : null;
