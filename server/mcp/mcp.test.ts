@@ -56,7 +56,7 @@ beforeAll(async () => {
   await ingest({ store, embedder, model: embedder.model, inputs: [kb], cwd: kb });
   await embedder.dispose();
   url = await start(PORT);
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   for (const server of servers) await server.shutdown(1000);
   await store?.close();
