@@ -281,6 +281,7 @@ export function createApp(deps: AppDeps) {
       rateLimit,
       retrieval: chatRetrieval,
       settings: readSettings,
+      webhooks: deps.webhooks,
     }),
   );
   app.route('/', llmsRoute({ store }));

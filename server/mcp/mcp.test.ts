@@ -8,7 +8,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminConversation } from '../../protocol/index.ts';
+import type { WebhookEvent } from '../../protocol/webhooks.ts';
 import { MemoryClientLimiter } from '../http/client-limit.ts';
+import { nodeWebhooks } from '../runtime/node/webhooks.ts';
+import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts';
 import { createEmbedder } from '../ingest/embedder.ts';
 import { ingest } from '../ingest/pipeline.ts';
 import { startNodeServer } from '../runtime/node/server.ts';
@@ -19,6 +22,8 @@ const PORT = 18811;
 let store: PgliteStore;
 const servers: Awaited<ReturnType<typeof startNodeServer>>[] = [];
 let url: string;
+let receiver: Receiver;
+const WEBHOOK_SECRET = 'mcp-test-webhook-secret-0123456789';
 
 async function start(port: number, rateLimit = { limit: 100, windowSeconds: 3600 }) {
   const server = await startNodeServer({
@@ -32,6 +37,7 @@ async function start(port: number, rateLimit = { limit: 100, windowSeconds: 3600
     rateLimit,
     signupLimiter: new MemoryClientLimiter(5, 60),
     clientIp: () => '127.0.0.1',
+    webhooks: nodeWebhooks(store, { url: receiver.url, secret: WEBHOOK_SECRET, allowLoopback: true }),
   });
   servers.push(server);
   return server.url;
@@ -55,11 +61,13 @@ beforeAll(async () => {
   const kb = path.resolve('demo/kb');
   await ingest({ store, embedder, model: embedder.model, inputs: [kb], cwd: kb });
   await embedder.dispose();
+  receiver = await startReceiver();
   url = await start(PORT);
 }, 180_000);
 afterAll(async () => {
   for (const server of servers) await server.shutdown(1000);
   await store?.close();
+  await receiver?.close();
 });
 
 describe('MCP on the Node server', () => {
@@ -124,6 +132,13 @@ describe('MCP on the Node server', () => {
     expect(text).not.toMatch(/\[\d+\]/);
     expect(text).not.toContain('Sources:');
     await client.close();
+    // Sent to the site's webhook like a widget visitor's refused question.
+    const [delivery] = await receiver.received(1);
+    const event = JSON.parse(delivery!.body) as WebhookEvent<'question.refused'>;
+    expect(event).toMatchObject({
+      type: 'question.refused',
+      data: { question: 'What is the best recipe for banana bread?', reason: 'no_evidence' },
+    });
   });
 
   it('an oversized question is a tool error that says the bound; an oversized body is 413', async () => {

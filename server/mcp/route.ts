@@ -21,6 +21,8 @@ import type { ClientAddress, ClientLimiter } from '../http/client-limit.ts';
 import { errorBody, fromStoreError } from '../http/errors.ts';
 import type { RetrievalOptions } from '../retrieval/index.ts';
 import type { ChatStore, JwtClaims } from '../store/types.ts';
+import type { Webhooks } from '../webhooks/dispatcher.ts';
+import { waitUntilOf } from '../webhooks/wait-until.ts';
 import { callTool, ToolError, TOOLS } from './tools.ts';
 import { McpVisitors } from './visitors.ts';
 
@@ -37,6 +39,7 @@ export interface McpRouteOptions {
   rateLimit: { limit: number; windowSeconds: number };
   retrieval: RetrievalOptions;
   settings?: AnswerTurnOptions['settings'];
+  webhooks?: Webhooks;
 }
 
 const INSTRUCTIONS =
@@ -112,6 +115,8 @@ function buildServer(options: McpRouteOptions, visitors: McpVisitors | null, c: 
       settings: options.settings,
       claims,
       origin: new URL(c.req.url).origin,
+      webhooks: options.webhooks,
+      waitUntil: waitUntilOf(c),
     }),
   );
   return server;

@@ -9,10 +9,12 @@ import * as v from 'valibot';
 import { MESSAGE_MAX_CHARS, SearchFiltersSchema } from '../../protocol/index.ts';
 import { answerTurn, storeAnswer, type AnswerTurnOptions } from '../chat/answer.ts';
 import { chatRequestOf, cleanMessage } from '../chat/request.ts';
+import { refusedEvent } from '../chat/route.ts';
 import { parseBody } from '../http/body.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
 import { search, type RetrievalOptions } from '../retrieval/index.ts';
 import type { ChatStore, JwtClaims } from '../store/types.ts';
+import type { WaitUntil, Webhooks } from '../webhooks/dispatcher.ts';
 import { formatAnswer, formatRefusal, formatSearch } from './format.ts';
 
 export const SEARCH_MAX_RESULTS = 20;
@@ -87,6 +89,9 @@ export interface ToolContext {
   claims: () => Promise<JwtClaims>;
   /** The server's origin, for relative page URLs. */
   origin: string;
+  /** `question.refused` goes out here for a refused ask_docs, as for a widget question; none when unset. */
+  webhooks?: Webhooks;
+  waitUntil?: WaitUntil;
 }
 
 export interface ToolResult {
@@ -141,7 +146,17 @@ async function askDocs(args: unknown, context: ToolContext): Promise<ToolResult>
     settings: context.settings,
     channel: 'mcp',
   });
-  if (outcome.kind === 'refusal') return text(formatRefusal(outcome.refusal, context.origin));
+  if (outcome.kind === 'refusal') {
+    // Off the answer's path, with the refusal's id as the event's, as the chat route sends it.
+    if (context.webhooks && outcome.refusal.message_id) {
+      context.webhooks.emit(
+        'question.refused',
+        refusedEvent(claims, request.message_id, request.message, outcome.session_id, outcome.refusal),
+        { id: `evt_${outcome.refusal.message_id}`, waitUntil: context.waitUntil },
+      );
+    }
+    return text(formatRefusal(outcome.refusal, context.origin));
+  }
   await storeAnswer(context.store, claims, outcome, 'mcp').catch((error) => {
     throw fromStoreError(error);
   });
