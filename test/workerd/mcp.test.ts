@@ -23,7 +23,7 @@ beforeAll(async () => {
   const kb = path.resolve('demo/kb');
   await ingest({ store: harness.pg, embedder, model: embedder.model, inputs: [kb], cwd: kb });
   await embedder.dispose();
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await harness?.close();
 });
