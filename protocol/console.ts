@@ -33,6 +33,7 @@ export const ADMIN_PATHS = {
   settings: '/api/admin/settings',
   url: '/api/admin/documents/url',
   export: '/api/admin/export',
+  assistants: '/api/admin/assistants',
 } as const;
 
 /** `path` relative to `base` (a mount point it starts with): how a sub-app registers a path of the table. */
@@ -122,6 +123,8 @@ export interface AdminConversation {
   comment: string | null;
   /** Generative mode: the answer the visitor's model wrote from the quoted one's sources (text ≤ 4,000 characters). */
   generated: { text: string; model: string } | null;
+  /** `mcp`: asked by an AI assistant through /mcp (docs/mcp.md); null: through the widget or the API. */
+  channel: 'mcp' | null;
 }
 
 /**

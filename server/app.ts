@@ -35,6 +35,8 @@ import { chunksRoute } from './chunks/route.ts';
 import { feedbackRoute } from './feedback/route.ts';
 import { historyRoute } from './history/route.ts';
 import { searchRoute } from './search/route.ts';
+import { llmsRoute } from './llms/route.ts';
+import { MCP_PATH, mcpRoute } from './mcp/route.ts';
 import { admission, AdmissionQueue, type AdmissionOptions } from './http/admission.ts';
 import { errorBody, fromStoreError, onAppError } from './http/errors.ts';
 import { setBaseSecurityHeaders } from './http/security-headers.ts';
@@ -234,6 +236,8 @@ export function createApp(deps: AppDeps) {
     const queue = new AdmissionQueue(deps.admission);
     app.use(API_PATHS.chat, admission(queue));
     app.use(API_PATHS.search, admission(queue));
+    // An assistant's question is the same database work as a visitor's.
+    app.use(MCP_PATH, admission(queue));
   }
 
   const local = localAuth && jwtSecret ? localAnonymousAuth(localAuth, jwtSecret) : null;
@@ -267,6 +271,22 @@ export function createApp(deps: AppDeps) {
     }),
   );
   app.route(API_PATHS.search, searchRoute({ store, auth, rateLimit }));
+  // For coding assistants: the same questions and pages, without the widget (docs/mcp.md).
+  app.route(
+    MCP_PATH,
+    mcpRoute({
+      store,
+      auth,
+      signIn,
+      signupLimiter: deps.signupLimiter,
+      clientIp: deps.clientIp,
+      rateLimit,
+      retrieval: chatRetrieval,
+      settings: readSettings,
+      webhooks: deps.webhooks,
+    }),
+  );
+  app.route('/', llmsRoute({ store }));
   app.route(API_PATHS.sessions, historyRoute({ store, auth }));
   app.route(API_PATHS.chunks, chunksRoute({ store, auth }));
   app.route(API_PATHS.feedback, feedbackRoute({ store, auth, rateLimit, webhooks: deps.webhooks }));

@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 30 migrations, the last 20261126090000_context_retrieval.sql. What each function is for, and who may call it: docs/database.md.
+-- 31 migrations, the last 20261127050000_assistants.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -194,7 +194,8 @@ create table public.kb_settings (
   support_url text,
   starters text[],
   webhook_url text,
-  webhook_secret text
+  webhook_secret text,
+  assistants_enabled boolean
 );
 alter table public.kb_settings add constraint kb_settings_answer_mode_check CHECK ((answer_mode = ANY (ARRAY['extractive'::text, 'generative'::text])));
 alter table public.kb_settings add constraint kb_settings_evidence_threshold_check CHECK (((evidence_threshold >= (0)::double precision) AND (evidence_threshold <= (1)::double precision)));
@@ -411,7 +412,7 @@ revoke all on function public.admin_get_webhook() from public;
 grant execute on function public.admin_get_webhook() to authenticated, service_role;
 
 CREATE OR REPLACE FUNCTION public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer)
- RETURNS TABLE(message_id uuid, session_id uuid, visitor text, question text, asked_at timestamp with time zone, answer text, kind text, reason text, citations jsonb, confidence text, mode text, rating smallint, comment text, generated jsonb, total bigint)
+ RETURNS TABLE(message_id uuid, session_id uuid, visitor text, question text, asked_at timestamp with time zone, answer text, kind text, reason text, citations jsonb, confidence text, mode text, rating smallint, comment text, generated jsonb, total bigint, channel text)
  LANGUAGE plpgsql
  STABLE SECURITY DEFINER
  SET search_path TO 'public', 'extensions', 'pg_temp'
@@ -442,7 +443,8 @@ begin
       case when jsonb_typeof(a.meta -> 'generated' -> 'text') = 'string' and jsonb_typeof(a.meta -> 'generated' -> 'model') = 'string'
         then jsonb_build_object('text', left(a.meta -> 'generated' ->> 'text', 4000), 'model', left(a.meta -> 'generated' ->> 'model', 200))
       end,
-      count(*) over ()
+      count(*) over (),
+      case when a.meta ->> 'channel' = 'mcp' then 'mcp' end
     from chat_messages a
     join chat_messages u on u.id = a.reply_to
     join chat_sessions s on s.id = a.session_id
@@ -457,7 +459,7 @@ begin
     limit p_limit offset p_offset;
 end;
 $function$;
-comment on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) is 'A page of questions with their answers, ratings and comments, filtered by rating, outcome and dates, with the total count. Called by the console with an admin''s JWT.';
+comment on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) is 'A page of questions with their answers, ratings and comments, filtered by rating, outcome and dates, with the total count and the channel (mcp, else null: the widget). Called by the console with an admin''s JWT.';
 revoke all on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) from public;
 grant execute on function public.admin_list_conversations(p_rating text, p_outcome text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer) to authenticated, service_role;
 
@@ -583,6 +585,22 @@ $function$;
 comment on function public.admin_overview(p_from timestamp with time zone, p_to timestamp with time zone) is 'Counts per day between two times: questions, answered, refused, ratings up and down, median confidence and evidence. Called by the console with an admin''s JWT.';
 revoke all on function public.admin_overview(p_from timestamp with time zone, p_to timestamp with time zone) from public;
 grant execute on function public.admin_overview(p_from timestamp with time zone, p_to timestamp with time zone) to authenticated, service_role;
+
+CREATE OR REPLACE FUNCTION public.admin_set_assistants(p_enabled boolean)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'public', 'extensions', 'pg_temp'
+AS $function$
+begin
+  perform kb_assert_admin();
+  update kb_settings s set assistants_enabled = p_enabled, updated_at = now(), updated_by = auth.uid() where s.id;
+  return coalesce(p_enabled, true);
+end;
+$function$;
+comment on function public.admin_set_assistants(p_enabled boolean) is 'Turns the MCP server and llms.txt on or off (null: back to the default, on); returns whether they are on. Called by the console with an admin''s JWT.';
+revoke all on function public.admin_set_assistants(p_enabled boolean) from public;
+grant execute on function public.admin_set_assistants(p_enabled boolean) to authenticated, service_role;
 
 CREATE OR REPLACE FUNCTION public.admin_set_document_enabled(p_id uuid, p_enabled boolean)
  RETURNS boolean
@@ -1041,6 +1059,44 @@ $function$;
 comment on function public.kb_assert_answer_writer(p_key text) is 'Raises unless the key given hashes to the stored answer write key. Called by chat_finish_turn, chat_save_generated and record_content_gap only.';
 revoke all on function public.kb_assert_answer_writer(p_key text) from public;
 grant execute on function public.kb_assert_answer_writer(p_key text) to service_role;
+
+CREATE OR REPLACE FUNCTION public.kb_assistant_pages(p_with_text boolean)
+ RETURNS TABLE(document_id uuid, title text, url text, description text, section text, chunks text[])
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'public', 'extensions', 'pg_temp'
+AS $function$
+  select d.id, d.name,
+    coalesce(d.meta ->> 'url', (select c.meta ->> 'url' from kb_chunks c where c.document_id = d.id order by c.position limit 1)),
+    left(coalesce(d.meta ->> 'description', ''), 500),
+    d.meta ->> 'section',
+    case when p_with_text then (
+      select array_agg(c.content order by c.position) from kb_chunks c where c.document_id = d.id
+    ) end
+  from kb_documents d
+  where d.enabled and d.status = 'ready'
+  order by coalesce(d.meta ->> 'url', d.source), d.id
+  limit 5000;
+$function$;
+comment on function public.kb_assistant_pages(p_with_text boolean) is 'The enabled, ready documents with title, URL, description and section, and with p_with_text their chunks'' text in order: what /llms.txt and /llms-full.txt list. Public like the pages themselves. Called with the anon key.';
+revoke all on function public.kb_assistant_pages(p_with_text boolean) from public;
+grant execute on function public.kb_assistant_pages(p_with_text boolean) to anon, authenticated, service_role;
+
+CREATE OR REPLACE FUNCTION public.kb_assistants_state()
+ RETURNS TABLE(enabled boolean, version text)
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'public', 'extensions', 'pg_temp'
+AS $function$
+  select
+    coalesce((select s.assistants_enabled from kb_settings s where s.id), true),
+    md5(coalesce(string_agg(d.id::text || ':' || coalesce(d.checksum, '') || ':' || d.updated_at::text, ',' order by d.id), ''))
+  from kb_documents d
+  where d.enabled and d.status = 'ready';
+$function$;
+comment on function public.kb_assistants_state() is 'Whether the MCP server and llms.txt are on (the console''s switch; on unless set off) and a version of the enabled, ready documents that changes with every ingestion or sync: the ETag of /llms.txt. Called with the anon key.';
+revoke all on function public.kb_assistants_state() from public;
+grant execute on function public.kb_assistants_state() to anon, authenticated, service_role;
 
 CREATE OR REPLACE FUNCTION public.kb_chunks_count_trigger()
  RETURNS trigger

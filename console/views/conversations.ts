@@ -120,6 +120,7 @@ export class ConversationsView extends AdminView {
       <div class="meta muted">
         <span>${formatTime(c.asked_at)}</span>
         <span>visitor <code>${c.visitor}</code></span>
+        ${c.channel === 'mcp' ? html`<span class="badge">via MCP</span>` : nothing}
         ${
           c.kind === 'refusal'
             ? html`<span class="badge bad">refused${c.reason === 'empty_kb' ? ' (empty knowledge base)' : ''}</span>`

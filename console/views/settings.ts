@@ -30,6 +30,7 @@ import { WEBHOOK_EVENTS } from '../../protocol/webhooks.ts';
 import { formatTime } from '../api.ts';
 import { consoleStyles } from '../styles.ts';
 import { AdminView } from './view.ts';
+import './assistants.ts';
 
 type Field =
   | 'answer_mode'
@@ -128,7 +129,8 @@ export class SettingsView extends AdminView {
             ${this.answerMode(s)} ${this.thresholds(s)} ${this.greeting(s)} ${this.suggestions(s)} ${this.conversation(s)} ${this.webhook(s)}
             <p class="muted">Last changed ${formatTime(s.updated_at)}. An empty field, or the server's choice, hands a setting back to the server.</p>
             <button type="submit" ?disabled=${this.loading}>Save</button> <span role="status">${this.saved || nothing}</span>
-          </form>`
+          </form>
+          <kb-admin-assistants .api=${this.api}></kb-admin-assistants>`
           : nothing
       }`;
   }

@@ -65,7 +65,15 @@ export interface AnswerTurnOptions {
    * reader falls back to the server's defaults); without it, `retrieval` and extractive mode apply.
    */
   settings?: () => Promise<Pick<RuntimeSettings, 'answerMode' | 'retrieval' | 'refusalSuggestions'>>;
+  /**
+   * Where the question came from when not the widget (`mcp`: an assistant through /mcp), stored in the answer's
+   * meta beside its kind so the console can tell them apart. Written with the answer write key, as the rest
+   * of the meta, so a visitor cannot set it.
+   */
+  channel?: Channel;
 }
+
+export type Channel = 'mcp';
 
 export type Outcome = AnswerOutcome | { kind: 'refusal'; refusal: Refusal; session_id: string };
 
@@ -74,7 +82,7 @@ export async function answerTurn(
   claims: JwtClaims,
   request: ReadChatRequest,
   retrieval: RetrievalOptions,
-  { settings }: AnswerTurnOptions = {},
+  { settings, channel }: AnswerTurnOptions = {},
 ): Promise<Outcome> {
   // Without a settings reader (tests, tools): the given retrieval options, extractive mode. The app's reader
   // already falls back to the server's defaults and never rejects (server/settings/runtime.ts); the catch only
@@ -116,6 +124,7 @@ export async function answerTurn(
       turn,
       request,
       hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(found)) : emptyKbRefusal(),
+      channel,
     );
   }
 
@@ -171,7 +180,12 @@ function passagesOf(citations: Citation[], chunks: { chunk_id: string; content: 
 }
 
 /** Stores the answer of a streamed or aggregated outcome; returns the assistant message id. */
-export function storeAnswer(store: ChatStore, claims: JwtClaims, outcome: AnswerOutcome): Promise<string> {
+export function storeAnswer(
+  store: ChatStore,
+  claims: JwtClaims,
+  outcome: AnswerOutcome,
+  channel?: Channel,
+): Promise<string> {
   return store.finishTurn(claims, {
     session_id: outcome.session_id,
     reply_to: outcome.message_id,
@@ -185,6 +199,7 @@ export function storeAnswer(store: ChatStore, claims: JwtClaims, outcome: Answer
       ...(outcome.related.length > 0 ? { related: outcome.related } : {}),
       ...(outcome.warning ? { warning: outcome.warning } : {}),
       ...(outcome.context ? { context: outcome.context } : {}),
+      ...(channel ? { channel } : {}),
     },
   });
 }
@@ -196,6 +211,7 @@ async function refuse(
   turn: TurnState,
   request: ReadChatRequest,
   refusal: Refusal,
+  channel?: Channel,
 ): Promise<Outcome> {
   // Stored before it is returned: its id comes back with it, so the visitor can rate the refusal at once.
   const messageId = await store
@@ -210,6 +226,7 @@ async function refuse(
         suggestions: refusal.suggestions,
         actions: refusal.actions ?? [],
         ...(refusal.closest ? { closest: refusal.closest } : {}),
+        ...(channel ? { channel } : {}),
       },
     })
     .catch(rethrow);

@@ -62,7 +62,11 @@ export interface ReadChatRequest extends ChatRequest {
 }
 
 export async function readChatRequest(request: Request): Promise<ReadChatRequest> {
-  const body = await readJson(request);
+  return chatRequestOf(await readJson(request));
+}
+
+/** A parsed body as a chat request: the message cleaned, then validated (400 `invalid_request` if not). */
+export function chatRequestOf(body: unknown): ReadChatRequest {
   if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string') {
     (body as { message: string }).message = cleanMessage((body as { message: string }).message);
   }

@@ -168,7 +168,8 @@ export function chatRoute({
   return app;
 }
 
-async function refusedEvent(
+/** The `question.refused` event's data, for the chat route and /mcp (server/mcp/tools.ts). */
+export async function refusedEvent(
   claims: JwtClaims,
   questionId: string,
   question: string,

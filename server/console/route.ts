@@ -38,6 +38,7 @@ import { DEFAULT_ANSWER_MODE, DEFAULT_EVIDENCE_THRESHOLD } from '../config/defau
 import { adminSettings, settingsReader, type SettingsDefaults } from '../settings/runtime.ts';
 import { StoreError, type ChatStore, type ContentGap, type JwtClaims } from '../store/types.ts';
 import { webhookUrlProblem } from '../webhooks/url.ts';
+import { assistantsRoute } from './assistants.ts';
 import { exportRoute } from './export/route.ts';
 import { sessionRoute, type AdminSignIn } from './session.ts';
 import { tryQuestion, type EmbedQuestion } from './try.ts';
@@ -204,6 +205,7 @@ export function adminRoute(options: AdminRouteOptions) {
     editable: options.webhookSetting ?? false,
   });
 
+  app.route(at.assistants, assistantsRoute(store));
   app.get(at.settings, async function readSettings(c) {
     const stored = await store.getSettings().catch(adminsOnly('see the settings'));
     return c.json<Settings>(adminSettings(stored, defaults, await webhookState(c.get('claims'))));

@@ -78,6 +78,16 @@ export const SQL_FUNCTIONS = {
   kb_has_documents: { args: [], grants: ANYONE, via: 'anon', returns: 'value', retried: true, definer: true },
   // The answer mode and the other settings are public; only an admin may change them (kb_set_settings).
   kb_get_settings: { args: [], grants: ANYONE, via: 'anon', returns: 'rows', retried: true, definer: true },
+  // What coding assistants read (/mcp, /llms.txt): public like the pages, each behind the console's switch.
+  kb_assistants_state: { args: [], grants: ANYONE, via: 'anon', returns: 'rows', retried: true, definer: true },
+  kb_assistant_pages: {
+    args: ['p_with_text'],
+    grants: ANYONE,
+    via: 'anon',
+    returns: 'rows',
+    retried: true,
+    definer: true,
+  },
 
   // Retrieval, for signed-in visitors only: anon key holders do not search the knowledge base directly.
   match_chunks: {
@@ -213,6 +223,15 @@ export const SQL_FUNCTIONS = {
     definer: true,
   },
   admin_whoami: { args: [], grants: USERS, via: 'console', returns: 'rows', retried: true, definer: true },
+  // Sets the same value however often.
+  admin_set_assistants: {
+    args: ['p_enabled'],
+    grants: USERS,
+    via: 'console',
+    returns: 'value',
+    retried: true,
+    definer: true,
+  },
   admin_list_gaps: {
     args: ['p_status', 'p_limit', 'p_offset'],
     grants: USERS,

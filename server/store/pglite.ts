@@ -12,6 +12,8 @@ import { answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
 import { positionalCall, type CalledName, type SqlArgs } from './functions.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import type {
+  AssistantPage,
+  AssistantsState,
   BeginTurn,
   ChatStore,
   ChunkMatch,
@@ -118,6 +120,19 @@ class Store implements PgliteStore {
 
   async hasDocuments(): Promise<boolean> {
     return this.value(null, 'kb_has_documents', {});
+  }
+
+  async assistantsState(): Promise<AssistantsState> {
+    const row = (await this.rows(null, 'kb_assistants_state', {}))[0]!;
+    return { enabled: row.enabled !== false, version: String(row.version) };
+  }
+
+  async assistantPages(withText: boolean): Promise<AssistantPage[]> {
+    return (await this.rows(null, 'kb_assistant_pages', { p_with_text: withText })) as AssistantPage[];
+  }
+
+  async setAssistants(claims: JwtClaims, enabled: boolean | null): Promise<boolean> {
+    return (await this.value(claims, 'admin_set_assistants', { p_enabled: enabled })) === true;
   }
 
   async matchChunks(claims: JwtClaims, embedding: number[], threshold: number, count: number): Promise<ChunkMatch[]> {

@@ -109,6 +109,7 @@ export function toAdminConversation(r: Record<string, unknown>): AdminConversati
     rating: r.rating === null || r.rating === undefined ? null : Number(r.rating) === 1 ? 1 : -1,
     comment: (r.comment as string | null) ?? null,
     generated: isGenerated(r.generated) ? { text: r.generated.text, model: r.generated.model } : null,
+    channel: r.channel === 'mcp' ? 'mcp' : null,
   };
 }
 

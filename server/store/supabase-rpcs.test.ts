@@ -90,6 +90,21 @@ const EXERCISES: Record<string, () => Promise<void>> = {
   kbStats: async () =>
     expect(await chat.kbStats()).toEqual({ documents: 1, ready_documents: 1, chunks: 2, embeddings: 2 }),
   hasDocuments: async () => expect(await chat.hasDocuments()).toBe(true),
+  assistantsState: async () => {
+    expect(await chat.assistantsState()).toEqual({ enabled: true, version: expect.stringMatching(/^[0-9a-f]{32}$/) });
+  },
+  assistantPages: async () => {
+    const [page] = await chat.assistantPages(true);
+    expect(page).toMatchObject({ document_id: world.documentId, description: '', section: null });
+    expect(page!.chunks).toEqual(['Refunds are issued within 14 days.', 'Invoices are emailed monthly.']);
+    expect((await chat.assistantPages(false))[0]!.chunks).toBeNull();
+  },
+  setAssistants: async () => {
+    const admin = await asAdmin();
+    expect(await chat.setAssistants(admin, false)).toBe(false);
+    expect((await chat.assistantsState()).enabled).toBe(false);
+    expect(await chat.setAssistants(admin, null)).toBe(true);
+  },
   matchChunks: async () => {
     const rows = await chat.matchChunks(world.alice, basis(0), 0.35, 5);
     expect(rows.map((r) => r.content)).toEqual(['Refunds are issued within 14 days.']);

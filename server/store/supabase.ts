@@ -35,6 +35,8 @@ import {
   type SessionRow,
   type TurnState,
   type HttpCache,
+  type AssistantPage,
+  type AssistantsState,
 } from './types.ts';
 import { isRetried, type CalledName, type SqlArgs } from './functions.ts';
 import {
@@ -141,6 +143,19 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
 
     async hasDocuments(): Promise<boolean> {
       return (await rpc<boolean>('kb_has_documents')) === true;
+    },
+
+    async assistantsState(): Promise<AssistantsState> {
+      const row = single('kb_assistants_state', await rpc<Record<string, unknown>[]>('kb_assistants_state'));
+      return { enabled: row.enabled !== false, version: String(row.version) };
+    },
+
+    async assistantPages(withText: boolean): Promise<AssistantPage[]> {
+      return (await rpc<AssistantPage[]>('kb_assistant_pages', { p_with_text: withText })) ?? [];
+    },
+
+    async setAssistants(claims, enabled): Promise<boolean> {
+      return (await asVisitor<boolean>(claims, 'admin_set_assistants', { p_enabled: enabled })) === true;
     },
 
     async matchChunks(claims, embedding, threshold, count): Promise<ChunkMatch[]> {

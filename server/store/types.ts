@@ -232,6 +232,12 @@ export interface ChatStore extends AdminStore {
   kbStats(): Promise<KbStats>;
   /** At least one ready, enabled document (`kb_has_documents`): cheap, unlike kbStats' counts. */
   hasDocuments(): Promise<boolean>;
+  /** Whether /mcp and /llms.txt are on, and the documents' version (`kb_assistants_state`). */
+  assistantsState(): Promise<AssistantsState>;
+  /** The pages /llms.txt lists, with their chunks' text when `withText` (`kb_assistant_pages`). */
+  assistantPages(withText: boolean): Promise<AssistantPage[]>;
+  /** The console's switch for /mcp and /llms.txt (`admin_set_assistants`); null restores the default (on). */
+  setAssistants(claims: JwtClaims, enabled: boolean | null): Promise<boolean>;
   /**
    * The first retrieval function, plain cosine top-k (`match_chunks`). The API retrieves with `searchChunks`; this stays for
    * tools and tests that check what ingestion stored by vector alone.
@@ -471,4 +477,22 @@ export class StoreError extends Error {
     super(message, options);
     this.name = 'StoreError';
   }
+}
+
+/** One row of `kb_assistants_state`. */
+export interface AssistantsState {
+  enabled: boolean;
+  /** Changes whenever an enabled, ready document is added, changed, removed, enabled or disabled. */
+  version: string;
+}
+
+/** One row of `kb_assistant_pages`. */
+export interface AssistantPage {
+  document_id: string;
+  title: string;
+  url: string | null;
+  description: string;
+  section: string | null;
+  /** The chunks' text in order; null unless asked for. */
+  chunks: string[] | null;
 }

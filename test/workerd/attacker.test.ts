@@ -349,6 +349,19 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
       { greeting: null, webhook_url: null, webhook_secret: null },
     ]);
   },
+  async kb_assistants_state(path) {
+    const { status, body } = await path.rpc('kb_assistants_state', {}, 'anon');
+    expect(status).toBe(200);
+    // A switch and a hash: nothing about the documents beyond that they changed.
+    expect(Object.keys(body[0]).sort()).toEqual(['enabled', 'version']);
+  },
+  async kb_assistant_pages(path) {
+    // The pages' text is public (the widget quotes it to anyone who asks); the disabled document's is not.
+    const { status, body } = await path.rpc('kb_assistant_pages', { p_with_text: true }, 'anon');
+    expect(status).toBe(200);
+    expect(body.map((page: { title: string }) => page.title)).toEqual(['Billing']);
+    expect(JSON.stringify(body)).not.toContain('4242');
+  },
   async kb_has_documents(path) {
     expect(await path.rpc('kb_has_documents', {}, 'anon')).toEqual({ status: 200, body: true });
   },
@@ -684,6 +697,8 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
           admin_export_gaps: { p_from: null, p_to: null, p_after: null, p_limit: 1000 },
           admin_export_feedback: { p_from: null, p_to: null, p_after: null, p_limit: 1000 },
           admin_get_webhook: {},
+          // Turning off what assistants read would hide the docs from every editor that uses them.
+          admin_set_assistants: { p_enabled: false },
           // Another visitor's conversation, read whole: refused like the list.
           admin_get_thread: { p_session_id: crypto.randomUUID() },
         };
@@ -691,6 +706,7 @@ const BOUNDED: Record<string, (path: AttackPath) => Promise<void>> = {
         expect(await owner(`select enabled from kb_documents where id = $1`, [world.docId])).toEqual([
           { enabled: true },
         ]);
+        expect(await owner(`select assistants_enabled from kb_settings`)).toEqual([{ assistants_enabled: null }]);
       },
     ]),
   ),
