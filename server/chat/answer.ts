@@ -99,7 +99,7 @@ export async function answerTurn(
     return replayed;
   }
 
-  const { answerMode, retrieval: options, refusalSuggestions } = await inEffect;
+  const { answerMode, retrieval: options, refusalSuggestions, supportUrl } = await inEffect;
   const found = await retrieve(
     store,
     { claims, question: request.query, embedding: request.embedding, ...(followUp ? { context: followUp.sql } : {}) },
@@ -114,7 +114,7 @@ export async function answerTurn(
       claims,
       turn,
       request,
-      hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(found)) : emptyKbRefusal(),
+      hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(found), supportUrl) : emptyKbRefusal(),
     );
   }
 
