@@ -197,13 +197,13 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   // bundles no Lit, no renderer, no sanitizer of its own: the chat UI renders what it changes.
   const leaks = (i, pattern) => Object.keys(results[i].metafile.inputs).filter((path) => pattern.test(path));
   const leaked = [
-    ...leaks(0, /node_modules|widget\/(ui|render|controllers|api)\//),
+    ...leaks(0, /node_modules|widget\/(ui|render|controllers|api)\/|^markdown\//),
     ...leaks(
       1,
       /@huggingface\/transformers|onnxruntime|generator-controller|generator\/output|ui\/generative|api\/captcha/,
     ),
-    ...leaks(4, /node_modules|widget\/render\/|chat-ui/),
-    ...leaks(5, /node_modules|widget\/render\/|chat-ui/),
+    ...leaks(4, /node_modules|widget\/render\/|^markdown\/|chat-ui/),
+    ...leaks(5, /node_modules|widget\/render\/|^markdown\/|chat-ui/),
   ];
   if (leaked.length) throw new Error(`a widget bundle has what it must not:\n  ${leaked.join('\n  ')}`);
 
@@ -254,15 +254,15 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
 
 /**
  * The site-owner console (/admin) into `<outdir>/admin/`: its own entry, so nothing of it reaches
- * the widget's loader or chat UI (and nothing of theirs reaches it but Lit and the protocol module, bundled
- * again), plus its page and stylesheet. Served by the Node server and copied into the Worker's assets.
+ * the widget's loader or chat UI (and nothing of theirs reaches it but Lit, the protocol module and the Markdown
+ * renderer of markdown/, bundled again), plus its page and stylesheet. Served by the Node server and copied into the Worker's assets.
  */
 export async function buildConsole({ outdir = 'dist', compress = true } = {}) {
   const dir = join(outdir, 'admin');
   await mkdir(dir, { recursive: true });
   const result = await build({ ...common, entryPoints: ['console/kb-admin.ts'], outfile: join(dir, 'kb-admin.js') });
   const leaked = Object.keys(result.metafile.inputs).filter((path) =>
-    /widget\/|@huggingface\/transformers|onnxruntime|marked|dompurify/.test(path),
+    /widget\/|@huggingface\/transformers|onnxruntime|marked/.test(path),
   );
   for (const path of Object.keys(result.metafile.inputs)) inputsRead.add(path);
   if (leaked.length) throw new Error(`the console bundles what it must not:\n  ${leaked.join('\n  ')}`);

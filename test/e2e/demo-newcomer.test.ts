@@ -64,9 +64,7 @@ describe('the demo page for a newcomer', () => {
     await page.keyboard.press('Control+K');
     await expect.poll(() => page.locator('kb-chat [part="panel"]').isVisible()).toBe(true);
     const input = page.locator('kb-chat [part="input"]');
-    await expect
-      .poll(() => input.evaluate((el) => (el.getRootNode() as ShadowRoot).activeElement === el))
-      .toBe(true);
+    await expect.poll(() => input.evaluate((el) => (el.getRootNode() as ShadowRoot).activeElement === el)).toBe(true);
     await page.screenshot({ path: join(SHOTS, 'demo-ctrl-k-1280.png') });
   });
 
