@@ -62,7 +62,8 @@ export const consoleStyles = css`
   .md > :last-child { margin-bottom: 0; }
   .md p, .md ul, .md ol, .md pre, .md blockquote, .md table { margin: 0.4rem 0; }
   .md ul, .md ol { padding-left: 1.5rem; }
-  .md pre { background: #f3f5f8; border: 1px solid var(--kb-admin-border); border-radius: 6px; padding: 0.5rem 0.75rem; overflow-x: auto; }
+  /* Wrapped, not scrolled: a scrolling block would need to be focusable (axe: scrollable-region-focusable). */
+  .md pre { background: #f3f5f8; border: 1px solid var(--kb-admin-border); border-radius: 6px; padding: 0.5rem 0.75rem; white-space: pre-wrap; overflow-wrap: anywhere; }
   .md :not(pre) > code { background: #f3f5f8; border-radius: 4px; padding: 0 0.25rem; }
   .md blockquote { border-left: 3px solid var(--kb-admin-border); margin-left: 0; padding-left: 0.75rem; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }

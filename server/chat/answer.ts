@@ -59,11 +59,14 @@ export interface AnswerOutcome {
 export interface AnswerTurnOptions {
   /**
    * The settings in effect (an admin's, else the server's; server/settings): read once per question, while
-   * the turn is recorded, so it adds no wait. Their thresholds replace `retrieval`'s, their suggestions are
+   * the turn is recorded, so it adds no wait. Their thresholds replace `retrieval`'s, their suggestions (and support address) are
    * what a "no evidence" refusal offers, and generative mode adds the passages. Must not reject (the
    * reader falls back to the server's defaults); without it, `retrieval` and extractive mode apply.
    */
-  settings?: () => Promise<Pick<RuntimeSettings, 'answerMode' | 'retrieval' | 'refusalSuggestions'>>;
+  settings?: () => Promise<
+    Pick<RuntimeSettings, 'answerMode' | 'retrieval' | 'refusalSuggestions'> &
+      Partial<Pick<RuntimeSettings, 'supportUrl'>>
+  >;
 }
 
 export type Outcome = AnswerOutcome | { kind: 'refusal'; refusal: Refusal; session_id: string };
@@ -78,7 +81,7 @@ export async function answerTurn(
   // Without a settings reader (tests, tools): the given retrieval options, extractive mode. The app's reader
   // already falls back to the server's defaults and never rejects (server/settings/runtime.ts); the catch only
   // keeps an unexpected rejection from going unhandled while the turn is being recorded.
-  const fallback = { answerMode: 'extractive' as const, retrieval, refusalSuggestions: undefined };
+  const fallback = { answerMode: 'extractive' as const, retrieval, refusalSuggestions: undefined, supportUrl: null };
   const inEffect = settings?.().catch(() => fallback) ?? Promise.resolve(fallback);
   const [turn, followUp] = await Promise.all([
     beginTurn(store, claims, {
@@ -114,7 +117,7 @@ export async function answerTurn(
       claims,
       turn,
       request,
-      hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(found), supportUrl) : emptyKbRefusal(),
+      hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(found), supportUrl ?? null) : emptyKbRefusal(),
     );
   }
 
