@@ -53,6 +53,15 @@ module.exports = {
       to: { dependencyTypes: ['core'] },
     },
     {
+      name: 'markdown-is-self-contained',
+      severity: 'error',
+      comment:
+        'markdown/ is the Markdown renderer and sanitizer the widget and the console both use: it imports only ' +
+        'itself and npm packages (DOMPurify), never the widget, the console, the server or a Node builtin.',
+      from: { path: '^markdown/', pathNot: TEST_CODE },
+      to: { pathNot: '^markdown/|^node_modules/' },
+    },
+    {
       name: 'widget-not-to-server',
       severity: 'error',
       comment:
@@ -71,9 +80,10 @@ module.exports = {
     {
       name: 'server-not-to-browser-code',
       severity: 'error',
-      comment: 'The server shares only protocol/ with the widget and the console: never import widget/ or console/.',
+      comment:
+        'The server shares only protocol/ with the widget and the console: never import widget/, console/ or markdown/.',
       from: { path: '^server/' },
-      to: { path: '^(widget|console)/' },
+      to: { path: '^(widget|console|markdown)/' },
     },
     {
       name: 'server-not-to-scripts',
@@ -125,7 +135,7 @@ module.exports = {
       comment:
         'The runtime-agnostic server core also runs on Cloudflare Workers: no node:* imports. Node-only code ' +
         'lives in server/runtime/node/, server/ingest/ or the embedded store (server/store/pglite*, migrate*).',
-      from: { path: '^(server|widget|console)/', pathNot: [NODE_ONLY, TEST_CODE] },
+      from: { path: '^(server|widget|console|markdown)/', pathNot: [NODE_ONLY, TEST_CODE] },
       to: { dependencyTypes: ['core'] },
     },
     {

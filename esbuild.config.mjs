@@ -27,6 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip as gzipAsync, gzipSync } from 'node:zlib';
+import { upToDate, writeStamp } from './scripts/lib/build-stamp.mjs';
 
 /**
  * The widget's stylesheets are CSS in template strings (widget/*.styles.ts), which the JS minifier keeps as
@@ -131,6 +132,9 @@ async function hashed(dir, file) {
   return name;
 }
 
+/** Every source file the builds of this process read (esbuild's metafile inputs), for the build stamp. */
+const inputsRead = new Set();
+
 /** Build into `outdir`; returns [{ file, min, gzip, budget }] sizes in bytes. */
 export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
   const ort = await ortRuntime();
@@ -186,19 +190,20 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
     },
   });
   const results = [loader, ui, embedder, generator, generative, captcha];
+  for (const result of results) for (const path of Object.keys(result.metafile.inputs)) inputsRead.add(path);
 
   // The loader is only the bubble: no Lit, no sanitizer. transformers.js and ONNX Runtime belong in the worker
   // only. Generative mode's code stays out of the chat UI (every visitor's download), and generative mode
   // bundles no Lit, no renderer, no sanitizer of its own: the chat UI renders what it changes.
   const leaks = (i, pattern) => Object.keys(results[i].metafile.inputs).filter((path) => pattern.test(path));
   const leaked = [
-    ...leaks(0, /node_modules|widget\/(ui|render|controllers|api)\//),
+    ...leaks(0, /node_modules|widget\/(ui|render|controllers|api)\/|^markdown\//),
     ...leaks(
       1,
       /@huggingface\/transformers|onnxruntime|generator-controller|generator\/output|ui\/generative|api\/captcha/,
     ),
-    ...leaks(4, /node_modules|widget\/render\/|chat-ui/),
-    ...leaks(5, /node_modules|widget\/render\/|chat-ui/),
+    ...leaks(4, /node_modules|widget\/render\/|^markdown\/|chat-ui/),
+    ...leaks(5, /node_modules|widget\/render\/|^markdown\/|chat-ui/),
   ];
   if (leaked.length) throw new Error(`a widget bundle has what it must not:\n  ${leaked.join('\n  ')}`);
 
@@ -249,16 +254,17 @@ export async function buildWidget({ outdir = 'dist', compress = true } = {}) {
 
 /**
  * The site-owner console (/admin) into `<outdir>/admin/`: its own entry, so nothing of it reaches
- * the widget's loader or chat UI (and nothing of theirs reaches it but Lit and the protocol module, bundled
- * again), plus its page and stylesheet. Served by the Node server and copied into the Worker's assets.
+ * the widget's loader or chat UI (and nothing of theirs reaches it but Lit, the protocol module and the Markdown
+ * renderer of markdown/, bundled again), plus its page and stylesheet. Served by the Node server and copied into the Worker's assets.
  */
 export async function buildConsole({ outdir = 'dist', compress = true } = {}) {
   const dir = join(outdir, 'admin');
   await mkdir(dir, { recursive: true });
   const result = await build({ ...common, entryPoints: ['console/kb-admin.ts'], outfile: join(dir, 'kb-admin.js') });
   const leaked = Object.keys(result.metafile.inputs).filter((path) =>
-    /widget\/|@huggingface\/transformers|onnxruntime|marked|dompurify/.test(path),
+    /widget\/|@huggingface\/transformers|onnxruntime|marked/.test(path),
   );
+  for (const path of Object.keys(result.metafile.inputs)) inputsRead.add(path);
   if (leaked.length) throw new Error(`the console bundles what it must not:\n  ${leaked.join('\n  ')}`);
   for (const file of ['index.html', 'admin.css']) await copyFile(join('console', file), join(dir, file));
   if (compress) for (const file of ['kb-admin.js', 'index.html', 'admin.css']) await precompress(join(dir, file));
@@ -266,8 +272,32 @@ export async function buildConsole({ outdir = 'dist', compress = true } = {}) {
   return { file: join(dir, 'kb-admin.js'), min: code.length, gzip: gzipSync(code, { level: 9 }).length, budget: null };
 }
 
+/**
+ * `--if-changed` (what `npm start` runs): build only when a source changed since the last build into dist/
+ * (scripts/lib/build-stamp.mjs); `npm run build` always builds. The stamp lists what was read and written.
+ */
+const STAMP = 'dist/build-stamp.json';
+const BUILD_SCRIPTS = ['esbuild.config.mjs', 'scripts/lib/build-stamp.mjs', 'package-lock.json'];
+
+async function writeBuildStamp() {
+  const manifest = JSON.parse(await readFile('dist/manifest.json', 'utf8'));
+  const built = [...new Set(Object.values(manifest).filter((v) => /\.(js|wasm)$/.test(v)))];
+  const outputs = ['dist/manifest.json', 'dist/sizes.json'];
+  for (const file of [...built, ...ENTRIES.map((e) => e.file)])
+    outputs.push(`dist/${file}`, `dist/${file}.br`, `dist/${file}.gz`);
+  for (const file of ['kb-admin.js', 'index.html', 'admin.css']) outputs.push(`dist/admin/${file}`);
+  await writeStamp(STAMP, {
+    inputs: [...inputsRead, ...BUILD_SCRIPTS, 'console/index.html', 'console/admin.css'],
+    outputs,
+  });
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
+    if (process.argv.includes('--if-changed') && (await upToDate(STAMP, BUILD_SCRIPTS))) {
+      console.log('Widget and console bundles are up to date (no source changed since the last build).');
+      process.exit(0);
+    }
     const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
     let over = false;
     for (const { file, min, gzip, budget } of [...(await buildWidget()), await buildConsole()]) {
@@ -276,6 +306,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       console.log(`${file.padEnd(26)} ${kb(min).padStart(10)} min  ${kb(gzip).padStart(10)} gzip${note}`);
     }
     if (over) process.exit(1);
+    await writeBuildStamp();
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);

@@ -28,7 +28,7 @@ function jsonSummaryReporter({ outputFile = 'test-results/wtr.json' } = {}) {
 }
 
 export default {
-  files: ['widget/**/*.test.ts'],
+  files: ['widget/**/*.test.ts', 'markdown/**/*.test.ts'],
   rootDir: '.',
   nodeResolve: { exportConditions: ['production'] },
   plugins: [esbuildPlugin({ ts: true, tsconfig: './tsconfig.json', target: 'es2022' })],

@@ -1,6 +1,8 @@
 /**
  * `<kb-admin>`, the site-owner console: sign-in, then one view per hash route —
- * `#/overview`, `#/gaps`, `#/conversations`, `#/documents`, `#/try?q=…`, `#/settings`. Its own bundle
+ * `#/overview`, `#/gaps`, `#/conversations`, `#/conversations/<session id>` (one conversation as a thread),
+ * `#/documents`, `#/try?q=…`, `#/settings`. Every view and thread has its own address, so the browser's back
+ * and forward move between them and a thread can be linked; a sign-in lands on the overview. Its own bundle
  * (dist/admin/kb-admin.js), never part of the widget's chunks; it shares only the protocol module.
  *
  * Sign-in: `#link=<token>` (the one-time link of `npm run console -- link`) is exchanged for a session and
@@ -52,6 +54,8 @@ export class KbAdmin extends LitElement {
   @state() private me: AdminMe | null = null;
   @state() private view: ViewName = 'overview';
   @state() private query = new URLSearchParams();
+  /** What the route names inside its view: a conversation's session id (`#/conversations/<id>`). */
+  @state() private item = '';
   @state() private signInError: string | null = null;
   @state() private busy = true;
 
@@ -75,7 +79,7 @@ export class KbAdmin extends LitElement {
     try {
       if (hash.has('link')) {
         // Out of the address bar (and history) before anything else: the link is used up either way.
-        history.replaceState(null, '', `${location.pathname}#/gaps`);
+        history.replaceState(null, '', `${location.pathname}#/overview`);
         await this.api.signInWithLink(hash.get('link')!);
       } else if (hash.has('access_token')) {
         history.replaceState(null, '', `${location.pathname}#/overview`);
@@ -97,10 +101,15 @@ export class KbAdmin extends LitElement {
       void this.start();
       return;
     }
-    const [path, search = ''] = location.hash.replace(/^#\/?/, '').split('?');
-    const known = VIEWS.find(([name]) => name === path);
-    this.view = known ? known[0] : 'overview';
+    const [path = '', search = ''] = location.hash.replace(/^#\/?/, '').split('?');
+    const [name, item = ''] = path.split('/');
+    const known = VIEWS.find(([view]) => view === name);
+    const [view, before] = [known ? known[0] : 'overview', `${this.view}/${this.item}`];
+    this.view = view;
+    this.item = known ? decoded(item) : '';
     this.query = new URLSearchParams(search);
+    // A new view or thread starts at its top (on a phone the previous one's scroll position would hide it).
+    if (`${this.view}/${this.item}` !== before) void this.updateComplete.then(() => window.scrollTo(0, 0));
   };
 
   private async passwordSignIn(event: SubmitEvent): Promise<void> {
@@ -148,7 +157,7 @@ export class KbAdmin extends LitElement {
       case 'gaps':
         return html`<kb-admin-gaps .api=${api}></kb-admin-gaps>`;
       case 'conversations':
-        return html`<kb-admin-conversations .api=${api}></kb-admin-conversations>`;
+        return html`<kb-admin-conversations .api=${api} .session=${this.item}></kb-admin-conversations>`;
       case 'documents':
         return html`<kb-admin-documents .api=${api} .me=${this.me}></kb-admin-documents>`;
       case 'try':
@@ -173,6 +182,15 @@ export class KbAdmin extends LitElement {
         <div><button type="submit">Sign in</button></div>
       </form>
     </section>`;
+  }
+}
+
+/** A route's URL-encoded part as text; a malformed one (a hand-edited address) as nothing. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return '';
   }
 }
 

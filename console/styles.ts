@@ -27,7 +27,8 @@ export const consoleStyles = css`
     padding: 0.3rem 0.75rem;
     cursor: pointer;
   }
-  button.secondary { background: var(--kb-admin-surface); color: var(--kb-admin-accent); }
+  a.button { display: inline-block; border: 1px solid var(--kb-admin-accent); border-radius: 6px; padding: 0.3rem 0.75rem; text-decoration: none; }
+  button.secondary, a.button.secondary { background: var(--kb-admin-surface); color: var(--kb-admin-accent); }
   button.danger { background: var(--kb-admin-surface); color: var(--kb-admin-danger); border-color: var(--kb-admin-danger); }
   button:disabled { opacity: 0.6; cursor: default; }
   :focus-visible { outline: 3px solid #f0a500; outline-offset: 2px; }
@@ -55,5 +56,15 @@ export const consoleStyles = css`
   .badge.ok { color: var(--kb-admin-ok); }
   .badge.bad { color: var(--kb-admin-danger); }
   code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9em; overflow-wrap: break-word; }
+  /* Rendered answers (views/markdown.ts): Markdown's blocks, compact, code as in the docs. */
+  .md { overflow-wrap: break-word; }
+  .md > :first-child { margin-top: 0; }
+  .md > :last-child { margin-bottom: 0; }
+  .md p, .md ul, .md ol, .md pre, .md blockquote, .md table { margin: 0.4rem 0; }
+  .md ul, .md ol { padding-left: 1.5rem; }
+  /* Wrapped, not scrolled: a scrolling block would need to be focusable (axe: scrollable-region-focusable). */
+  .md pre { background: #f3f5f8; border: 1px solid var(--kb-admin-border); border-radius: 6px; padding: 0.5rem 0.75rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+  .md :not(pre) > code { background: #f3f5f8; border-radius: 4px; padding: 0 0.25rem; }
+  .md blockquote { border-left: 3px solid var(--kb-admin-border); margin-left: 0; padding-left: 0.75rem; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

@@ -230,7 +230,8 @@ describe('POST /api/chat: refusals', () => {
       type: 'refusal',
       reason: 'no_evidence',
       message:
-        "I don't have enough information to answer that question. You might try contacting support or rephrasing your question.",
+        // No support address is set, so the message does not send the visitor looking for support.
+        "I don't have enough information to answer that question. You might try rephrasing your question.",
       // "Contact support" and "Rephrase your question" are things the widget does, not questions to send.
       suggestions: [],
       actions: ['contact_support', 'rephrase'],

@@ -21,6 +21,7 @@ export const DEFAULT_STRINGS = {
   historyError: 'Your conversations could not be loaded.',
   loading: 'Initializing AI…',
   loadingProgress: 'Initializing AI… {percent}%',
+  loadingStarting: 'Initializing AI… starting the full search',
   unsupported: 'Browser not supported — please use a recent version of Chrome, Edge, Firefox or Safari.',
   modelError: 'The AI model could not be loaded.',
   keywordMode: 'Keyword search mode: answers come from a plain text search and may be less precise.',

@@ -10,7 +10,7 @@ import { expect, waitUntil } from '@open-wc/testing';
 import type { Citation } from '../protocol/chat.ts';
 import { DEFAULT_STRINGS } from './i18n.ts';
 import { answerElement } from './render/citations.ts';
-import { renderMarkdown } from './render/markdown.ts';
+import { renderMarkdown } from '../markdown/render.ts';
 import { hasSharedData } from './test/fake-log.ts';
 import { ask, createWidget, openKeyword, resetFake, shadow, ui } from './test/helpers.ts';
 

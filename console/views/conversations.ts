@@ -1,12 +1,14 @@
 /**
  * Conversations: each question with the answer (or refusal) it got, its citations, confidence, mode and
- * rating; "Read the conversation" opens its session as a thread (thread.ts).
+ * rating; "Read the conversation" opens its session as a thread (thread.ts) at `#/conversations/<session id>`.
+ * Answers are Markdown, shown rendered and sanitised by the widget's renderer (markdown/render.ts).
  */
 import { css, html, nothing } from 'lit';
-import { customElement, state } from 'lit/decorators.js';
+import { customElement, property, state } from 'lit/decorators.js';
 import { ADMIN_PATHS, type AdminConversation, type AdminThread, type Page } from '../../protocol/index.ts';
 import { formatTime } from '../api.ts';
 import { citationList } from './citations.ts';
+import { markdown } from './markdown.ts';
 import './export.ts';
 import { pager } from './pager.ts';
 import { renderThread } from './thread.ts';
@@ -32,13 +34,10 @@ export class ConversationsView extends AdminView {
 
   @state() private page: Page<AdminConversation> | null = null;
   @state() private filters = { rating: 'any', outcome: 'any', from: '', to: '' };
-  /** The conversation being read as a thread; the list (and its page) stays behind it. */
+  /** The session the address names (`#/conversations/<id>`), read as a thread; '' for the list. */
+  @property() session = '';
+  /** The thread shown for `session`; the list (its filters and page) stays behind it. */
   @state() private thread: AdminThread | null = null;
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    void this.load(0);
-  }
 
   private load(offset: number) {
     const { rating, outcome, from, to } = this.filters;
@@ -64,6 +63,14 @@ export class ConversationsView extends AdminView {
     void this.load(0);
   }
 
+  override willUpdate(changed: Map<PropertyKey, unknown>): void {
+    if (!changed.has('session')) return;
+    this.thread = null;
+    // Opened at a thread's address, the list loads when the visitor goes back to it.
+    if (this.session) void this.openThread(this.session);
+    else if (!this.page) void this.load(0);
+  }
+
   private openThread(sessionId: string) {
     return this.run(
       () => this.api.get<AdminThread>(`${ADMIN_PATHS.conversations}/${encodeURIComponent(sessionId)}`),
@@ -72,10 +79,10 @@ export class ConversationsView extends AdminView {
   }
 
   override render() {
-    if (this.thread) {
+    if (this.session) {
       return html`<h2>Conversation</h2>
         ${this.status()}
-        ${renderThread(this.thread, () => (this.thread = null))}`;
+        ${this.thread ? renderThread(this.thread) : html`<p><a href="#/conversations">← All conversations</a></p>`}`;
     }
     const items = this.page?.items ?? [];
     const select = (name: 'rating' | 'outcome', label: string, options: [string, string][]) =>
@@ -128,16 +135,16 @@ export class ConversationsView extends AdminView {
         }
         ${rating}
       </div>
-      <div class="answer text">${c.answer}</div>
+      <div class="answer">${markdown(c.answer)}</div>
       ${
         c.generated
           ? html`<div class="written"><p class="muted">Written by <code>${c.generated.model}</code> in the visitor's browser from these sources:</p>
-            <div class="answer text">${c.generated.text}</div></div>`
+            <div class="answer">${markdown(c.generated.text)}</div></div>`
           : nothing
       }
       ${c.comment ? html`<p class="comment text"><strong>Comment:</strong> ${c.comment}</p>` : nothing}
       ${citationList(c.citations)}
-      <p><button type="button" class="secondary" @click=${() => void this.openThread(c.session_id)}>Read the conversation</button></p>
+      <p><a class="button secondary" href="#/conversations/${encodeURIComponent(c.session_id)}">Read the conversation</a></p>
     </article>`;
   }
 }

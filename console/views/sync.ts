@@ -80,7 +80,9 @@ export class SyncView extends AdminView {
           </p>`
           : o && !o.schedule
             ? html`<p class="muted">Sync with <code>npm run ingest -- &lt;sources&gt;</code> or the scheduled workflow (docs/deploy.md); its runs show here.</p>`
-            : nothing
+            : o
+              ? html`<p class="muted">To sync from here, set <code>KB_SYNC_SOURCES</code> in this server's environment (comma-separated sitemap or page URLs, folders and files) and restart it: <em>Sync now</em> appears, and <code>KB_SYNC_INTERVAL</code> (e.g. <code>6h</code>) re-syncs them on a schedule. <code>npm run ingest -- &lt;sources&gt;</code> works too; every run shows here.</p>`
+              : nothing
       }
       ${this.stage ? html`<p role="status" aria-live="polite">${this.stage}</p>` : nothing}
       ${this.status()}

@@ -1,16 +1,18 @@
 /**
  * One conversation as the visitor had it (`GET /api/admin/conversations/:session_id`): each question in
  * order with its answer or refusal, citations, the closest pages a refusal listed, the rating and comment,
- * and the answer the visitor's model wrote. Everything is text (Lit bindings), never HTML.
+ * and the answer the visitor's model wrote. Answers are Markdown, rendered and sanitised by the widget's
+ * renderer (markdown/render.ts); everything else is text (Lit bindings).
  */
 import { html, nothing } from 'lit';
 import type { AdminThread, AdminThreadTurn } from '../../protocol/index.ts';
 import { formatTime, safeHref } from '../api.ts';
-import { citationList } from './citations.ts';
+import { citationLabel, citationList } from './citations.ts';
+import { markdown } from './markdown.ts';
 
-export function renderThread(thread: AdminThread, back: () => void) {
+export function renderThread(thread: AdminThread) {
   return html`<section class="thread" aria-labelledby="thread-title">
-    <p><button type="button" class="secondary" @click=${back}>← All conversations</button></p>
+    <p><a href="#/conversations">← All conversations</a></p>
     <h3 id="thread-title" class="text">${thread.title}</h3>
     <p class="muted">Visitor <code>${thread.visitor}</code> · ${thread.turns.length} ${thread.turns.length === 1 ? 'question' : 'questions'}, oldest first</p>
     <ol class="turns">
@@ -39,14 +41,14 @@ function renderTurn(t: AdminThreadTurn) {
       }
       ${rating}
     </div>
-    ${t.answer === null ? nothing : html`<div class="answer text"><strong>Assistant:</strong> ${t.answer}</div>`}
+    ${t.answer === null ? nothing : html`<div class="answer"><strong>Assistant:</strong> ${markdown(t.answer)}</div>`}
     ${
       t.closest.length
         ? html`<p class="muted">Closest pages offered (they may not answer this):</p>
           <ul class="citations">
             ${t.closest.map((page) => {
               const href = safeHref(page.url);
-              const label = `${page.title}${page.section ? ` › ${page.section}` : ''}`;
+              const label = citationLabel(page.title, page.section);
               return html`<li>${href ? html`<a href=${href} rel="noopener noreferrer" target="_blank">${label}</a>` : label}</li>`;
             })}
           </ul>`
@@ -55,7 +57,7 @@ function renderTurn(t: AdminThreadTurn) {
     ${
       t.generated
         ? html`<div class="written"><p class="muted">Written by <code>${t.generated.model}</code> in the visitor's browser:</p>
-          <div class="answer text">${t.generated.text}</div></div>`
+          <div class="answer">${markdown(t.generated.text)}</div></div>`
         : nothing
     }
     ${t.comment ? html`<p class="comment text"><strong>Comment:</strong> ${t.comment}</p>` : nothing}

@@ -7,7 +7,8 @@ import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { ADMIN_PATHS, type TryResult } from '../../protocol/index.ts';
 import { formatNumber } from '../api.ts';
-import { citationList } from './citations.ts';
+import { citationLabel, citationList } from './citations.ts';
+import { markdown } from './markdown.ts';
 import { AdminView } from './view.ts';
 
 @customElement('kb-admin-try')
@@ -51,12 +52,19 @@ export class TryView extends AdminView {
     );
   }
 
+  /** Enter asks, as in the widget; Shift+Enter is a new line, and Enter that confirms an IME composition is neither. */
+  private enterAsks = (event: KeyboardEvent) => {
+    if (event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
+    event.preventDefault();
+    (event.target as HTMLTextAreaElement).form?.requestSubmit();
+  };
+
   override render() {
     return html`<h2>Try a question</h2>
       <p class="muted">Runs the question exactly as the chat does — same retrieval, same evidence gate, same answer — without storing anything.</p>
       <form @submit=${this.ask}>
         <label>Question
-          <textarea name="question" .value=${this.question} @input=${(e: Event) => ((this.typing = true), (this.question = (e.target as HTMLTextAreaElement).value))} maxlength="2000" required></textarea>
+          <textarea name="question" .value=${this.question} @input=${(e: Event) => ((this.typing = true), (this.question = (e.target as HTMLTextAreaElement).value))} @keydown=${this.enterAsks} maxlength="2000" required></textarea>
         </label>
         <label>Retrieval mode
           <select @change=${(e: Event) => (this.mode = (e.target as HTMLSelectElement).value)}>
@@ -83,7 +91,7 @@ export class TryView extends AdminView {
         <h3>What the visitor gets</h3>
         ${
           r.answer
-            ? html`<div class="text">${r.answer.text}</div>${citationList(r.answer.citations)}`
+            ? html`${markdown(r.answer.text)}${citationList(r.answer.citations)}`
             : html`<p class="text">${r.refusal?.message ?? ''}</p>`
         }
       </section>
@@ -99,7 +107,7 @@ export class TryView extends AdminView {
           ${(this.showAll ? r.candidates : r.candidates.slice(0, 10)).map(
             (c, i) => html`<tr class=${c.cited ? 'cited' : ''}>
               <td class="num">${i + 1}</td>
-              <td><strong>${c.title}</strong>${c.section ? html` <span class="muted">› ${c.section}</span>` : nothing}<div class="excerpt text">${c.excerpt}</div></td>
+              <td><strong>${c.title}</strong>${c.section && c.section !== c.title ? html` <span class="muted">› ${citationLabel(c.title, c.section).slice(c.title.length + 3)}</span>` : nothing}<div class="excerpt text">${c.excerpt}</div></td>
               <td class="num">${formatNumber(c.cosine)}</td>
               <td class="num">${formatNumber(c.coverage)}</td>
               <td class="num">${formatNumber(c.bm25, 2)}</td>

@@ -60,11 +60,14 @@ export interface AnswerOutcome {
 export interface AnswerTurnOptions {
   /**
    * The settings in effect (an admin's, else the server's; server/settings): read once per question, while
-   * the turn is recorded, so it adds no wait. Their thresholds replace `retrieval`'s, their suggestions are
+   * the turn is recorded, so it adds no wait. Their thresholds replace `retrieval`'s, their suggestions (and support address) are
    * what a "no evidence" refusal offers, and generative mode adds the passages. Must not reject (the
    * reader falls back to the server's defaults); without it, `retrieval` and extractive mode apply.
    */
-  settings?: () => Promise<Pick<RuntimeSettings, 'answerMode' | 'retrieval' | 'refusalSuggestions'>>;
+  settings?: () => Promise<
+    Pick<RuntimeSettings, 'answerMode' | 'retrieval' | 'refusalSuggestions'> &
+      Partial<Pick<RuntimeSettings, 'supportUrl'>>
+  >;
   /**
    * Where the question came from when not the widget (`mcp`: an assistant through /mcp), stored in the answer's
    * meta beside its kind so the console can tell them apart. Written with the answer write key, as the rest
@@ -87,7 +90,7 @@ export async function answerTurn(
   // Without a settings reader (tests, tools): the given retrieval options, extractive mode. The app's reader
   // already falls back to the server's defaults and never rejects (server/settings/runtime.ts); the catch only
   // keeps an unexpected rejection from going unhandled while the turn is being recorded.
-  const fallback = { answerMode: DEFAULT_ANSWER_MODE, retrieval, refusalSuggestions: undefined };
+  const fallback = { answerMode: DEFAULT_ANSWER_MODE, retrieval, refusalSuggestions: undefined, supportUrl: null };
   const inEffect = settings?.().catch(() => fallback) ?? Promise.resolve(fallback);
   const [turn, followUp] = await Promise.all([
     beginTurn(store, claims, {
@@ -108,7 +111,7 @@ export async function answerTurn(
     return replayed;
   }
 
-  const { answerMode, retrieval: options, refusalSuggestions } = await inEffect;
+  const { answerMode, retrieval: options, refusalSuggestions, supportUrl } = await inEffect;
   const found = await retrieve(
     store,
     { claims, question: request.query, embedding: request.embedding, ...(followUp ? { context: followUp.sql } : {}) },
@@ -123,7 +126,7 @@ export async function answerTurn(
       claims,
       turn,
       request,
-      hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(found)) : emptyKbRefusal(),
+      hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(found), supportUrl ?? null) : emptyKbRefusal(),
       channel,
     );
   }

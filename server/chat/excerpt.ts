@@ -9,7 +9,9 @@ export function excerpt(markdown: string, maxChars: number): string {
     .replace(/^#{1,6}\s+.*$/gm, '')
     .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, '')
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[*_`>|]/g, '')
+    .replace(/[*`>|]/g, '')
+    // Underscores as emphasis go (`_word_`, `__word__`); inside a word they are part of it (`KB_JWT_SECRET`).
+    .replace(/(?<!\w)_+|_+(?!\w)/g, '')
     .replace(/\s+/g, ' ')
     .trim();
   if (plain.length <= maxChars) return plain;

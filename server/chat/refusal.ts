@@ -24,16 +24,33 @@ export function refusalChoices(list: readonly string[]): { suggestions: string[]
   return { suggestions, actions };
 }
 
+/**
+ * A "no evidence" refusal. Its message names support only when the owner has set where support is
+ * (`supportUrl`, the console's support address) and the suggestions keep "Contact support": by default there
+ * is neither, and a message pointing at support the visitor cannot find is worse than none. A page's own
+ * `support-url` still shows the "Contact support" chip (the widget decides that; the action is sent either way).
+ */
 export function noEvidenceRefusal(
   suggestions: readonly string[] = DEFAULT_SUGGESTIONS,
   closest: Related[] = [],
+  supportUrl: string | null = null,
 ): Refusal {
+  const choices = refusalChoices(suggestions);
+  const support = supportUrl !== null && choices.actions.includes('contact_support');
+  const rephrase = choices.actions.includes('rephrase');
+  const hint =
+    support && rephrase
+      ? ' You might try contacting support or rephrasing your question.'
+      : support
+        ? ' You might try contacting support.'
+        : rephrase
+          ? ' You might try rephrasing your question.'
+          : '';
   return {
     type: 'refusal',
     reason: 'no_evidence',
-    message:
-      "I don't have enough information to answer that question. You might try contacting support or rephrasing your question.",
-    ...refusalChoices(suggestions),
+    message: `I don't have enough information to answer that question.${hint}`,
+    ...choices,
     ...(closest.length > 0 ? { closest } : {}),
   };
 }

@@ -187,9 +187,17 @@ export function adminRoute(options: AdminRouteOptions) {
     // The same SQL check as every other admin call, before any search runs as this user.
     await store.adminWhoami(c.get('claims')).catch(adminsOnly('try questions'));
     // The settings in effect, read as the chat reads them (the server's defaults if they cannot be read).
-    const { retrieval, refusalSuggestions } = await settingsReader(store, defaults)();
+    const { retrieval, refusalSuggestions, supportUrl } = await settingsReader(store, defaults)();
     return c.json(
-      await tryQuestion(store, c.get('claims'), request, retrieval, options.embedQuestion, refusalSuggestions),
+      await tryQuestion(
+        store,
+        c.get('claims'),
+        request,
+        retrieval,
+        options.embedQuestion,
+        refusalSuggestions,
+        supportUrl,
+      ),
     );
   });
 

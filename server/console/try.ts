@@ -31,6 +31,7 @@ export async function tryQuestion(
   retrieval: RetrievalOptions,
   embedQuestion?: EmbedQuestion,
   refusalSuggestions?: readonly string[],
+  supportUrl: string | null = null,
 ): Promise<TryResult> {
   const { text: query } = truncateForModel(cleanMessage(request.message));
   // A visitor whose browser has loaded the model sends an embedding; the server embeds here when it can.
@@ -75,7 +76,9 @@ export async function tryQuestion(
       confidence: null,
       candidates: candidates(new Set()),
       answer: null,
-      refusal: hasDocuments ? noEvidenceRefusal(refusalSuggestions, closestPages(verdict)) : emptyKbRefusal(),
+      refusal: hasDocuments
+        ? noEvidenceRefusal(refusalSuggestions, closestPages(verdict), supportUrl)
+        : emptyKbRefusal(),
     };
   }
   const answer = extractAnswer(query, verdict.chunks);

@@ -30,7 +30,7 @@ beforeAll(async () => {
   ).newPage();
   page.on('pageerror', (error) => console.error('[page error]', error));
   await page.goto(await server.signInUrl());
-  await page.locator('kb-admin-gaps h2').waitFor();
+  await page.locator('kb-admin-overview h2').waitFor();
 });
 afterAll(async () => {
   await server?.close();

@@ -46,7 +46,7 @@ beforeAll(async () => {
   page = await (await server.browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
   page.on('pageerror', (error) => console.error('[page error]', error));
   await page.goto(await server.signInUrl());
-  await page.locator('kb-admin-gaps h2').waitFor();
+  await page.locator('kb-admin-overview h2').waitFor();
 });
 afterAll(() => server?.close());
 

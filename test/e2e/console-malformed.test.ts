@@ -50,7 +50,7 @@ beforeAll(async () => {
   page = await (await server.browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
   page.on('pageerror', (error) => pageErrors.push(String(error)));
   await page.goto(await server.signInUrl());
-  await page.locator('kb-admin-gaps h2').waitFor();
+  await page.locator('kb-admin-overview h2').waitFor();
 });
 afterAll(() => server?.close());
 

@@ -20,7 +20,7 @@ export interface ConsoleServer {
   api: TestApi;
   baseUrl: string;
   browser: Browser;
-  /** A one-time sign-in URL for the console (opens on content gaps). */
+  /** A one-time sign-in URL for the console (opens on the overview). */
   signInUrl(): Promise<string>;
   close(): Promise<void>;
 }

@@ -25,7 +25,7 @@ beforeAll(async () => {
   page = await (await server.browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
   page.on('pageerror', (error) => console.error('[page error]', error));
   await page.goto(await server.signInUrl());
-  await page.locator('kb-admin-gaps h2').waitFor();
+  await page.locator('kb-admin-overview h2').waitFor();
   await page.goto(`${server.baseUrl}/admin/#/settings`);
   await page.locator('kb-admin-settings form').waitFor();
 });
@@ -134,7 +134,7 @@ it("saves: a question answered before is refused with the owner's suggestions, t
 it('passes axe at phone width', async () => {
   const phone = await (await server.browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
   await phone.goto(await server.signInUrl());
-  await phone.locator('kb-admin-gaps h2').waitFor();
+  await phone.locator('kb-admin-overview h2').waitFor();
   await phone.goto(`${server.baseUrl}/admin/#/settings`);
   await phone.locator('kb-admin-settings form').waitFor();
   await axe(phone);

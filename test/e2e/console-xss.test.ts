@@ -65,7 +65,7 @@ describe.skipIf(!HAS_XSS)('the console escapes what it shows (the XSS corpus, in
       (window as unknown as { __xss: string[] }).__xss = [];
     });
     await page.goto(await server.signInUrl());
-    await page.locator('kb-admin-gaps h2').waitFor();
+    await page.locator('kb-admin-overview h2').waitFor();
   }, 180_000);
 
   afterAll(() => server?.close());
@@ -135,6 +135,7 @@ describe.skipIf(!HAS_XSS)('the console escapes what it shows (the XSS corpus, in
   }
 
   it('content gaps (refused questions)', async () => {
+    await page.goto(`${baseUrl}/admin/#/gaps`);
     await page.locator('kb-admin-gaps select').selectOption('all');
     const pages = await everyPage('kb-admin-gaps', 'tbody tr', '<script>');
     console.log(`[xss] gaps: ${pages} pages`);

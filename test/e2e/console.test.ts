@@ -101,8 +101,11 @@ describe('the site-owner console, end to end', () => {
     const link = stdout.trim();
     expect(link).toMatch(/\/admin\/#link=[\w-]+\.[\w-]+\.[\w-]+$/);
     await page.goto(link);
+    // A sign-in lands on the overview.
+    await page.locator('kb-admin-overview h2').waitFor();
+    expect(page.url()).toMatch(/\/admin\/#\/overview$/); // the link is out of the address bar and history
+    await go('gaps');
     await page.locator('kb-admin-gaps table').waitFor();
-    expect(page.url()).not.toContain('link='); // out of the address bar and history
     // The link is used up.
     const again = await fetch(`${running.baseUrl}/api/admin/session`, {
       method: 'POST',
@@ -185,14 +188,20 @@ describe('the site-owner console, end to end', () => {
     await shot('conversations');
     await page.locator('kb-admin-conversations select').nth(1).selectOption('refused');
     await expect.poll(() => page.locator('kb-admin-conversations article').count()).toBe(2);
-    // A conversation read as a thread: its turns in order, then back to the list.
-    await page.locator('kb-admin-conversations article button', { hasText: 'Read the conversation' }).first().click();
+    // A conversation read as a thread at its own address: its turns in order; back and forward work.
+    await page.locator('kb-admin-conversations article a', { hasText: 'Read the conversation' }).first().click();
     await page.locator('kb-admin-conversations .thread').waitFor();
+    expect(page.url()).toMatch(/#\/conversations\/[0-9a-f-]{36}$/);
     expect(await page.locator('kb-admin-conversations .thread .turns > li').count()).toBeGreaterThanOrEqual(1);
     expect(await page.locator('kb-admin-conversations .thread').textContent()).toContain('refused');
     await axe('thread');
-    await page.locator('kb-admin-conversations .thread button', { hasText: 'All conversations' }).click();
+    await page.goBack();
+    // The list as it was left: still filtered to refusals.
     await expect.poll(() => page.locator('kb-admin-conversations article').count()).toBe(2);
+    await page.goForward();
+    await page.locator('kb-admin-conversations .thread').waitFor();
+    await page.locator('kb-admin-conversations .thread a', { hasText: 'All conversations' }).click();
+    await page.locator('kb-admin-conversations article').first().waitFor();
 
     await go('overview');
     await page.locator('kb-admin-overview svg').waitFor();
@@ -212,7 +221,7 @@ describe('the site-owner console, end to end', () => {
     await phone.setViewportSize({ width: 390, height: 844 });
     // A session belongs to its tab (sessionStorage): this one signs in with a link of its own.
     await phone.goto(`${running.baseUrl}/admin/#link=${await createLinkToken(SECRET)}`);
-    await phone.locator('kb-admin-gaps h2').waitFor();
+    await phone.locator('kb-admin-overview h2').waitFor();
     for (const view of ['overview', 'gaps', 'conversations', 'documents', 'try', 'settings']) {
       await phone.goto(`${running.baseUrl}/admin/#/${view}`);
       await phone.locator('kb-admin main h2').first().waitFor();

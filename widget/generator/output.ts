@@ -4,7 +4,7 @@
  * The model's text is as hostile as the passages it copies from: it may cite passages that do not exist, echo
  * HTML, or say it cannot answer. Here: invented `[n]` markers are dropped, a half-written marker at the end of
  * a stream is held back, and "I cannot answer" is recognised so the widget shows the extractive answer
- * instead. HTML is left to the widget's Markdown renderer + DOMPurify (widget/render/markdown.ts).
+ * instead. HTML is left to the widget's Markdown renderer + DOMPurify (markdown/render.ts).
  */
 import { CANNOT_ANSWER } from './prompt.ts';
 

@@ -6,7 +6,7 @@
 import type { Citation } from '../../protocol/chat.ts';
 import { format, type KbChatStrings } from '../i18n.ts';
 import { enhanceBlocks } from './blocks.ts';
-import { renderMarkdownFragment } from './markdown.ts';
+import { renderMarkdownFragment } from '../../markdown/render.ts';
 
 const MARKER = /\[(\d{1,3})\]/g;
 

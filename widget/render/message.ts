@@ -3,7 +3,7 @@ import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { AnswerTurn, RefusalTurn, Turn } from '../controllers/chat-controller.ts';
 import { userMessageFor } from '../controllers/chat-errors.ts';
 import { format, type KbChatStrings } from '../i18n.ts';
-import { safeHref } from './escape.ts';
+import { safeHref } from '../../markdown/escape.ts';
 import { renderRelated, renderSources, type SourcesView } from './sources.ts';
 
 export interface MessageView {

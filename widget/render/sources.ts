@@ -5,7 +5,7 @@
 import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { Citation, Related } from '../../protocol/chat.ts';
 import { format, type KbChatStrings } from '../i18n.ts';
-import { safeHref } from './escape.ts';
+import { safeHref } from '../../markdown/escape.ts';
 import { plainExcerpt } from './citations.ts';
 
 /** Sources shown before "Show more sources". */

@@ -25,13 +25,26 @@ export function renderStatus(view: StatusView): TemplateResult | typeof nothing 
       const percent = view.writerPercent;
       return percent === undefined ? nothing : html`<span>${format(s.writerLoading, { percent })}</span>`;
     }
-    case 'loading':
-      return html`<span>${view.slow ? s.slowLoading : progress === undefined ? s.loading : format(s.loadingProgress, { percent: progress })}</span>${
+    case 'loading': {
+      // The bytes can all be in while the model still compiles (and a later file may not have started):
+      // "100 %" then would claim a readiness the keyword-search note contradicts, so it says "starting".
+      const fetched = progress !== undefined && progress >= 100;
+      const text = view.slow
+        ? s.slowLoading
+        : progress === undefined
+          ? s.loading
+          : fetched
+            ? s.loadingStarting
+            : format(s.loadingProgress, { percent: progress });
+      return html`<span>${text}</span>${
         progress === undefined
           ? nothing
-          : html`<progress max="100" value=${progress} aria-label=${s.loading}></progress>`
+          : fetched
+            ? html`<progress aria-label=${s.loading}></progress>`
+            : html`<progress max="100" value=${progress} aria-label=${s.loading}></progress>`
       }
           <span class="status__note" part="loading-note">${s.askWhileLoading}</span>`;
+    }
     case 'unsupported':
     case 'error': {
       const problem = status === 'unsupported' ? s.unsupported : s.modelError;

@@ -60,6 +60,26 @@ describe('first visit', () => {
     expect(lastAssistant(el)!.querySelector('[part~="loading-note"]')).to.equal(null);
   });
 
+  it('never shows 100 % while the model is still loading: the bar turns indeterminate and says it is starting', async () => {
+    await holdAssets(true);
+    const el = await createWidget();
+    await openPanel(el);
+    const embedder = ui(el).embedder;
+    expect(embedder.status).to.equal('loading');
+    const status = () => shadow(el).querySelector('.status')!;
+    embedder.progress = 40;
+    ui(el).requestUpdate();
+    await ui(el).updateComplete;
+    expect(status().textContent).to.contain('Initializing AI… 40%');
+    expect(status().querySelector('progress')!.getAttribute('value')).to.equal('40');
+    embedder.progress = 100;
+    ui(el).requestUpdate();
+    await ui(el).updateComplete;
+    expect(status().textContent).to.contain('starting the full search');
+    expect(status().textContent).not.to.contain('100');
+    expect(status().querySelector('progress')!.hasAttribute('value')).to.equal(false);
+  });
+
   it('keeps loading past the time-out: the status line says the connection is slow, and the model still arrives', async () => {
     await holdAssets(true);
     const el = await createWidget();

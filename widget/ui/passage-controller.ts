@@ -8,7 +8,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Citation } from '../../protocol/chat.ts';
 import type { ApiClient } from '../api/api-client.ts';
 import type { KbChatStrings } from '../i18n.ts';
-import { renderMarkdownFragment } from '../render/markdown.ts';
+import { renderMarkdownFragment } from '../../markdown/render.ts';
 import type { SourcesView } from '../render/sources.ts';
 
 type Passage = { status: 'loading' | 'ready' | 'error'; content?: string };

@@ -18,6 +18,7 @@ import { startNodeServer } from './server.ts';
 import { nodeSyncRunner, nodeUploader, sharedEmbedder } from './upload.ts';
 import { startSyncSchedule, syncScheduleFromEnv } from './sync-schedule.ts';
 import { IngestSlot } from '../../console/ingest-slot.ts';
+import { LINK_TTL_SECONDS } from '../../console/session.ts';
 import { onShutdownSignals, settleWebhooks } from './shutdown.ts';
 import { nodeWebhooks } from './webhooks.ts';
 import { answerWriteKeyProblem } from '../../store/answer-key.ts';
@@ -109,6 +110,12 @@ const stats = await store.kbStats();
 console.log(
   `kb-chat is running at ${url} (${stats.ready_documents} documents, ${stats.chunks} chunks, ` +
     `model ${config.embedModel}, ready in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+);
+// Where the site owner's console is and how to get in: it has no password on this server, only one-time links.
+const origin = url.replace(/\/+$/, '');
+console.log(
+  `Console for site owners: ${origin}/admin/ — sign in with a one-time link (valid ${LINK_TTL_SECONDS / 60} min) from\n` +
+    `  npm run console -- link --url ${origin}   (run with this server's KB_DATA_DIR or KB_JWT_SECRET)`,
 );
 if (schedule)
   console.log(`Syncing ${syncConfig.sources.join(', ')} every ${syncConfig.intervalSeconds} s (KB_SYNC_INTERVAL).`);

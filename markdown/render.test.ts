@@ -1,5 +1,5 @@
 import { expect } from '@open-wc/testing';
-import { renderMarkdown } from './markdown.ts';
+import { renderMarkdown } from './render.ts';
 
 /** Parse the sanitized HTML without attaching it, so nothing can execute while we inspect it. */
 function parse(markdown: string): DocumentFragment {

@@ -1,12 +1,14 @@
 /**
- * Markdown → sanitized HTML for everything the widget renders from the API (answers, passages).
+ * Markdown → sanitized HTML for everything the widget and the console render from the API (answers,
+ * passages): one renderer, so the site owner sees an answer as the visitor saw it. This folder is shared by
+ * the two browser apps and imports nothing else of ours (.dependency-cruiser.cjs, markdown-is-self-contained).
  *
- * Content is treated as hostile: the renderer (markdown-parse.ts) escapes all source text and emits only its
+ * Content is treated as hostile: the renderer (parse.ts) escapes all source text and emits only its
  * own tags, and its output then goes through DOMPurify with a strict allow-list as a second, independent line
  * of defence: no raw HTML, no `javascript:`/`data:` links, no event handlers, no forms, iframes or images.
  */
 import DOMPurify from 'dompurify';
-import { markdownToHtml } from './markdown-parse.ts';
+import { markdownToHtml } from './parse.ts';
 import { safeHref } from './escape.ts';
 
 const ALLOWED_TAGS = [
@@ -39,7 +41,7 @@ const CONFIG = {
   ALLOW_UNKNOWN_PROTOCOLS: false,
 };
 
-// One DOMPurify instance for the widget, so our hooks never leak into a host page that uses DOMPurify too.
+// One DOMPurify instance of our own, so our hooks never leak into a host page that uses DOMPurify too.
 const purify = DOMPurify(window);
 purify.addHook('afterSanitizeAttributes', (node) => {
   if (node.hasAttribute('class') && node.getAttribute('class') !== 'md-heading') node.removeAttribute('class');
