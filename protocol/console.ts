@@ -14,6 +14,7 @@ import {
   type Related,
   type RetrievalMode,
 } from './chat.ts';
+import type { AnswerContext } from './context.ts';
 
 /** Where the console's API is mounted; every path below starts with it (the server mounts each relative to it). */
 export const ADMIN_BASE = '/api/admin';
@@ -172,6 +173,8 @@ export interface AdminThreadTurn {
   rating: 1 | -1 | null;
   comment: string | null;
   generated: { text: string; model: string } | null;
+  /** A follow-up answered in the context of the turn before it: what the widget showed as "About: …". */
+  context: AnswerContext | null;
 }
 
 export const DocumentsQuerySchema = v.object({

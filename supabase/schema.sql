@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 31 migrations, the last 20261127050000_assistants.sql. What each function is for, and who may call it: docs/database.md.
+-- 32 migrations, the last 20261127070000_thread_context.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -363,7 +363,7 @@ revoke all on function public.admin_export_gaps(p_from timestamp with time zone,
 grant execute on function public.admin_export_gaps(p_from timestamp with time zone, p_to timestamp with time zone, p_after text, p_limit integer) to authenticated, service_role;
 
 CREATE OR REPLACE FUNCTION public.admin_get_thread(p_session_id uuid)
- RETURNS TABLE(session_id uuid, title text, visitor text, question_id uuid, question text, asked_at timestamp with time zone, message_id uuid, answer text, kind text, reason text, citations jsonb, closest jsonb, confidence text, mode text, rating smallint, comment text, generated jsonb)
+ RETURNS TABLE(session_id uuid, title text, visitor text, question_id uuid, question text, asked_at timestamp with time zone, message_id uuid, answer text, kind text, reason text, citations jsonb, closest jsonb, confidence text, mode text, rating smallint, comment text, generated jsonb, context jsonb)
  LANGUAGE plpgsql
  STABLE SECURITY DEFINER
  SET search_path TO 'public', 'extensions', 'pg_temp'
@@ -382,7 +382,8 @@ begin
       a.meta ->> 'confidence', a.meta ->> 'mode', f.rating, f.comment,
       case when a.meta ? 'generated'
         then jsonb_build_object('text', left(a.meta -> 'generated' ->> 'text', 4000), 'model', a.meta -> 'generated' ->> 'model')
-      end
+      end,
+      coalesce(a.meta -> 'context', u.meta -> 'context')
     from chat_sessions s
     join chat_messages u on u.session_id = s.id and u.role = 'user'
     left join chat_messages a on a.reply_to = u.id and a.role = 'assistant'
@@ -392,7 +393,7 @@ begin
     limit 500;
 end;
 $function$;
-comment on function public.admin_get_thread(p_session_id uuid) is 'One conversation, question by question with each answer, its citations and rating. Called by the console with an admin''s JWT.';
+comment on function public.admin_get_thread(p_session_id uuid) is 'One conversation, question by question with each answer, its citations, rating and the follow-up context it was answered in (context.about: the "About: …" note). Called by the console with an admin''s JWT.';
 revoke all on function public.admin_get_thread(p_session_id uuid) from public;
 grant execute on function public.admin_get_thread(p_session_id uuid) to authenticated, service_role;
 

@@ -41,6 +41,7 @@ function renderTurn(t: AdminThreadTurn) {
       }
       ${rating}
     </div>
+    ${t.context?.used ? html`<p class="muted about">${t.context.about ? `About: ${t.context.about}` : 'Answered in the context of the question before'}</p>` : nothing}
     ${t.answer === null ? nothing : html`<div class="answer"><strong>Assistant:</strong> ${markdown(t.answer)}</div>`}
     ${
       t.closest.length

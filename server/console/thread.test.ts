@@ -36,6 +36,11 @@ describe('GET /api/admin/conversations/:session_id', () => {
       `update chat_messages set meta = meta || '{"generated":{"text":"Refunds take 14 days [1].","model":"m"}}' where id = $1`,
       [answerId],
     );
+    // What the chat stores on a follow-up's answer (server/chat/stream.ts): the thread shows it as the widget did.
+    await api().store.db.query(
+      `update chat_messages set meta = meta || '{"context":{"used":true,"about":"refunds"}}' where id = $1`,
+      [answerId],
+    );
     // Asked as a new question (context: false): "And …?" would otherwise be read as a follow-up about refunds,
     // and this turn is here to be a refusal just under the threshold, with its closest pages.
     await api().chat(
@@ -66,6 +71,7 @@ describe('GET /api/admin/conversations/:session_id', () => {
       rating: -1,
       comment: 'Too short',
       generated: { text: 'Refunds take 14 days [1].', model: 'm' },
+      context: { used: true, about: 'refunds' },
     });
     expect(answered!.citations[0]).toMatchObject({ title: 'Billing', section: 'Billing › Refunds' });
     expect(answered!.answer).toContain('14 days');
@@ -75,6 +81,7 @@ describe('GET /api/admin/conversations/:session_id', () => {
       closest: [expect.objectContaining({ title: 'Billing' })],
     });
     expect(off!.closest).toEqual([]);
+    expect(near!.context).toBeNull();
   });
 
   it('answers 404 for an unknown session and 400 for a malformed id', async () => {

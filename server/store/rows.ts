@@ -158,9 +158,16 @@ export function toAdminThread(rows: Record<string, unknown>[]): AdminThread | nu
         rating: r.rating == null ? null : Number(r.rating) === 1 ? 1 : -1,
         comment: (r.comment as string | null) ?? null,
         generated: isGenerated(r.generated) ? { text: r.generated.text, model: r.generated.model } : null,
+        context: toAnswerContext(r.context),
       }),
     ),
   };
+}
+
+/** The stored follow-up context, typed again: another shape shows as none. */
+function toAnswerContext(value: unknown): AdminThreadTurn['context'] {
+  if (!isObject(value) || typeof value.used !== 'boolean') return null;
+  return typeof value.about === 'string' ? { used: value.used, about: value.about } : { used: value.used };
 }
 
 function isGenerated(value: unknown): value is { text: string; model: string } {
