@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 30 migrations, the last 20261126090000_context_retrieval.sql. What each function is for, and who may call it: docs/database.md.
+-- 31 migrations, the last 20261127010000_webhook_pair.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -194,7 +194,8 @@ create table public.kb_settings (
   support_url text,
   starters text[],
   webhook_url text,
-  webhook_secret text
+  webhook_secret text,
+  webhook_console boolean default false not null
 );
 alter table public.kb_settings add constraint kb_settings_answer_mode_check CHECK ((answer_mode = ANY (ARRAY['extractive'::text, 'generative'::text])));
 alter table public.kb_settings add constraint kb_settings_evidence_threshold_check CHECK (((evidence_threshold >= (0)::double precision) AND (evidence_threshold <= (1)::double precision)));
@@ -206,7 +207,7 @@ alter table public.kb_settings add constraint kb_settings_pkey PRIMARY KEY (id);
 alter table public.kb_settings add constraint kb_settings_refusal_suggestions_check CHECK (public.kb_refusal_suggestions_ok(refusal_suggestions));
 alter table public.kb_settings add constraint kb_settings_starters_check CHECK (public.kb_starters_ok(starters));
 alter table public.kb_settings add constraint kb_settings_support_url_check CHECK (public.kb_support_url_ok(support_url));
-alter table public.kb_settings add constraint kb_settings_webhook_secret CHECK (((char_length(webhook_secret) >= 16) AND (char_length(webhook_secret) <= 256)));
+alter table public.kb_settings add constraint kb_settings_webhook_secret CHECK (((char_length(webhook_secret) >= 32) AND (char_length(webhook_secret) <= 256))) NOT VALID;
 alter table public.kb_settings add constraint kb_settings_webhook_url CHECK (public.kb_webhook_url_ok(webhook_url));
 alter table public.kb_settings enable row level security;
 grant all on table public.kb_settings to service_role;
@@ -228,6 +229,17 @@ alter table public.kb_sync_runs add constraint kb_sync_runs_trigger_check CHECK 
 CREATE INDEX kb_sync_runs_source_started ON public.kb_sync_runs USING btree (source, started_at DESC);
 alter table public.kb_sync_runs enable row level security;
 grant all on table public.kb_sync_runs to service_role;
+
+create table public.kb_webhook_changes (
+  id bigint generated always as identity not null,
+  changed_at timestamp with time zone default now() not null,
+  changed_by uuid,
+  old_host text,
+  new_host text
+);
+alter table public.kb_webhook_changes add constraint kb_webhook_changes_pkey PRIMARY KEY (id);
+alter table public.kb_webhook_changes enable row level security;
+grant all on table public.kb_webhook_changes to service_role;
 
 create table public.rate_limits (
   user_id uuid not null,
@@ -396,17 +408,21 @@ revoke all on function public.admin_get_thread(p_session_id uuid) from public;
 grant execute on function public.admin_get_thread(p_session_id uuid) to authenticated, service_role;
 
 CREATE OR REPLACE FUNCTION public.admin_get_webhook()
- RETURNS TABLE(url text, secret_set boolean)
+ RETURNS TABLE(url text, secret_set boolean, changed_at timestamp with time zone, changed_by uuid, old_host text, new_host text)
  LANGUAGE plpgsql
  STABLE SECURITY DEFINER
  SET search_path TO 'public', 'extensions', 'pg_temp'
 AS $function$
 begin
   perform kb_assert_admin();
-  return query select s.webhook_url, s.webhook_secret is not null from kb_settings s where s.id;
+  return query
+    select s.webhook_url, s.webhook_secret is not null, c.changed_at, c.changed_by, c.old_host, c.new_host
+    from kb_settings s
+    left join lateral (select * from kb_webhook_changes w order by w.id desc limit 1) c on true
+    where s.id;
 end;
 $function$;
-comment on function public.admin_get_webhook() is 'The webhook URL and whether a secret is set (never the secret). Called by the console with an admin''s JWT.';
+comment on function public.admin_get_webhook() is 'The webhook URL, whether a secret is set (never the secret) and the latest change of the URL (when, by whom, old and new host). Called by the console with an admin''s JWT.';
 revoke all on function public.admin_get_webhook() from public;
 grant execute on function public.admin_get_webhook() to authenticated, service_role;
 
@@ -1665,6 +1681,7 @@ declare
   v_threshold text;
   v_suggestions text[];
   v_starters text[];
+  v_old_url text;
 begin
   if coalesce(auth.jwt() -> 'app_metadata' ->> 'role', '') <> 'admin' then
     raise exception 'admins only' using errcode = 'insufficient_privilege';
@@ -1729,9 +1746,26 @@ begin
     raise exception 'kb_set_settings: webhook_url must be an https URL (or http to loopback) of at most 2000 characters, or null'
       using errcode = 'invalid_parameter_value';
   end if;
+  if (p_patch ? 'webhook_url' or p_patch ? 'webhook_secret')
+     and not coalesce((select s.webhook_console from kb_settings s where s.id), false) then
+    raise exception 'kb_set_settings: this deployment takes the webhook from its environment (KB_WEBHOOK_URL, KB_WEBHOOK_SECRET); the database owner opts in with: update kb_settings set webhook_console = true'
+      using errcode = 'insufficient_privilege';
+  end if;
   if p_patch ? 'webhook_secret' and jsonb_typeof(p_patch -> 'webhook_secret') <> 'null'
-     and (jsonb_typeof(p_patch -> 'webhook_secret') <> 'string' or char_length(p_patch ->> 'webhook_secret') not between 16 and 256) then
-    raise exception 'kb_set_settings: webhook_secret must be 16 to 256 characters or null' using errcode = 'invalid_parameter_value';
+     and (jsonb_typeof(p_patch -> 'webhook_secret') <> 'string' or char_length(p_patch ->> 'webhook_secret') not between 32 and 256) then
+    raise exception 'kb_set_settings: webhook_secret must be 32 to 256 characters or null' using errcode = 'invalid_parameter_value';
+  end if;
+  -- One pair: a URL is stored only with its own secret, and clearing the URL clears the secret, so no URL set
+  -- here is ever signed with a secret meant for another.
+  if (p_patch ? 'webhook_url' or p_patch ? 'webhook_secret')
+     and (jsonb_typeof(p_patch -> 'webhook_url') is distinct from jsonb_typeof(p_patch -> 'webhook_secret')) then
+    raise exception 'kb_set_settings: webhook_url and webhook_secret are set together (both strings) or cleared together (both null)'
+      using errcode = 'invalid_parameter_value';
+  end if;
+  if p_patch ? 'webhook_url' then
+    select s.webhook_url into v_old_url from kb_settings s where s.id;
+    insert into kb_webhook_changes (changed_by, old_host, new_host)
+      values (auth.uid(), kb_url_host(v_old_url), kb_url_host(p_patch ->> 'webhook_url'));
   end if;
 
   return query
@@ -1753,7 +1787,7 @@ begin
               s.refusal_suggestions, s.support_url, s.starters, s.updated_at;
 end;
 $function$;
-comment on function public.kb_set_settings(p_patch jsonb) is 'Applies a JSON patch to the settings (a key set to null clears it) and returns them; refuses all but admins. Called by the console with the admin''s JWT.';
+comment on function public.kb_set_settings(p_patch jsonb) is 'Applies a JSON patch to the settings (a key set to null clears it) and returns them; refuses all but admins, and webhook keys unless kb_settings.webhook_console is on (the URL and its secret together). Called by the console with the admin''s JWT.';
 revoke all on function public.kb_set_settings(p_patch jsonb) from public;
 grant execute on function public.kb_set_settings(p_patch jsonb) to authenticated, service_role;
 
@@ -1882,6 +1916,18 @@ $function$;
 comment on function public.kb_sync_run_start(p_source text, p_trigger text) is 'Starts a sync run of a source (cli, schedule or console) and returns its id. Called by the ingester with the service-role key.';
 revoke all on function public.kb_sync_run_start(p_source text, p_trigger text) from public;
 grant execute on function public.kb_sync_run_start(p_source text, p_trigger text) to service_role;
+
+CREATE OR REPLACE FUNCTION public.kb_url_host(p text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+  select substring(p from '^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]+)');
+$function$;
+comment on function public.kb_url_host(p text) is 'The host and port of a URL, or null: what kb_webhook_changes keeps of a webhook URL. Called by kb_set_settings.';
+revoke all on function public.kb_url_host(p text) from public;
+grant execute on function public.kb_url_host(p text) to service_role;
 
 CREATE OR REPLACE FUNCTION public.kb_visitor_id(p_user uuid)
  RETURNS text
