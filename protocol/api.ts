@@ -108,7 +108,7 @@ export const GREETING_MAX_CHARS = 500;
 export const REFUSAL_SUGGESTIONS_MAX = 5;
 export const REFUSAL_SUGGESTION_MAX_CHARS = 120;
 export const WEBHOOK_URL_MAX_CHARS = 2000;
-export const WEBHOOK_SECRET_MIN_CHARS = 16;
+export const WEBHOOK_SECRET_MIN_CHARS = 32;
 export const WEBHOOK_SECRET_MAX_CHARS = 256;
 
 const Threshold = v.pipe(
@@ -277,5 +277,32 @@ export interface Settings {
    * that may read the secret back), so there the webhook is KB_WEBHOOK_URL / KB_WEBHOOK_SECRET.
    */
   webhook_editable: boolean;
+  /** The latest change of the URL set here: when, by which user id, old → new host (null: never changed). */
+  webhook_last_change: WebhookChange | null;
+  /**
+   * Only in the answer to the PUT that set a URL without a secret: the secret the server generated for it.
+   * Shown once; no later response contains it.
+   */
+  webhook_secret_generated?: string;
+  /** This server process's deliveries since it started (null: it sends none). */
+  webhook_deliveries: WebhookDeliveries | null;
   updated_at: string;
+}
+
+/** Counted by the webhook queue: events waiting or in delivery, delivered, given up on, and dropped. */
+export interface WebhookDeliveries {
+  queued: number;
+  delivered: number;
+  failed: number;
+  /** Dropped because the queue was full. */
+  dropped_queue_full: number;
+  /** Dropped because their event type had used its deliveries for the minute. */
+  dropped_rate_limited: number;
+}
+
+export interface WebhookChange {
+  changed_at: string;
+  changed_by: string | null;
+  old_host: string | null;
+  new_host: string | null;
 }

@@ -32,8 +32,10 @@ for with If-None-Match / If-Modified-Since: a 304 downloads nothing. Each input 
   --prune              delete documents that disappeared from the given folders / crawled sites
   --max-pages <n>      crawl at most n pages (default 500)
   --concurrency <n>    requests in flight while crawling (default 4)
-  --allow-private      crawl loopback, private and link-local addresses too (refused by default;
-                       only on a trusted network: what is crawled is served as public answers)
+  --allow-private      crawl loopback and private addresses too, for the hosts of the URLs given here
+                       only (refused by default; a redirect to another internal host, link-local and
+                       metadata addresses stay refused; only on a trusted network: what is crawled is
+                       served as public answers)
   --workers <n>        embedding worker threads (default: number of cores; 0 = main thread)
   --json               print the summary as JSON on stdout (progress goes to stderr)
 

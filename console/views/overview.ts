@@ -4,9 +4,10 @@
  */
 import { css, html, svg, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
-import { ADMIN_PATHS, type Overview } from '../../protocol/index.ts';
+import { ADMIN_PATHS, type Overview, type Settings } from '../../protocol/index.ts';
 import { formatNumber } from '../api.ts';
 import { AdminView } from './view.ts';
+import { webhookChange, webhookDeliveries } from './webhook-status.ts';
 
 const WIDTH = 720;
 const HEIGHT = 180;
@@ -29,10 +30,16 @@ export class OverviewView extends AdminView {
 
   @state() private days = 30;
   @state() private data: Overview | null = null;
+  /** The webhook's target and its latest change, shown here too: a redirected webhook should not go unseen. */
+  @state() private webhook: Settings | null = null;
 
   override connectedCallback(): void {
     super.connectedCallback();
     void this.load();
+    void this.api.request<Settings>('GET', ADMIN_PATHS.settings).then(
+      (s) => (this.webhook = s),
+      () => {},
+    );
   }
 
   private load() {
@@ -64,6 +71,7 @@ export class OverviewView extends AdminView {
               ${this.card('Refused', `${d.refused}${d.questions ? ` (${Math.round((100 * d.refused) / d.questions)} %)` : ''}`)}
               ${this.card('Median confidence', d.median_confidence ?? '—', d.median_evidence === null ? '' : `evidence ${formatNumber(d.median_evidence)}`)}
               ${this.card('Helpful / not helpful', `${d.up} / ${d.down}`, rated ? `${Math.round((100 * d.up) / rated)} % helpful` : 'no ratings yet')}
+              ${this.webhook ? this.card('Webhook', this.webhook.webhook_url ? new URL(this.webhook.webhook_url).host : 'off', `${webhookChange(this.webhook)} ${webhookDeliveries(this.webhook)}`.trim()) : nothing}
             </div>
             <section class="panel" aria-labelledby="per-day">
               <h3 id="per-day">Questions per day</h3>

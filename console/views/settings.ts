@@ -29,6 +29,7 @@ import {
 import { WEBHOOK_EVENTS } from '../../protocol/webhooks.ts';
 import { formatTime } from '../api.ts';
 import { consoleStyles } from '../styles.ts';
+import { webhookChange, webhookDeliveries } from './webhook-status.ts';
 import { AdminView } from './view.ts';
 import './assistants.ts';
 
@@ -112,7 +113,13 @@ export class SettingsView extends AdminView {
     }
     await this.run(
       () => this.api.request<Settings>('PUT', ADMIN_PATHS.settings, patch),
-      (saved) => (this.loaded(saved), (this.saved = 'Saved.')),
+      (saved) => {
+        this.loaded(saved);
+        // The only time this secret is shown: the receiver needs it, and no later response contains it.
+        this.saved = saved.webhook_secret_generated
+          ? `Saved. The webhook's new signing secret, shown only now — put it in your receiver: ${saved.webhook_secret_generated}`
+          : 'Saved.';
+      },
     );
     // The API names the field it refused ("greeting: must be…"): show the message there as well.
     const field = this.error?.match(/^([a-z_]+)(?:\.\d+)?: (.*)$/);
@@ -207,20 +214,16 @@ export class SettingsView extends AdminView {
         <label for="webhook_url">URL (https; empty: KB_WEBHOOK_URL)</label>
         <input id="webhook_url" name="webhook_url" type="url" size="50" .value=${url} placeholder=${s.webhook_url_source === 'server' ? (s.webhook_url ?? '') : ''}
           aria-invalid=${this.invalid.webhook_url ? 'true' : 'false'} aria-describedby="webhook_url-about webhook_url-error" />
-        <span id="webhook_url-about" class="muted">In effect: ${s.webhook_url ?? 'none (no events are sent)'} (${source(s.webhook_url_source)}).</span>
+        <span id="webhook_url-about" class="muted">In effect: ${s.webhook_url ?? 'none (no events are sent)'} (${source(s.webhook_url_source)}). ${webhookChange(s)}
+          Changing it asks for a sign-in from the last few minutes. ${webhookDeliveries(s)}</span>
         ${this.message('webhook_url')}
       </div>
       <div class="field">
-        <label for="webhook_secret">Signing secret (${WEBHOOK_SECRET_MIN_CHARS} to ${WEBHOOK_SECRET_MAX_CHARS} characters; never shown again once saved)</label>
+        <label for="webhook_secret">Signing secret (${WEBHOOK_SECRET_MIN_CHARS} to ${WEBHOOK_SECRET_MAX_CHARS} characters; never shown again once saved; empty with a new URL: one is generated and shown once)</label>
         <input id="webhook_secret" name="webhook_secret" type="password" autocomplete="new-password" size="50" .value=${live('')}
           placeholder=${s.webhook_secret_set ? 'set — type a new one to replace it' : 'not set'}
           aria-invalid=${this.invalid.webhook_secret ? 'true' : 'false'} aria-describedby="webhook_secret-about webhook_secret-error" />
         <span id="webhook_secret-about" class="muted">${s.webhook_secret_set ? `A secret is set (${source(s.webhook_secret_source)}).` : 'No secret: nothing is sent until one is set.'}</span>
-        ${
-          s.webhook_secret_source === 'admin' && s.webhook_secret_set
-            ? html`<label><span><input type="checkbox" name="webhook_secret_clear" /> Remove the secret set here (KB_WEBHOOK_SECRET applies)</span></label>`
-            : nothing
-        }
         ${this.message('webhook_secret')}
       </div>
     </fieldset>`;
@@ -338,8 +341,9 @@ export function readForm(
     const secret = String(form.get('webhook_secret') ?? '');
     if (secret && (secret.length < WEBHOOK_SECRET_MIN_CHARS || secret.length > WEBHOOK_SECRET_MAX_CHARS)) {
       invalid.webhook_secret = `${WEBHOOK_SECRET_MIN_CHARS} to ${WEBHOOK_SECRET_MAX_CHARS} characters (now ${secret.length}).`;
-    } else if (secret) patch.webhook_secret = secret;
-    else if (form.get('webhook_secret_clear')) patch.webhook_secret = null;
+    } else if (secret && !url) invalid.webhook_secret = 'A secret signs for a URL set here: enter the URL too.';
+    // The URL and its secret travel together (a new secret re-sends the URL it signs for).
+    else if (secret) Object.assign(patch, { webhook_url: url, webhook_secret: secret });
   }
   return { patch: patch as SettingsUpdate, invalid };
 }

@@ -3,7 +3,7 @@
  * passed into the runtime-agnostic core. Every variable is documented in docs/configuration.md.
  */
 import * as v from 'valibot';
-import { AnswerModeSchema, type AnswerMode } from '../../protocol/api.ts';
+import { AnswerModeSchema, WEBHOOK_SECRET_MIN_CHARS, type AnswerMode } from '../../protocol/api.ts';
 import { retrievalFromEnv } from '../retrieval/config.ts';
 import { webhookUrlProblem } from '../webhooks/url.ts';
 import {
@@ -176,9 +176,9 @@ function webhookConfig(env: Env): Config['webhook'] {
   const allowLoopback = ['1', 'true', 'yes'].includes((nonEmpty(env.KB_WEBHOOK_ALLOW_LOOPBACK) ?? '').toLowerCase());
   const problem = url === null ? null : webhookUrlProblem(url, allowLoopback);
   if (problem) throw new Error(`KB_WEBHOOK_URL ${problem}`);
-  if (secret !== null && secret.length < 16) {
+  if (secret !== null && secret.length < WEBHOOK_SECRET_MIN_CHARS) {
     throw new Error(
-      'KB_WEBHOOK_SECRET must be at least 16 characters (e.g. `openssl rand -hex 32`): receivers check signatures with it',
+      `KB_WEBHOOK_SECRET must be at least ${WEBHOOK_SECRET_MIN_CHARS} characters (e.g. \`openssl rand -hex 32\`): receivers check signatures with it`,
     );
   }
   return { url, secret, allowLoopback };

@@ -37,9 +37,11 @@ import { rateLimit } from '../http/rate-limit.ts';
 import { DEFAULT_ANSWER_MODE, DEFAULT_EVIDENCE_THRESHOLD } from '../config/defaults.ts';
 import { adminSettings, settingsReader, type SettingsDefaults } from '../settings/runtime.ts';
 import { StoreError, type ChatStore, type ContentGap, type JwtClaims } from '../store/types.ts';
-import { webhookUrlProblem } from '../webhooks/url.ts';
 import { assistantsRoute } from './assistants.ts';
+import type { WebhookStats } from '../webhooks/dispatcher.ts';
+import { webhookPair } from '../webhooks/pair.ts';
 import { exportRoute } from './export/route.ts';
+import { requireFreshSignIn } from './fresh-sign-in.ts';
 import { sessionRoute, type AdminSignIn } from './session.ts';
 import { tryQuestion, type EmbedQuestion } from './try.ts';
 import { uploadRoute, type AdminUploader } from './upload.ts';
@@ -63,6 +65,8 @@ export interface AdminRouteOptions {
   exportPageRows?: number;
   /** Whether this server reads back a webhook set in the console (the embedded store: yes; a Worker: no). */
   webhookSetting?: boolean;
+  /** This process's webhook deliveries (queued, delivered, failed, dropped), shown with the settings. */
+  webhookStats?: () => WebhookStats;
 }
 
 const UUID = v.pipe(v.string(), v.uuid('must be a UUID'));
@@ -211,6 +215,7 @@ export function adminRoute(options: AdminRouteOptions) {
   const webhookState = async (claims: JwtClaims) => ({
     ...(await store.adminGetWebhook(claims).catch(adminsOnly('see the settings'))),
     editable: options.webhookSetting ?? false,
+    deliveries: options.webhookStats?.() ?? null,
   });
 
   app.route(at.assistants, assistantsRoute(store));
@@ -230,13 +235,17 @@ export function adminRoute(options: AdminRouteOptions) {
         `${webhookField}: this server reads the webhook only from KB_WEBHOOK_URL and KB_WEBHOOK_SECRET.`,
       );
     }
-    if (typeof update.webhook_url === 'string') {
-      // Loopback passes here (a development receiver); the server sends to it only with KB_WEBHOOK_ALLOW_LOOPBACK.
-      const problem = webhookUrlProblem(update.webhook_url, true);
-      if (problem) throw new AppError(400, 'invalid_request', `webhook_url: ${problem}`);
+    let generated: string | undefined;
+    if (webhookField) {
+      // Where events go, and what proves they are ours: a stolen session must not redirect them quietly.
+      requireFreshSignIn(c.get('claims'), 'change the webhook');
+      const pair = webhookPair(update);
+      Object.assign(update, pair.patch);
+      generated = pair.generated;
     }
     const stored = await store.setSettings(c.get('claims'), update).catch(adminsOnly('change the settings'));
-    return c.json<Settings>(adminSettings(stored, defaults, await webhookState(c.get('claims'))));
+    const settings = adminSettings(stored, defaults, await webhookState(c.get('claims')));
+    return c.json<Settings>(generated ? { ...settings, webhook_secret_generated: generated } : settings);
   });
 
   return app;

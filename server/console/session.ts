@@ -66,6 +66,9 @@ export async function issueAdminToken(
       aud: 'authenticated',
       is_anonymous: false,
       app_metadata: { role: 'admin', provider: 'kb-chat-link' },
+      // When the user signed in, as Supabase Auth records it (kept across refreshes): what a change that
+      // asks for a fresh sign-in reads (./fresh-sign-in.ts).
+      amr: [{ method: 'link', timestamp: now }],
       iat: now,
       exp: now + TOKEN_TTL_SECONDS,
     },

@@ -58,8 +58,34 @@ export const publicAddressesOnly: AddressPolicy = (address) => {
   return null;
 };
 
-/** Every address allowed: `--allow-private` on a trusted network. */
-export const anyAddress: AddressPolicy = () => null;
+// Never fetched, whatever the operator allowed: link-local (169.254/16 and fe80::/10, where the cloud metadata
+// service answers) and the metadata services' other well-known addresses (AWS's IPv6 fd00:ec2::254, Alibaba's
+// 100.100.100.200). A page read there would be served to anonymous visitors.
+const METADATA = new Set(['fd00:ec2::254', '100.100.100.200']);
+const PRIVATE_RANGES = new Set(['loopback', 'private', 'uniqueLocal', 'carrierGradeNat']);
+
+/**
+ * `--allow-private` for a host the operator named: public unicast, loopback and private ranges; never
+ * link-local, metadata, multicast, unspecified or reserved space.
+ */
+export const privateNetworkAddresses: AddressPolicy = (address) => {
+  const bare = address.replace(/^\[|\]$/g, '');
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.process(bare);
+  } catch {
+    return 'not an IP address';
+  }
+  if (METADATA.has(parsed.toNormalizedString()) || METADATA.has(parsed.toString())) return 'a cloud metadata address';
+  if (PRIVATE_RANGES.has(parsed.range())) return null;
+  return publicAddressesOnly(address);
+};
+
+/** A host as the private-host list compares it: lower case, IPv6 without brackets, in its short form. */
+export function hostKey(host: string): string {
+  const bare = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return ipaddr.isValid(bare) ? ipaddr.parse(bare).toString() : bare;
+}
 
 /** True when `host` (a URL's hostname, IPv6 in brackets) is an IP address rather than a name. */
 export function isIpLiteral(host: string): boolean {

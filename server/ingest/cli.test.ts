@@ -158,4 +158,39 @@ describe('scripts/ingest.ts on URLs', () => {
     expect(JSON.parse(allowed.stdout)).toMatchObject({ dry_run: true, added: 1, failed: [] });
     expect(siteHits).toEqual(['/robots.txt', '/']);
   });
+
+  it('--allow-private opens only the host it names: a redirect to [::1] or another host is not followed', {
+    timeout: 120_000,
+  }, async () => {
+    const hits: string[] = [];
+    const listen = (host: string, handler: Parameters<typeof createServer>[1]) =>
+      new Promise<Server>((resolve) => {
+        const server = createServer((req, res) => (hits.push(`${host}${req.url}`), handler!(req, res)));
+        server.listen(0, host, () => resolve(server));
+      });
+    const page = (_: unknown, res: import('node:http').ServerResponse) =>
+      void res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Inside</title><main>secret</main>');
+    const v6 = await listen('::1', page);
+    const other = await listen('127.0.0.2', page);
+    const v6Url = `http://[::1]:${(v6.address() as AddressInfo).port}/`;
+    const otherUrl = `http://127.0.0.2:${(other.address() as AddressInfo).port}/`;
+    const named = await listen('127.0.0.1', (req, res) => {
+      if (req.url === '/robots.txt') return void res.writeHead(404).end();
+      res.writeHead(302, { location: req.url === '/to-v6' ? v6Url : otherUrl }).end();
+    });
+    const base = `http://127.0.0.1:${(named.address() as AddressInfo).port}`;
+    try {
+      for (const [path, target] of [
+        ['/to-v6', v6Url],
+        ['/to-other', otherUrl],
+      ] as const) {
+        const result = await cli(`${base}${path}`, '--allow-private', '--dry-run', '--json');
+        expect(result.code).toBe(1);
+        expect(JSON.parse(result.stdout).failed[0].error).toContain(`refused: redirect to ${target}`);
+      }
+      expect(hits.filter((hit) => !hit.startsWith('127.0.0.1'))).toEqual([]);
+    } finally {
+      for (const server of [v6, other, named]) server.close();
+    }
+  });
 });

@@ -96,7 +96,9 @@ export async function crawl(
   options: CrawlOptions,
   onPage: (page: CrawledPage) => Promise<void>,
 ): Promise<CrawlResult> {
-  const guard = createFetchGuard(options);
+  // `allowPrivate` opens the private network only to the hosts the operator gave (the command line,
+  // KB_SYNC_SOURCES): what their pages link or redirect to elsewhere is checked as public.
+  const guard = createFetchGuard({ ...options, privateHosts: options.privateHosts ?? hostsOf(startUrls) });
   try {
     const result = await new Crawl(guard, options, onPage).run(startUrls);
     result.bytes = guard.bytesRead;
@@ -104,6 +106,16 @@ export async function crawl(
   } finally {
     await guard.close();
   }
+}
+
+function hostsOf(urls: string[]): string[] {
+  return urls.flatMap((url) => {
+    try {
+      return [new URL(url).hostname];
+    } catch {
+      return [];
+    }
+  });
 }
 
 type Queued = { url: string; follow: boolean };

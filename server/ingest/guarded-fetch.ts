@@ -14,7 +14,13 @@ import type { LookupAddress } from 'node:dns';
 import { lookup as systemLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { anyAddress, isIpLiteral, publicAddressesOnly, type AddressPolicy } from './address-policy.ts';
+import {
+  hostKey,
+  isIpLiteral,
+  privateNetworkAddresses,
+  publicAddressesOnly,
+  type AddressPolicy,
+} from './address-policy.ts';
 
 export const MiB = 1024 * 1024;
 
@@ -22,8 +28,17 @@ export const MiB = 1024 * 1024;
 export type FetchLike = (url: string, init: RequestInit & { dispatcher?: Agent }) => Promise<Response>;
 
 export interface GuardOptions {
-  /** Connect to loopback, private and other internal addresses too (a crawl on a trusted network). Default false. */
+  /**
+   * Connect to loopback and private addresses too (a crawl on a trusted network), but only for the hosts in
+   * `privateHosts`; link-local and cloud-metadata addresses stay refused. Default false.
+   */
   allowPrivate?: boolean;
+  /**
+   * With `allowPrivate`: the host names (or IP literals, IPv6 in brackets) the operator named — the crawl's
+   * start URLs. A redirect or link to any other host gets the public-only policy. Default: the host of the
+   * URL each `fetch` is called with (its redirects to another host are refused).
+   */
+  privateHosts?: readonly string[];
   /** Redirects followed per request. Default 5. */
   maxRedirects?: number;
   /** Bytes read from one response at most. Default 10 MiB. */
@@ -63,7 +78,11 @@ export interface GuardedResponse {
 }
 
 export interface FetchGuard {
-  fetch(url: string, init: { headers: Record<string, string>; signal?: AbortSignal }): Promise<GuardedResponse>;
+  /** `body`: sent as is with the request (a webhook POST; the fetch given in the options sets the method). */
+  fetch(
+    url: string,
+    init: { headers: Record<string, string>; signal?: AbortSignal; body?: string },
+  ): Promise<GuardedResponse>;
   /** The crawl's byte budget is spent: nothing more is fetched. */
   readonly exhausted: boolean;
   /** Body bytes read so far (what the byte budget counts; headers not included). */
@@ -82,13 +101,25 @@ export function createFetchGuard(options: GuardOptions = {}): FetchGuard {
     resolve = systemResolve,
     fetch: fetchImpl = undiciFetch as unknown as FetchLike,
   } = options;
-  const policy = allowPrivate ? anyAddress : (options.addressPolicy ?? publicAddressesOnly);
+  const publicPolicy = options.addressPolicy ?? publicAddressesOnly;
+  const named = new Set((options.privateHosts ?? []).map(hostKey));
+  // Which policy a host gets: the private-network one only for a host the operator named (`allowPrivate`),
+  // so a named internal site cannot redirect the crawler to another internal host.
+  const policyFor = (host: string, requested: string): AddressPolicy => {
+    if (!allowPrivate) return publicPolicy;
+    const key = hostKey(host);
+    const allowed = options.privateHosts ? named.has(key) : key === hostKey(requested);
+    return allowed ? privateNetworkAddresses : publicPolicy;
+  };
+  // The host names a connection in flight was asked for by `fetch` (undici's lookup sees only the host).
+  const requestedBy = new Map<string, string>();
   let spent = 0;
   let exhausted = false;
   const totalReached = () => new CrawlRefusal('too large', `the crawl's total of ${size(maxTotalBytes)} was reached`);
 
   // net.connect calls this for host names (never for IP addresses, which are checked before the request).
   const lookup: LookupFunction = (hostname, opts, callback) => {
+    const policy = policyFor(hostname, requestedBy.get(hostKey(hostname)) ?? '');
     resolve(hostname).then(
       (addresses) => {
         const family =
@@ -115,10 +146,10 @@ export function createFetchGuard(options: GuardOptions = {}): FetchGuard {
   const agent = new Agent({ connect: { lookup } });
 
   /** Why this hop may not be requested, or null. */
-  const problem = (url: URL): string | null => {
+  const problem = (url: URL, requested: string): string | null => {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'only http and https URLs are fetched';
     if (isIpLiteral(url.hostname)) {
-      const why = policy(url.hostname);
+      const why = policyFor(url.hostname, requested)(url.hostname);
       if (why) return `${url.hostname} is ${why}`;
     }
     return null;
@@ -169,21 +200,25 @@ export function createFetchGuard(options: GuardOptions = {}): FetchGuard {
     get bytesRead() {
       return spent;
     },
-    async fetch(url, { headers, signal }) {
+    async fetch(url, { headers, signal, body }) {
       let current = new URL(url);
+      const requested = current.hostname;
       for (let hop = 0; ; hop++) {
         const refuse = (why: string) =>
           new CrawlRefusal('refused', hop === 0 ? why : `redirect to ${current.href} (${why})`);
-        const why = problem(current);
+        const why = problem(current, requested);
         if (why) throw refuse(why);
         if (exhausted) throw totalReached();
         let res: Response;
+        // Without named hosts, a name is private-allowed only when it is the one this fetch was called with.
+        if (!isIpLiteral(current.hostname)) requestedBy.set(hostKey(current.hostname), requested);
         try {
           res = await fetchImpl(current.href, {
             headers,
             redirect: 'manual',
             dispatcher: agent,
             ...(signal ? { signal } : {}),
+            ...(body !== undefined ? { body } : {}),
           });
         } catch (error) {
           const refusal = refusalIn(error);

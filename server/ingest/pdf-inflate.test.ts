@@ -46,6 +46,29 @@ describe('checkInflatedSize', () => {
     );
   });
 
+  it('holds images to a total of their own: many image-labelled streams under the per-stream limit add up', async () => {
+    // Five 4 MB "images": each under the 8 MB stream limit, 20 MB together over the 16 MB image total.
+    await expect(
+      checkInflatedSize(bombPdf({ megabytes: 4, copies: 5, disguised: true }), {
+        ...LIMITS,
+        maxImageTotalBytes: 16 * MB,
+      }),
+    ).rejects.toThrow(new PdfLimitError('its images decompress to more than 16 MB in total (a decompression bomb?)'));
+    // By default the image total is four times the content total.
+    await expect(checkInflatedSize(bombPdf({ megabytes: 4, copies: 9, disguised: true }), LIMITS)).rejects.toThrow(
+      'its images decompress to more than 32 MB in total',
+    );
+  });
+
+  it('stops at its time budget with a clear reason', async () => {
+    const many = bombPdf({ megabytes: 4, copies: 20, disguised: true });
+    const unbounded = { ...LIMITS, maxImageTotalBytes: Number.MAX_SAFE_INTEGER };
+    await expect(checkInflatedSize(many, { ...unbounded, timeoutMs: 5 })).rejects.toThrow(
+      new PdfLimitError('checking its compressed streams took longer than 0.005 s (too many or too large streams)'),
+    );
+    expect(await checkInflatedSize(many, unbounded)).toBe(0);
+  });
+
   it('follows Flate streams inside Flate streams', async () => {
     const twice = deflateSync(deflateSync(Buffer.alloc(16 * MB)));
     const thrice = deflateSync(twice);

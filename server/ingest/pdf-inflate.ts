@@ -3,10 +3,12 @@
  * with no bound (deflate reaches about 1000:1, so 61 KB of zeros became 63 MB, and a 5 MB upload could
  * become 5 GB, held in array buffers that a worker's heap limit does not count). Here every stream is
  * inflated by zlib into a counter that keeps nothing, stopping at the limit: text, fonts and other
- * streams together at most `maxTotalBytes`, any single stream at most `maxStreamBytes`. Images count only
- * against the per-stream limit — extracting text never decodes them, and screenshots in a manual add up to
- * more than its text ever does. A stream inside a stream (`/Filter [/FlateDecode /FlateDecode]`) is
- * followed, up to MAX_LAYERS deep.
+ * streams together at most `maxTotalBytes`, any single stream at most `maxStreamBytes`. Images have a
+ * total of their own, higher (`maxImageTotalBytes`) — extracting text never decodes them, and screenshots
+ * in a manual add up to more than its text ever does, but without any total a PDF of many image-labelled
+ * streams, each under the per-stream limit, would make this check inflate without end. The whole check has
+ * a time budget (`timeoutMs`): inflating is work even when nothing is kept. A stream inside a stream
+ * (`/Filter [/FlateDecode /FlateDecode]`) is followed, up to MAX_LAYERS deep.
  *
  * What this does not see — streams of an encrypted PDF, other filters such as LZWDecode — is left to the
  * reader's memory watchdog and time limit (pdf-reader.ts).
@@ -24,6 +26,10 @@ export interface InflateLimits {
   maxTotalBytes: number;
   /** Any one stream, images included, inflated. */
   maxStreamBytes: number;
+  /** All image streams together, inflated (default: 4 × maxTotalBytes). */
+  maxImageTotalBytes?: number;
+  /** The whole check, in milliseconds (default 20 s). */
+  timeoutMs?: number;
 }
 
 const STREAM = Buffer.from('stream');
@@ -41,8 +47,19 @@ const MAX_LAYERS = 4;
  */
 export async function checkInflatedSize(bytes: Uint8Array, limits: InflateLimits): Promise<number> {
   const pdf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const { maxImageTotalBytes = 4 * limits.maxTotalBytes, timeoutMs = 20_000 } = limits;
+  const deadline = performance.now() + timeoutMs;
+  const late = () =>
+    performance.now() > deadline
+      ? new PdfLimitError(
+          `checking its compressed streams took longer than ${timeoutMs / 1000} s (too many or too large streams)`,
+        )
+      : null;
   let total = 0;
+  let images = 0;
   for (let at = pdf.indexOf(STREAM); at >= 0; at = pdf.indexOf(STREAM, at + STREAM.length)) {
+    const overTime = late();
+    if (overTime) throw overTime;
     if (at >= 3 && pdf.toString('latin1', at - 3, at) === 'end') continue;
     let start = at + STREAM.length;
     if (pdf[start] === 0x0d) start += 1;
@@ -51,16 +68,20 @@ export async function checkInflatedSize(bytes: Uint8Array, limits: InflateLimits
     const endAt = pdf.indexOf(END_STREAM, start);
     const end = endAt < 0 ? pdf.length : endAt;
     const image = isImage(pdf.toString('latin1', Math.max(0, at - 2048), at));
-    const streamLimit = image ? limits.maxStreamBytes : Math.min(limits.maxStreamBytes, limits.maxTotalBytes - total);
-    const inflated = await inflatedBytes(pdf.subarray(start, end), streamLimit);
+    const budget = image ? maxImageTotalBytes - images : limits.maxTotalBytes - total;
+    const streamLimit = Math.min(limits.maxStreamBytes, budget);
+    const inflated = await inflatedBytes(pdf.subarray(start, end), streamLimit, late);
     if (inflated > streamLimit) {
       throw new PdfLimitError(
-        image || streamLimit === limits.maxStreamBytes
+        streamLimit === limits.maxStreamBytes
           ? `a stream in it decompresses to more than ${limits.maxStreamBytes / MB} MB (a decompression bomb?)`
-          : `it decompresses to more than ${limits.maxTotalBytes / MB} MB of content (a decompression bomb?)`,
+          : image
+            ? `its images decompress to more than ${maxImageTotalBytes / MB} MB in total (a decompression bomb?)`
+            : `it decompresses to more than ${limits.maxTotalBytes / MB} MB of content (a decompression bomb?)`,
       );
     }
-    if (!image) total += inflated;
+    if (image) images += inflated;
+    else total += inflated;
     at = end;
   }
   return total;
@@ -78,7 +99,7 @@ function isImage(before: string): boolean {
  * 0 when it is not zlib data (an image in another format, an encrypted stream). A truncated or damaged
  * stream counts what inflated before the damage — as much as PDF.js would get from it.
  */
-async function inflatedBytes(data: Uint8Array, limit: number): Promise<number> {
+async function inflatedBytes(data: Uint8Array, limit: number, late: () => PdfLimitError | null): Promise<number> {
   const layers = zlibLayers(data);
   if (layers === 0) return 0;
   let counted = 0;
@@ -87,7 +108,7 @@ async function inflatedBytes(data: Uint8Array, limit: number): Promise<number> {
       transform(chunk: Buffer, _encoding, done) {
         counted += chunk.length;
         if (counted > limit) done(new PdfLimitError('over the limit'));
-        else done(null, chunk);
+        else done(late(), chunk);
       },
     });
   const drain = new Writable({ write: (_chunk, _encoding, done) => done() });
@@ -97,6 +118,7 @@ async function inflatedBytes(data: Uint8Array, limit: number): Promise<number> {
   try {
     await pipeline([Readable.from([data]), ...stages, drain]);
   } catch (error) {
+    if (error instanceof PdfLimitError && error.message !== 'over the limit') throw error; // out of time
     if (error instanceof PdfLimitError) return counted;
     // Damaged data: what came out before the damage is what counts.
   }

@@ -10,7 +10,11 @@ import { PDF_LIMITS, PdfLimitError, readPdf } from './pdf-reader.ts';
 
 const MB = 1024 * 1024;
 /** The size check off, to reach the limits behind it. */
-const UNCHECKED = { maxInflatedBytes: Number.MAX_SAFE_INTEGER, maxStreamBytes: Number.MAX_SAFE_INTEGER };
+const UNCHECKED = {
+  maxInflatedBytes: Number.MAX_SAFE_INTEGER,
+  maxStreamBytes: Number.MAX_SAFE_INTEGER,
+  maxImageBytes: Number.MAX_SAFE_INTEGER,
+};
 
 async function textPdf(pages: number): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
@@ -45,6 +49,22 @@ describe('readPdf', () => {
     }).catch((e: unknown) => e);
     expect((error as Error).message).toBe(
       'PDF refused: a stream in it decompresses to more than 8 MB (a decompression bomb?)',
+    );
+  });
+
+  it('refuses streams labelled as images past their own total, and a size check past its time budget', async () => {
+    const images = await readPdf(bombPdf({ megabytes: 4, copies: 5, disguised: true }), {
+      maxImageBytes: 16 * MB,
+    }).catch((e: unknown) => e);
+    expect(images).toBeInstanceOf(PdfLimitError);
+    expect((images as Error).message).toBe(
+      'PDF refused: its images decompress to more than 16 MB in total (a decompression bomb?)',
+    );
+    const slow = await readPdf(bombPdf({ megabytes: 16, copies: 8, disguised: true }), { checkTimeoutMs: 5 }).catch(
+      (e: unknown) => e,
+    );
+    expect((slow as Error).message).toBe(
+      'PDF refused: checking its compressed streams took longer than 0.005 s (too many or too large streams)',
     );
   });
 

@@ -32,6 +32,10 @@ export interface PdfLimits {
   maxInflatedBytes: number;
   /** Any one stream, images included, inflated, in bytes. */
   maxStreamBytes: number;
+  /** All image streams together, inflated, in bytes: higher than the text's, but a total all the same. */
+  maxImageBytes: number;
+  /** The decompressed-size check before the reader starts (pdf-inflate.ts), in milliseconds. */
+  checkTimeoutMs: number;
 }
 
 export const PDF_LIMITS: PdfLimits = {
@@ -41,6 +45,8 @@ export const PDF_LIMITS: PdfLimits = {
   maxBufferBytes: 512 * MB,
   maxInflatedBytes: 256 * MB,
   maxStreamBytes: 256 * MB,
+  maxImageBytes: 1024 * MB,
+  checkTimeoutMs: 20_000,
 };
 
 export interface PdfTextItem {
@@ -121,12 +127,17 @@ function giveBack(thread: ReaderThread, arrayBuffers: number): void {
  * await readPdf(bytes, { timeoutMs: 5_000 });                      // one limit changed
  */
 export async function readPdf(bytes: Uint8Array, limits: Partial<PdfLimits> = {}): Promise<PdfContent> {
-  const { maxPages, timeoutMs, maxHeapMb, maxBufferBytes, maxInflatedBytes, maxStreamBytes } = {
+  const { maxPages, timeoutMs, maxHeapMb, maxBufferBytes, maxInflatedBytes, maxStreamBytes, maxImageBytes } = {
     ...PDF_LIMITS,
     ...limits,
   };
   try {
-    await checkInflatedSize(bytes, { maxTotalBytes: maxInflatedBytes, maxStreamBytes });
+    await checkInflatedSize(bytes, {
+      maxTotalBytes: maxInflatedBytes,
+      maxStreamBytes,
+      maxImageTotalBytes: maxImageBytes,
+      timeoutMs: { ...PDF_LIMITS, ...limits }.checkTimeoutMs,
+    });
   } catch (error) {
     throw error instanceof PdfLimitError ? refused(error.message) : error;
   }

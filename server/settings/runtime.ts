@@ -7,9 +7,9 @@
  * const read = settingsReader(store, defaults);
  * const { retrieval, refusalSuggestions } = await read(); // never rejects: the server's defaults on failure
  */
-import type { AnswerMode, Settings } from '../../protocol/index.ts';
+import type { AnswerMode, Settings, WebhookDeliveries } from '../../protocol/index.ts';
 import { thresholdsOf, type GateThresholds, type RetrievalOptions } from '../retrieval/index.ts';
-import type { ChatStore, StoredSettings } from '../store/types.ts';
+import type { ChatStore, StoredSettings, WebhookState } from '../store/types.ts';
 
 /**
  * What a "no evidence" refusal offers unless an admin set `refusal_suggestions` (`/api/admin/settings`):
@@ -76,9 +76,10 @@ export function settingsReader(
 export function adminSettings(
   stored: StoredSettings,
   defaults: SettingsDefaults,
-  webhook: { url: string | null; secret_set: boolean; editable: boolean } = {
+  webhook: WebhookState & { editable: boolean; deliveries?: WebhookDeliveries | null } = {
     url: null,
     secret_set: false,
+    last_change: null,
     editable: false,
   },
 ): Settings {
@@ -113,9 +114,12 @@ export function adminSettings(
     server_starters: [],
     webhook_url: webhook.url ?? server.url,
     webhook_url_source: source(webhook.url),
-    webhook_secret_set: webhook.secret_set || server.secretSet,
-    webhook_secret_source: webhook.secret_set ? 'admin' : 'server',
+    // One pair: a URL set here is signed with its own secret only, KB_WEBHOOK_URL with KB_WEBHOOK_SECRET only.
+    webhook_secret_set: webhook.url !== null ? webhook.secret_set : server.secretSet,
+    webhook_secret_source: source(webhook.url),
     webhook_editable: webhook.editable,
+    webhook_last_change: webhook.last_change,
+    webhook_deliveries: webhook.deliveries ?? null,
     updated_at: stored.updated_at,
   };
 }

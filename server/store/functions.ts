@@ -337,6 +337,8 @@ export const SQL_FUNCTIONS = {
   kb_support_url_ok: { args: ['p'], grants: SERVICE, via: 'sql' },
   kb_starters_ok: { args: ['p'], grants: SERVICE, via: 'sql' },
   kb_webhook_url_ok: { args: ['p'], grants: SERVICE, via: 'sql' },
+  // The host of a webhook URL, for the log of URL changes that kb_set_settings writes.
+  kb_url_host: { args: ['p'], grants: SERVICE, via: 'sql' },
 
   // Ingestion (the service role; the Worker never holds its key).
   document_state: { args: ['p_source', 'p_model'], grants: SERVICE, via: 'service', returns: 'rows', retried: true },

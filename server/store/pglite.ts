@@ -9,6 +9,7 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { Overview } from '../../protocol/index.ts';
 import { answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
+import { ownDataDir, tightenDataDir } from './pglite-data-dir.ts';
 import { positionalCall, type CalledName, type SqlArgs } from './functions.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import type {
@@ -44,6 +45,7 @@ import type {
   SyncCounts,
   SyncStatus,
   SyncTrigger,
+  WebhookState,
 } from './types.ts';
 import {
   storedSettings,
@@ -67,6 +69,7 @@ import {
   toStoredChunk,
   toSyncStatus,
   toTurnState,
+  toWebhookState,
 } from './rows.ts';
 import { toStoreError } from './sqlstate.ts';
 
@@ -85,6 +88,13 @@ export interface PgliteStoreOptions {
    * for a store that writes no answers (the ingestion CLI), whose answer writes are then refused.
    */
   answerWriteKey?: string | null;
+  /**
+   * Whether admins may set the webhook through kb_set_settings (`kb_settings.webhook_console`, which only the
+   * owner writes). The Node server says true: its console API is the only caller of kb_set_settings on its
+   * embedded database, and it asks for a fresh sign-in first. Unset: left as the database has it (off in a
+   * new one).
+   */
+  consoleWebhook?: boolean;
 }
 
 /**
@@ -92,15 +102,19 @@ export interface PgliteStoreOptions {
  * pending migrations and sets the answer write key.
  */
 export async function openPgliteStore(dataDir: string | null, options: PgliteStoreOptions = {}): Promise<PgliteStore> {
+  if (dataDir !== null) ownDataDir(dataDir);
   const db = await PGlite.create(dataDir ?? undefined, { extensions: { vector } });
   // Supabase puts `extensions` on every role's search_path; do the same for this (single) connection.
   await db.exec('set search_path = public, extensions');
   const migrations = await migrate(db);
-  if (options.answerWriteKey === null) return new Store(db, migrations, null);
+  if (dataDir !== null) tightenDataDir(dataDir);
+  if (options.consoleWebhook !== undefined)
+    await db.query('update kb_settings set webhook_console = $1 where id', [options.consoleWebhook]);
+  if (options.answerWriteKey === null) return new Store(db, migrations, null, dataDir);
   const answerWriteKey = options.answerWriteKey ?? newAnswerWriteKey();
   // As the database owner, as the service role does it on Supabase (`npm run console -- answer-key`).
   await db.query('select kb_set_answer_write_key($1)', [await answerWriteKeyHash(answerWriteKey)]);
-  return new Store(db, migrations, answerWriteKey);
+  return new Store(db, migrations, answerWriteKey, dataDir);
 }
 
 class Store implements PgliteStore {
@@ -108,10 +122,13 @@ class Store implements PgliteStore {
     readonly db: PGlite,
     readonly migrations: MigrationResult,
     private readonly answerWriteKey: string | null,
+    private readonly dataDir: string | null = null,
   ) {}
 
   async close(): Promise<void> {
     await this.db.close();
+    // Files PGlite made while open (their modes are its own): owner-only before anyone else may look.
+    if (this.dataDir !== null) tightenDataDir(this.dataDir);
   }
 
   async kbStats(): Promise<KbStats> {
@@ -318,8 +335,8 @@ class Store implements PgliteStore {
     return this.rows(claims, 'admin_export_feedback', exportArgs(q));
   }
 
-  async adminGetWebhook(claims: JwtClaims): Promise<{ url: string | null; secret_set: boolean }> {
-    return (await this.rows(claims, 'admin_get_webhook', {}))[0] ?? { url: null, secret_set: false };
+  async adminGetWebhook(claims: JwtClaims): Promise<WebhookState> {
+    return toWebhookState((await this.rows(claims, 'admin_get_webhook', {}))[0]);
   }
 
   async webhookTarget(): Promise<{ url: string | null; secret: string | null }> {

@@ -28,6 +28,7 @@ import type {
   StoredSettings,
   SyncStatus,
   TurnState,
+  WebhookState,
 } from './types.ts';
 
 /** One row of `chat_begin_turn`. */
@@ -333,4 +334,22 @@ export function toStaleDocument(row: Row): { id: string; source: string; name: s
 
 export function toStoredChunk({ chunk_position, ...row }: Row): StoredChunk {
   return { ...(row as unknown as Omit<StoredChunk, 'position'>), position: chunk_position as number };
+}
+
+/** An `admin_get_webhook` row (or none: nothing stored). */
+export function toWebhookState(row: Row | undefined): WebhookState {
+  if (!row) return { url: null, secret_set: false, last_change: null };
+  return {
+    url: (row.url as string | null) ?? null,
+    secret_set: row.secret_set === true,
+    last_change:
+      row.changed_at == null
+        ? null
+        : {
+            changed_at: iso(row.changed_at),
+            changed_by: (row.changed_by as string | null) ?? null,
+            old_host: (row.old_host as string | null) ?? null,
+            new_host: (row.new_host as string | null) ?? null,
+          },
+  };
 }

@@ -371,12 +371,12 @@ const EXERCISES: Record<string, () => Promise<void>> = {
   },
   webhookTarget: async () => {
     await pg.db.exec(
-      `update kb_settings set webhook_url = 'https://hooks.example.com/kb', webhook_secret = 'whsec-0123456789abcdef'`,
+      `update kb_settings set webhook_url = 'https://hooks.example.com/kb', webhook_secret = 'whsec-0123456789abcdef0123456789abcdef'`,
     );
     try {
       expect(await ingest.webhookTarget!()).toEqual({
         url: 'https://hooks.example.com/kb',
-        secret: 'whsec-0123456789abcdef',
+        secret: 'whsec-0123456789abcdef0123456789abcdef',
       });
     } finally {
       await pg.db.exec('update kb_settings set webhook_url = null, webhook_secret = null');
@@ -566,12 +566,13 @@ const EXERCISES: Record<string, () => Promise<void>> = {
   },
   adminGetWebhook: async () => {
     await pg.db.exec(
-      `update kb_settings set webhook_url = 'https://hooks.example.com/kb', webhook_secret = 'whsec-0123456789abcdef'`,
+      `update kb_settings set webhook_url = 'https://hooks.example.com/kb', webhook_secret = 'whsec-0123456789abcdef0123456789abcdef'`,
     );
     try {
       expect(await chat.adminGetWebhook(await asAdmin())).toEqual({
         url: 'https://hooks.example.com/kb',
         secret_set: true,
+        last_change: null,
       });
     } finally {
       await pg.db.exec('update kb_settings set webhook_url = null, webhook_secret = null');

@@ -61,6 +61,7 @@ import {
   toStoredChunk,
   toSyncStatus,
   toTurnState,
+  toWebhookState,
   type TurnRow,
 } from './rows.ts';
 import { toStoreError } from './sqlstate.ts';
@@ -400,12 +401,7 @@ export function createSupabaseChatStore(options: SupabaseChatStoreOptions): Chat
     },
 
     async adminGetWebhook(claims) {
-      return (
-        (await asVisitor<{ url: string | null; secret_set: boolean }[]>(claims, 'admin_get_webhook', {}))?.[0] ?? {
-          url: null,
-          secret_set: false,
-        }
-      );
+      return toWebhookState((await asVisitor<Record<string, unknown>[]>(claims, 'admin_get_webhook', {}))?.[0]);
     },
 
     async adminSyncStatus(claims) {

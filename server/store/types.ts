@@ -212,8 +212,8 @@ export interface AdminStore {
   adminExportConversations(claims: JwtClaims, page: ExportPageQuery): Promise<ExportRow[]>;
   adminExportGaps(claims: JwtClaims, page: ExportPageQuery): Promise<ExportRow[]>;
   adminExportFeedback(claims: JwtClaims, page: ExportPageQuery): Promise<ExportRow[]>;
-  /** The console's view of the webhook (`admin_get_webhook`): the stored URL and whether a secret is stored. */
-  adminGetWebhook(claims: JwtClaims): Promise<{ url: string | null; secret_set: boolean }>;
+  /** The console's view of the webhook (`admin_get_webhook`): the stored URL, whether a secret is stored, the last change. */
+  adminGetWebhook(claims: JwtClaims): Promise<WebhookState>;
   /** Per source, its latest sync run (newest first, at most 200). */
   adminSyncStatus(claims: JwtClaims): Promise<SyncStatus[]>;
 }
@@ -317,6 +317,18 @@ export interface StoredSettings {
   /** The empty panel's starter questions (null: the widget's `starters`, else none). */
   starters: string[] | null;
   updated_at: string;
+}
+
+/** The stored webhook as an admin sees it: never the secret; the latest change of the URL, if any. */
+export interface WebhookState {
+  url: string | null;
+  secret_set: boolean;
+  last_change: {
+    changed_at: string;
+    changed_by: string | null;
+    old_host: string | null;
+    new_host: string | null;
+  } | null;
 }
 
 /** The fields present are set; `webhook_url` / `webhook_secret` are stored but never read back by a client. */

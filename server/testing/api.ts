@@ -20,7 +20,13 @@ export async function signInAdmin(
 ): Promise<{ token: string; userId: string }> {
   const userId = await store.createAnonymousUser();
   const now = Math.floor(Date.now() / 1000);
-  const claims = { sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: { role: 'admin' } };
+  const claims = {
+    sub: userId,
+    role: 'authenticated',
+    aud: 'authenticated',
+    app_metadata: { role: 'admin' },
+    amr: [{ method: 'link', timestamp: now }],
+  };
   return { token: await sign({ ...claims, iat: now, exp: now + 600 }, TEST_SECRET, 'HS256'), userId };
 }
 
@@ -37,7 +43,8 @@ export interface TestApi {
 }
 
 export async function createTestApi(overrides: Partial<AppDeps> = {}): Promise<TestApi> {
-  const store = await openPgliteStore(null);
+  // As the Node server opens it: the console may set the webhook.
+  const store = await openPgliteStore(null, { consoleWebhook: true });
   const instance = (more: Partial<AppDeps> = {}) =>
     createApp({
       store,

@@ -13,7 +13,7 @@ import { basis } from '../testing/vectors.ts';
 import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts';
 import { verifySignature } from './sign.ts';
 
-const SECRET = 'whsec-app-test-0123456789';
+const SECRET = 'whsec-app-test-0123456789abcdef0123456789';
 let api: TestApi;
 let receiver: Receiver | undefined;
 beforeAll(async () => {
@@ -35,7 +35,15 @@ async function tokenFor(appMetadata: Record<string, unknown>): Promise<string> {
   const userId = await api.store.createAnonymousUser();
   const now = Math.floor(Date.now() / 1000);
   return sign(
-    { sub: userId, role: 'authenticated', aud: 'authenticated', app_metadata: appMetadata, iat: now, exp: now + 600 },
+    {
+      sub: userId,
+      role: 'authenticated',
+      aud: 'authenticated',
+      app_metadata: appMetadata,
+      amr: [{ method: 'link', timestamp: now }],
+      iat: now,
+      exp: now + 600,
+    },
     TEST_SECRET,
     'HS256',
   );
@@ -154,7 +162,8 @@ describe('events from the app', () => {
 
   it('sends nothing when no webhook is set, and nothing more once an admin clears it', async () => {
     receiver = await startReceiver();
-    const webhooks = nodeWebhooks(api.store, env(null, null));
+    // Each event reads the target afresh (by default a read is reused for 5 s; its own test is in dispatcher.test.ts).
+    const webhooks = nodeWebhooks(api.store, env(null, null), { targetCacheMs: 0 });
     const app = api.instance({ webhooks });
     const visitor = await api.signIn(app);
     const ask = async () =>
@@ -192,7 +201,7 @@ describe('the webhook as a console setting', () => {
 
   it('is used for the next event, signed with the secret the admin set, which no response contains', async () => {
     receiver = await startReceiver();
-    const consoleSecret = 'console-secret-9f8e7d6c5b4a';
+    const consoleSecret = 'console-secret-9f8e7d6c5b4a-0123456789';
     const webhooks = nodeWebhooks(api.store, env(null, null));
     const app = api.instance({ webhooks, webhookDefaults: { url: null, secretSet: false } });
     const admin = await tokenFor({ role: 'admin' });

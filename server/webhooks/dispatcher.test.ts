@@ -11,7 +11,7 @@ import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts';
 import { verifySignature } from './sign.ts';
 import { webhookUrlProblem } from './url.ts';
 
-const SECRET = 'whsec-test-0123456789abcdef';
+const SECRET = 'whsec-test-0123456789abcdef0123456789abcdef';
 const RATED = {
   message_id: crypto.randomUUID(),
   visitor: 'v-0123456789',

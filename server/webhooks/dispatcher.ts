@@ -5,6 +5,12 @@
  * misconfigured costs the visitor nothing: each attempt has its own timeout, failures are retried with
  * exponential backoff (1 s, 2 s, … by default), and the last failure is logged, not thrown.
  *
+ * Bounded, because visitors trigger most events (each refusal, each rating): one queue, delivered a few at a
+ * time (`concurrency`), holds at most `maxQueued` events — one more is dropped; each event type may start at
+ * most `perTypePerMinute` deliveries a minute — more are dropped; both are counted (`stats()`, shown in the
+ * console's settings). The target (a database read) is reused for `targetCacheMs`, so a burst of events
+ * costs one read, and an admin's change applies within those few seconds.
+ *
  * Events (protocol/webhooks.ts): `question.refused` and `answer.rated` come from the chat and feedback
  * routes; `sync.finished` from whatever runs a sync — call `emit('sync.finished', data)` with the run's
  * counts when it ends.
@@ -14,6 +20,7 @@
  * webhooks.emit('sync.finished', { source, started_at, finished_at, added, updated, unchanged, removed, failed: [] });
  * await webhooks.settle(5_000); // before a CLI exits
  */
+import type { WebhookDeliveries } from '../../protocol/api.ts';
 import {
   WEBHOOK_SIGNATURE_HEADER,
   type WebhookEvent,
@@ -52,7 +59,20 @@ export interface WebhookOptions {
   /** Plain http to loopback (KB_WEBHOOK_ALLOW_LOOPBACK). */
   allowLoopback?: boolean;
   log?: (message: string) => void;
+  /** Events waiting or being delivered at most (default 100): one more is dropped and counted. */
+  maxQueued?: number;
+  /** Deliveries at once (default 4). */
+  concurrency?: number;
+  /** Deliveries one event type may start per minute (default 60): more are dropped and counted. */
+  perTypePerMinute?: number;
+  /** How long one read of the target is reused (default 5 s). */
+  targetCacheMs?: number;
+  /** Tests: the clock (ms). */
+  now?: () => number;
 }
+
+/** What the dispatcher did since it started (this process or isolate). */
+export type WebhookStats = WebhookDeliveries;
 
 export type WaitUntil = (task: Promise<unknown>) => void;
 
@@ -70,19 +90,63 @@ export interface Webhooks {
   readonly pending: number;
   /** Resolves true once no delivery is running, or false when `ms` passed first. */
   settle(ms: number): Promise<boolean>;
+  stats(): WebhookStats;
 }
 
 export function createWebhooks(options: WebhookOptions): Webhooks {
-  const { target, post, attempts = 3, timeoutMs = 5_000, backoffMs = 1_000, allowLoopback = false } = options;
+  const { post, attempts = 3, timeoutMs = 5_000, backoffMs = 1_000, allowLoopback = false } = options;
+  const { maxQueued = 100, concurrency = 4, perTypePerMinute = 60, targetCacheMs = 5_000 } = options;
+  const now = options.now ?? Date.now;
   const log = options.log ?? ((message: string) => console.warn(`[kb-chat] webhook: ${message}`));
   const running = new Set<Promise<void>>();
+  const queue: { run: () => Promise<void>; done: () => void }[] = [];
+  let active = 0;
+  const counts = { delivered: 0, failed: 0, dropped_queue_full: 0, dropped_rate_limited: 0 };
+  const windows = new Map<string, { start: number; used: number }>();
+  let cached: { at: number; value: Promise<WebhookTarget> } | null = null;
 
-  async function deliver(event: Omit<WebhookEvent, 'data'>, data: unknown): Promise<void> {
+  const target = (): Promise<WebhookTarget> => {
+    if (cached && now() - cached.at < targetCacheMs) return cached.value;
+    const value = options.target();
+    const entry = { at: now(), value };
+    cached = entry;
+    // A failed read is not kept: the next event reads again.
+    value.catch(() => cached === entry && (cached = null));
+    return value;
+  };
+
+  /** Whether this type may start one more delivery this minute. */
+  const withinRate = (type: string): boolean => {
+    const window = windows.get(type);
+    if (!window || now() - window.start >= 60_000) {
+      windows.set(type, { start: now(), used: 1 });
+      return true;
+    }
+    if (window.used >= perTypePerMinute) return false;
+    window.used++;
+    return true;
+  };
+
+  const pump = () => {
+    while (active < concurrency && queue.length > 0) {
+      const job = queue.shift()!;
+      active++;
+      void job.run().finally(() => {
+        active--;
+        job.done();
+        pump();
+      });
+    }
+  };
+
+  /** true: delivered; false: given up on (logged); null: webhooks are off. */
+  async function deliver(event: Omit<WebhookEvent, 'data'>, data: unknown): Promise<boolean | null> {
     const { url, secret } = await target();
-    if (!url) return; // webhooks are off
+    if (!url) return null; // webhooks are off
     const problem = webhookUrlProblem(url, allowLoopback);
-    if (problem) return log(`${event.type} not sent: the URL ${problem}`);
-    if (!secret) return log(`${event.type} not sent: no signing secret (KB_WEBHOOK_SECRET or the console's)`);
+    if (problem) return fail(`${event.type} not sent: the URL ${problem}`);
+    if (!secret)
+      return fail(`${event.type} not sent: no signing secret for ${url} (KB_WEBHOOK_SECRET or the console's)`);
     const body = JSON.stringify({ ...event, data: await data });
     for (let attempt = 1; ; attempt++) {
       let failure: string;
@@ -99,37 +163,69 @@ export function createWebhooks(options: WebhookOptions): Webhooks {
           body,
           signal: AbortSignal.timeout(timeoutMs),
         });
-        if (status >= 200 && status < 300) return;
+        if (status >= 200 && status < 300) return true;
         // 4xx is the receiver refusing this event (bad signature, unknown type): sending it again would not
         // change that — except 408 and 429, which ask for a later try.
         if (status >= 400 && status < 500 && status !== 408 && status !== 429)
-          return log(`${event.type} ${event.id} refused with ${status}`);
+          return fail(`${event.type} ${event.id} refused with ${status}`);
         failure = `status ${status}`;
       } catch (error) {
-        if (error instanceof WebhookRefusal) return log(`${event.type} not sent: ${error.message}`);
+        if (error instanceof WebhookRefusal) return fail(`${event.type} not sent: ${error.message}`);
         failure =
           error instanceof Error && error.name === 'TimeoutError'
             ? `no response in ${timeoutMs} ms`
             : String((error as Error)?.message ?? error);
       }
       if (attempt >= attempts)
-        return log(`${event.type} ${event.id} failed after ${attempts} attempts (last: ${failure})`);
+        return fail(`${event.type} ${event.id} failed after ${attempts} attempts (last: ${failure})`);
       await new Promise((resolve) => setTimeout(resolve, backoffMs * 2 ** (attempt - 1)));
     }
   }
 
+  function fail(message: string): false {
+    log(message);
+    return false;
+  }
+
   return {
     emit(type, data, { id, waitUntil } = {}) {
+      // A rejected `data` is reported when its turn comes, not as an unhandled rejection meanwhile.
+      if (data instanceof Promise) data.catch(() => {});
+      if (!withinRate(type)) {
+        if (counts.dropped_rate_limited++ % 100 === 0)
+          log(`${type} dropped: more than ${perTypePerMinute} a minute (${counts.dropped_rate_limited} so far)`);
+        return;
+      }
+      if (queue.length + active >= maxQueued) {
+        if (counts.dropped_queue_full++ % 100 === 0)
+          log(`${type} dropped: ${maxQueued} events already waiting (${counts.dropped_queue_full} so far)`);
+        return;
+      }
       const event = { id: id ?? `evt_${crypto.randomUUID()}`, type, created_at: new Date().toISOString() };
-      const task: Promise<void> = deliver(event, data)
-        .catch((error: unknown) => log(`${type} not sent: ${error instanceof Error ? error.message : String(error)}`))
-        .finally(() => running.delete(task));
+      const task = new Promise<void>((done) => {
+        queue.push({
+          run: () =>
+            deliver(event, data).then(
+              (ok) => {
+                if (ok === true) counts.delivered++;
+                else if (ok === false) counts.failed++;
+              },
+              (error: unknown) => {
+                counts.failed++;
+                log(`${type} not sent: ${error instanceof Error ? error.message : String(error)}`);
+              },
+            ),
+          done,
+        });
+      }).finally(() => running.delete(task));
       running.add(task);
       waitUntil?.(task);
+      pump();
     },
     get pending() {
       return running.size;
     },
+    stats: () => ({ queued: queue.length + active, ...counts }),
     async settle(ms) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));

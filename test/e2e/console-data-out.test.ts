@@ -14,7 +14,7 @@ import { startReceiver, type Receiver } from '../../server/testing/webhook-recei
 import { verifySignature } from '../../server/webhooks/sign.ts';
 import { startConsoleServer, type ConsoleServer } from './console-server.ts';
 
-const SECRET = 'typed-in-the-console-0123456789';
+const SECRET = 'typed-in-the-console-0123456789abcdefghij';
 let server: ConsoleServer;
 let receiver: Receiver;
 let page: Page;

@@ -14,7 +14,7 @@ import { startReceiver, type Receiver } from '../../server/testing/webhook-recei
 import { verifySignature } from '../../server/webhooks/sign.ts';
 import { startWorker, type WorkerHarness } from './harness.ts';
 
-const WEBHOOK_SECRET = 'whsec-workerd-0123456789abcdef';
+const WEBHOOK_SECRET = 'whsec-workerd-0123456789abcdef0123456789';
 let harness: WorkerHarness;
 let receiver: Receiver;
 let admin: string;

@@ -62,6 +62,7 @@ describe('supabase/migrations on a new database', () => {
         'kb_lexemes',
         'kb_settings',
         'kb_sync_runs',
+        'kb_webhook_changes',
         'rate_limits',
       ].map((relname) => ({ relname, relrowsecurity: true })),
     );

@@ -33,7 +33,8 @@ const started = performance.now();
 const answerWriteKey = config.answerWriteKey ?? (await localAnswerWriteKey(config.dataDir));
 const problem = answerWriteKeyProblem(answerWriteKey);
 if (problem) throw new Error(problem);
-const store = await openPgliteStore(config.dataDir, { answerWriteKey });
+// The console API is the only caller of kb_set_settings here, and it asks for a fresh sign-in for the webhook.
+const store = await openPgliteStore(config.dataDir, { answerWriteKey, consoleWebhook: true });
 const jwtSecret = config.jwtSecret ?? (await localJwtSecret(config.dataDir));
 // An ingestion killed during a bulk load leaves the vector index dropped and BM25's statistics uncounted
 // (kb_deferred_indexes): rebuild them before serving, so search is as fast and as well ranked as before.
