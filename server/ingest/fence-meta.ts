@@ -53,7 +53,7 @@ export function cleanCode(code: string, info: FenceInfo): string {
   for (const line of lines) {
     const notation = NOTATION.exec(line);
     // A removed line of a diff notation is the old code: the block shows what to write.
-    if (notation?.[1]!.trim() === '--') continue;
+    if (notation && notation[1]!.trim() === '--') continue;
     const kept = notation ? line.slice(0, notation.index) : line;
     const marker = ANNOTATION.exec(kept);
     if (marker && kept.slice(0, marker.index).trim() === '' && kept.trim() !== '') continue;

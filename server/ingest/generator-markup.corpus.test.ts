@@ -52,7 +52,7 @@ const CODE = [
 const FENCE_META = /\[|\{|=|\btwoslash\b/;
 
 /** The leaks in one chunk's content: the names of the patterns found. */
-export function leaks(content: string): string[] {
+function leaks(content: string): string[] {
   const found: string[] = [];
   const fences = /^(`{3,}|~{3,})([^\n]*)\n([\s\S]*?)^\1[ \t]*$/gm;
   for (const [, , info, code] of content.matchAll(fences)) {

@@ -176,8 +176,7 @@ function trimBlank(lines: string[]): string[] {
 /** A note: a block quote under its bold title, or (holding code) the title as a bold line over its blocks. */
 function note(indent: string, rawTitle: string, type: string, body: string[], noTitle = false): string[] {
   const explicit = cleanProse(rawTitle).trim();
-  const title =
-    explicit || noTitle || UNTITLED.has(type) ? explicit : type.charAt(0).toUpperCase() + type.slice(1);
+  const title = explicit || noTitle || UNTITLED.has(type) ? explicit : type.charAt(0).toUpperCase() + type.slice(1);
   const lines = trimBlank(body);
   if (lines.some((l) => FENCE.test(l))) {
     return ['', ...(title ? [`${indent}**${title}**`, ''] : []), ...lines, ''];
