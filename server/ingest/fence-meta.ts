@@ -43,7 +43,10 @@ export function cleanCode(code: string, info: FenceInfo): string {
   if (MARKDOWN.has(info.lang.toLowerCase())) return code;
   let lines = code.split('\n');
   if (info.twoslash) {
-    const cut = lines.findLastIndex((l) => CUT_BEFORE.test(l));
+    let cut = -1;
+    lines.forEach((l, i) => {
+      if (CUT_BEFORE.test(l)) cut = i;
+    });
     if (cut >= 0) lines = lines.slice(cut + 1);
     const after = lines.findIndex((l) => CUT_AFTER.test(l));
     if (after >= 0) lines = lines.slice(0, after);
