@@ -79,6 +79,12 @@ describe('VitePress', () => {
   });
 });
 
+describe('what is not generator markup', () => {
+  it('keeps the page after a <script> line that is never closed', () => {
+    expect(blocks('<script src="a.js">\n\nText after.').map((b) => b.markdown)).toEqual(['Text after.']);
+  });
+});
+
 describe('MkDocs Material', () => {
   it('reads !!! and ??? admonitions (indented bodies) as notes with their title', () => {
     expect(blocks('!!! note "Time zones"\n\n    Dates are in UTC.\n\nAfter.')).toEqual([

@@ -88,7 +88,8 @@ function rewrite(lines: string[]): string[] {
       const close = new RegExp(`</${drop[1]}\\s*>`, 'i');
       let end = i;
       while (end < lines.length && !close.test(lines[end]!)) end += 1;
-      i = end + 1;
+      // Never closed: only the tag's line goes, rather than the rest of the page.
+      i = end < lines.length ? end + 1 : i + 1;
       continue;
     }
     if (/^\s*--8<--\s*$/.test(line)) {
