@@ -25,7 +25,7 @@ import { evaluateConversations, isConversationFile, readConversationFile } from 
 import { byKind, evaluateQa, readQaFile } from './eval/docs-qa.ts';
 import { evaluateSquad } from './eval/evaluate.ts';
 import { FLOOR_MODEL, FLOOR_MODEL_DIR, FLOOR_PATH, recordFloor } from './eval/floor.ts';
-import { evaluateSiteFile, type SiteRow, siteFiles, siteTable } from './eval/sites.ts';
+import { evaluateSiteFile, SITES, type SiteRow, siteFiles, siteTable } from './eval/sites.ts';
 import { parseMode, positiveInt, thresholdsFromEnv } from './eval/options.ts';
 import { readSquad } from './eval/squad.ts';
 
@@ -76,6 +76,10 @@ const embedder = await createEmbedder({ model, modelDir });
 if (values.site) {
   const mode = parseMode(values.mode ?? 'hybrid');
   const files = await siteFiles(values.site);
+  if (files.length === 0) {
+    console.error(`no question sets for --site ${values.site} in scripts/eval/qa (named ${SITES[values.site]}*.json)`);
+    process.exit(2);
+  }
   log(`Sites: ${values.site}, ${files.length} question sets; mode ${mode}; model ${model}`);
   const rows: SiteRow[] = [];
   for (const f of files) {
