@@ -1,4 +1,9 @@
 /**
+ * `npm run eval -- --site railway|vite|mkdocs-material|demo|all [--mode …] [--json]`: every question set of
+ * the site in scripts/eval/qa/ (scripts/eval/sites.ts), one row per set, tuning and held-out apart.
+ * `npm run eval -- --record-floor`: measures the demo and held-out sets and rewrites scripts/eval/floor.json,
+ * the quality floor `npm test` holds (scripts/eval/floor.ts).
+ *
  * `npm run eval -- --squad <file> [--out-of-kb <file>] [--split N] [--mode hybrid|vector|lexical] [--limit N]
  *                  [--beir <dir>] [--qa <file.json> [--corpus <dir>] [--show]] [--json]`
  *
@@ -19,6 +24,8 @@ import { readFile } from 'node:fs/promises';
 import { evaluateConversations, isConversationFile, readConversationFile } from './eval/conversations.ts';
 import { byKind, evaluateQa, readQaFile } from './eval/docs-qa.ts';
 import { evaluateSquad } from './eval/evaluate.ts';
+import { FLOOR_MODEL, FLOOR_MODEL_DIR, FLOOR_PATH, recordFloor } from './eval/floor.ts';
+import { evaluateSiteFile, SITES, type SiteRow, siteFiles, siteTable } from './eval/sites.ts';
 import { parseMode, positiveInt, thresholdsFromEnv } from './eval/options.ts';
 import { readSquad } from './eval/squad.ts';
 
@@ -35,12 +42,14 @@ const { values } = parseArgs({
     show: { type: 'boolean', default: false },
     'no-context': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
+    site: { type: 'string' },
+    'record-floor': { type: 'boolean', default: false },
   },
 });
 
-if (!values.squad && !values.beir && !values.qa) {
+if (!values.squad && !values.beir && !values.qa && !values.site && !values['record-floor']) {
   console.error(
-    'usage: npm run eval -- --squad <file> [--out-of-kb <file>] [--split N] [--mode hybrid|vector|lexical] [--limit N] [--beir <dir>] [--qa <file.json> [--corpus <dir>] [--show]] [--json]',
+    'usage: npm run eval -- --site railway|vite|mkdocs-material|demo|all [--mode …] | --record-floor | --squad <file> [--out-of-kb <file>] [--split N] [--mode hybrid|vector|lexical] [--limit N] [--beir <dir>] [--qa <file.json> [--corpus <dir>] [--show]] [--json]',
   );
   process.exit(2);
 }
@@ -53,7 +62,41 @@ const log = (line: string) => {
   if (!values.json) console.error(line);
 };
 
+if (values['record-floor']) {
+  // The floor is the test double's figure whatever the environment names: that is what CI measures.
+  const floorEmbedder = await createEmbedder({ model: FLOOR_MODEL, modelDir: FLOOR_MODEL_DIR });
+  console.error(`Recording ${FLOOR_PATH} (hybrid, ${FLOOR_MODEL}, default thresholds)`);
+  await recordFloor(floorEmbedder, (line) => console.error(line));
+  await floorEmbedder.dispose();
+  process.exit(0);
+}
+
 const embedder = await createEmbedder({ model, modelDir });
+
+if (values.site) {
+  const mode = parseMode(values.mode ?? 'hybrid');
+  const files = await siteFiles(values.site);
+  if (files.length === 0) {
+    console.error(`no question sets for --site ${values.site} in scripts/eval/qa (named ${SITES[values.site]}*.json)`);
+    process.exit(2);
+  }
+  log(`Sites: ${values.site}, ${files.length} question sets; mode ${mode}; model ${model}`);
+  const rows: SiteRow[] = [];
+  for (const f of files) {
+    log(`  ${f.file} (${f.set}) …`);
+    rows.push(
+      await evaluateSiteFile(f, {
+        embedder,
+        mode,
+        evidenceThreshold: env.evidenceThreshold,
+        retrieval: thresholdsFromEnv(process.env),
+      }),
+    );
+  }
+  await embedder.dispose();
+  console.log(values.json ? JSON.stringify(rows) : siteTable(rows));
+  process.exit(0);
+}
 const result: Record<string, number | null> = {};
 const table: [string, string][] = [];
 const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)} %`);

@@ -18,6 +18,7 @@
  */
 import type { ChunkMeta } from '../store/types.ts';
 import type { Block, ParsedDocument, Section } from './document.ts';
+import { codeMarkdown } from './fence-meta.ts';
 
 export interface Chunk {
   /** Markdown stored and shown to visitors. */
@@ -118,7 +119,8 @@ function tail(unit: Unit, limit: number, count: (text: string) => number): strin
 function sameBlock(previous: Unit[], next: Unit[]): boolean {
   const a = previous[previous.length - 1]!;
   const b = next[0]!;
-  return a.end !== undefined && b.start !== undefined && b.start <= a.end + 2 && b.start >= a.end;
+  // Only prose continues a sentence: a code block after a paragraph must start on its own line to stay a fence.
+  return b.prose === true && a.end !== undefined && b.start !== undefined && b.start <= a.end + 2 && b.start >= a.end;
 }
 
 /** "Title › Section › Subsection": what is embedded before a chunk (reindex rebuilds it from the stored meta). */
@@ -147,19 +149,48 @@ function fitBlock(block: Block, budget: number, count: (text: string) => number)
   const verbatim = block.start !== undefined && block.end! - block.start === block.markdown.length ? block.start : null;
   const within = (units: Unit[]): Unit[] => units.map((u) => (u.start === undefined ? { ...u, ...range } : u));
   switch (block.kind) {
-    case 'code':
-      return within(fitLines(codeLines(block), `\`\`\`${block.lang ?? ''}\n`, '\n```', budget, count));
+    case 'code': {
+      // Every part keeps the block's label over it, so a part of the `pnpm` tab still says which tab it is.
+      const [head, tail] = codeMarkdown(block.lang ?? '', '\0', block.label).split('\0') as [string, string];
+      return within(fitLines(codeLines(block), head, tail, budget, count));
+    }
     case 'table': {
       const lines = block.markdown.split('\n');
       return within(fitLines(lines.slice(2), `${lines.slice(0, 2).join('\n')}\n`, '', budget, count));
     }
     case 'list': {
-      const items = (block.items ?? [block.markdown]).flatMap((item) => fitText(item, budget, count, null));
+      const items = (block.items ?? [block.markdown]).flatMap((item) => fitItem(item, budget, count));
       return within(pack(items, budget, '\n').map((text) => ({ text, tokens: count(text) })));
     }
     default:
       return within(fitText(block.markdown, budget, count, verbatim).map((u) => ({ ...u, prose: true })));
   }
+}
+
+/**
+ * A list item within budget: between sentences, or, when it holds a code block (a numbered step with its
+ * command), between its blank-line-separated parts, so the fence keeps its lines and stays a code block.
+ */
+function fitItem(item: string, budget: number, count: (text: string) => number): Unit[] {
+  if (count(item) <= budget || !/^\s*(`{3,}|~{3,})/m.test(item)) return fitText(item, budget, count, null);
+  const parts: string[] = [];
+  let fence: string | null = null;
+  let current: string[] = [];
+  for (const line of item.split('\n')) {
+    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (marker && (fence === null || (marker[0] === fence[0] && marker.length >= fence.length))) {
+      fence = fence === null ? marker : null;
+    }
+    if (fence === null && line.trim() === '' && current.length > 0) {
+      parts.push(current.join('\n'));
+      current = [];
+    } else current.push(line);
+  }
+  if (current.length > 0) parts.push(current.join('\n'));
+  return parts.flatMap((part) => {
+    const tokens = count(part);
+    return tokens <= budget ? [{ text: part, tokens }] : fitText(part, budget, count, null);
+  });
 }
 
 function codeLines(block: Block): string[] {

@@ -13,6 +13,10 @@ export interface Block {
   /** Code blocks: the fence info string and the code itself, so a long block can be re-fenced in parts. */
   lang?: string;
   code?: string;
+  /** Code blocks: the label the site shows on the block's tab or title bar (`vite.config.js`, `pnpm`). */
+  label?: string;
+  /** Notes: the title the site shows over the note (`Deprecated`, `Warning`). */
+  title?: string;
   /** Lists: the items' Markdown, so a long list can be split between items. */
   items?: string[];
   /**

@@ -1,10 +1,14 @@
 /**
- * Markdown (and MDX) reader: front matter (YAML only, front-matter.ts), structure with marked's lexer,
- * heading anchors with github-slugger, MDX components and raw HTML stripped (mdx.ts).
+ * Markdown (and MDX) reader: front matter (YAML only, front-matter.ts), site-generator extensions read as
+ * structure (generator-markup.ts: VitePress, MkDocs Material and Docusaurus notes, tabs, code groups),
+ * structure with marked's lexer, heading anchors with github-slugger (or the heading's own `{#id}`), code
+ * fence meta and hidden code lines (fence-meta.ts), MDX components and raw HTML stripped (mdx.ts).
  */
 import { marked, type Token, type Tokens } from 'marked';
 import GithubSlugger from 'github-slugger';
+import { codeMarkdown, cleanCode, readFenceInfo } from './fence-meta.ts';
 import { readFrontMatter } from './front-matter.ts';
+import { rewriteGeneratorMarkup } from './generator-markup.ts';
 import { stripMdx } from './mdx.ts';
 import type { Block, DocumentDefaults, ParsedDocument, Section } from './document.ts';
 
@@ -19,7 +23,7 @@ import type { Block, DocumentDefaults, ParsedDocument, Section } from './documen
 export function parseMarkdown(raw: string, defaults: DocumentDefaults): ParsedDocument {
   const source = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
   const { data, content } = readFrontMatter(source);
-  const body = stripMdx(content);
+  const body = stripMdx(rewriteGeneratorMarkup(content));
   const locate = locator(source, source.length - content.length);
 
   const slugger = new GithubSlugger();
@@ -32,9 +36,13 @@ export function parseMarkdown(raw: string, defaults: DocumentDefaults): ParsedDo
     for (const token of tokens) {
       if (token.type === 'heading') {
         const heading = token as Tokens.Heading;
-        const text = plainText(heading.tokens).replace(/\s+/g, ' ').trim();
+        let text = plainText(heading.tokens).replace(/\s+/g, ' ').trim();
+        // VitePress and MkDocs headings may name their anchor (`## Options {#options}`); the site links to it.
+        const custom = /\s*\{\s*#([\w-]+)\s*\}$/.exec(text);
+        if (custom) text = text.slice(0, custom.index);
         // Every heading goes through the slugger, so duplicates get the same -1, -2 suffixes as on GitHub.
-        const anchor = slugger.slug(text);
+        const slug = slugger.slug(text);
+        const anchor = custom ? custom[1]! : slug;
         if (!text) continue;
         if (heading.depth === 1 && firstH1 === null) firstH1 = text;
         while (stack.length > 0 && stack[stack.length - 1]!.depth >= heading.depth) stack.pop();
@@ -47,7 +55,7 @@ export function parseMarkdown(raw: string, defaults: DocumentDefaults): ParsedDo
         visit(marked.lexer((token as Tokens.Code).text));
       } else {
         const block = toBlock(token);
-        if (block) current.blocks.push(locate(block));
+        if (block) current.blocks.push(locate(block, token.raw.trim()));
       }
     }
   };
@@ -72,11 +80,13 @@ export function parseMarkdown(raw: string, defaults: DocumentDefaults): ParsedDo
  * of the file; when MDX stripping changed it, its first and last lines are looked for instead, and when
  * even those are not found it gets no offsets rather than wrong ones.
  */
-function locator(source: string, from: number): (block: Block) => Block {
+function locator(source: string, from: number): (block: Block, raw: string) => Block {
   let cursor = from;
-  return (block) => {
-    let start = source.indexOf(block.markdown, cursor);
-    let end = start < 0 ? -1 : start + block.markdown.length;
+  return (block, raw) => {
+    // A code block is rebuilt from its fence (fence-meta.ts): its Markdown as written is looked for first.
+    const verbatim = source.indexOf(raw, cursor) >= 0 ? raw : block.markdown;
+    let start = source.indexOf(verbatim, cursor);
+    let end = start < 0 ? -1 : start + verbatim.length;
     if (start < 0) {
       // A note made from a callout component (mdx.ts) is quoted with "> "; its lines are in the source without.
       const lines = block.markdown
@@ -116,7 +126,16 @@ function toBlock(token: Token): Block | null {
       return null;
     case 'code': {
       const code = token as Tokens.Code;
-      return { kind: 'code', markdown: code.raw.trim(), lang: code.lang ?? '', code: code.text };
+      const info = readFenceInfo(code.lang ?? '');
+      const text = cleanCode(code.text, info);
+      if (!text.trim()) return null;
+      return {
+        kind: 'code',
+        markdown: codeMarkdown(info.lang, text, info.label),
+        lang: info.lang,
+        code: text,
+        ...(info.label ? { label: info.label } : {}),
+      };
     }
     case 'list': {
       const list = token as Tokens.List;
@@ -124,8 +143,11 @@ function toBlock(token: Token): Block | null {
     }
     case 'table':
       return { kind: 'table', markdown: token.raw.trim() };
-    case 'blockquote':
-      return { kind: 'note', markdown: token.raw.trim() };
+    case 'blockquote': {
+      // generator-markup.ts writes a note's title as its first line in bold.
+      const title = /^>[ \t]?\*\*([^*\n]+)\*\*[ \t]*(?:\n|$)/.exec(token.raw.trim())?.[1]?.trim();
+      return { kind: 'note', markdown: token.raw.trim(), ...(title ? { title } : {}) };
+    }
     default: {
       const markdown = token.raw.trim();
       return markdown ? { kind: 'text', markdown } : null;

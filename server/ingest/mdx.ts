@@ -142,10 +142,15 @@ function replacement(tag: Tag): string {
     if (code && !code[2]!.includes('```')) {
       return `\n\n\`\`\`${code[1] === 'query' ? 'graphql' : ''}\n${code[2]!.trim()}\n\`\`\`\n\n`;
     }
-    // Collapsible FAQ entries and cards carry their question or heading in a `title` attribute.
-    const title = /(?:^|\s)title=(?:"([^"]*)"|'([^']*)')/.exec(tag.attributes);
+    // Collapsible FAQ entries and cards carry their question or heading in a `title` attribute, a
+    // Docusaurus <TabItem> its tab's name in `label`.
+    const title = /(?:^|\s)(?:title|label)=(?:"([^"]*)"|'([^']*)')/.exec(tag.attributes);
     const value = (title?.[1] ?? title?.[2] ?? '').trim();
     if (value) return `\n\n**${value}**\n\n`;
+    // A VitePress <Badge text="…" /> shows its text inline.
+    const text = /(?:^|\s)text=(?:"([^"]*)"|'([^']*)')/.exec(tag.attributes);
+    const shown = (text?.[1] ?? text?.[2] ?? '').trim();
+    if (shown) return ` ${shown} `;
   }
   return '';
 }

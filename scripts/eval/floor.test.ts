@@ -1,0 +1,51 @@
+/**
+ * The quality floor: every question set recorded in scripts/eval/floor.json (the demo set and the held-out
+ * sets) is asked again, and fact in answer must stay within three points of the recorded figure. A change that
+ * costs answers fails `npm test` here; a measured improvement is recorded with `npm run eval -- --record-floor`.
+ * Sets whose corpus is absent (../shared/data in a bare clone) are skipped, and counted as skipped.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmbedder, type Embedder } from '../../server/ingest/embedder.ts';
+import { FLOOR_MODEL, FLOOR_MODEL_DIR, FLOOR_PATH, type Floor, floorFiles, measureFloor } from './floor.ts';
+
+const floor = JSON.parse(readFileSync(FLOOR_PATH, 'utf8')) as Floor;
+const corpusOf = (file: string): string | null => {
+  if (!existsSync(file)) return null;
+  const corpus = (JSON.parse(readFileSync(file, 'utf8')) as { corpus?: string }).corpus;
+  return corpus ? path.resolve(corpus) : null;
+};
+
+let embedder: Embedder;
+beforeAll(async () => {
+  embedder = await createEmbedder({ model: FLOOR_MODEL, modelDir: FLOOR_MODEL_DIR });
+});
+afterAll(async () => {
+  await embedder?.dispose();
+});
+
+describe('the quality floor', () => {
+  it('covers the demo set and every held-out set in scripts/eval/qa', async () => {
+    const missing = (await floorFiles()).filter((file) => !(file in floor.files));
+    // A new held-out set is held to the floor from the commit that adds it: record it then.
+    expect(missing, 'no figure recorded: run `npm run eval -- --record-floor`').toEqual([]);
+    expect(floor.margin).toBe(0.03);
+  });
+
+  describe.each(Object.entries(floor.files))('%s', (file, recorded) => {
+    const corpus = corpusOf(file);
+    it.skipIf(corpus === null || !existsSync(corpus))(
+      `fact in answer at most 3 points below the recorded ${(recorded.fact_in_answer * 100).toFixed(1)} %`,
+      { timeout: 900_000 },
+      async () => {
+        const measured = await measureFloor(file, embedder);
+        console.log(
+          `${file}: fact in answer ${(measured.fact_in_answer * 100).toFixed(1)} % (recorded ${(recorded.fact_in_answer * 100).toFixed(1)} %, ${measured.questions} questions)`,
+        );
+        expect(measured.questions).toBe(recorded.questions);
+        expect(measured.fact_in_answer).toBeGreaterThanOrEqual(recorded.fact_in_answer - floor.margin);
+      },
+    );
+  });
+});

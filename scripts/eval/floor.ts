@@ -1,0 +1,95 @@
+/**
+ * The quality floor `npm test` holds (scripts/eval/floor.test.ts): for the demo question set and every
+ * held-out set in scripts/eval/qa/, the share of answers that contain the asked fact, as recorded in
+ * scripts/eval/floor.json. A run more than three points below the recorded figure fails. The figures are
+ * measured the way the test measures them — hybrid retrieval, the test-double embedder CI has, the server's
+ * default thresholds whatever the environment says — so the recorded and the checked number are the same
+ * computation. `npm run eval -- --record-floor` rewrites the file after a measured improvement (or a new
+ * held-out set).
+ */
+import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { readConfig } from '../../server/config/index.ts';
+import type { Embedder } from '../../server/ingest/embedder.ts';
+import { isConversationFile } from './conversations.ts';
+import { evaluateQa, readQaFile } from './docs-qa.ts';
+import { QA_DIR } from './sites.ts';
+
+export const FLOOR_PATH = 'scripts/eval/floor.json';
+/** How far below the recorded figure a run may fall: one or two answers on a 50-question set. */
+export const FLOOR_MARGIN = 0.03;
+/** The embedder of the measurement: the one the repository ships (CI has no real model). */
+export const FLOOR_MODEL = 'test-double/bert-384';
+export const FLOOR_MODEL_DIR = 'test/fixtures/models';
+
+export interface FloorEntry {
+  fact_in_answer: number;
+  questions: number;
+}
+
+export interface Floor {
+  note: string;
+  mode: 'hybrid';
+  model: string;
+  margin: number;
+  /** Question-set path (relative to the repository root) → its recorded figure. */
+  files: Record<string, FloorEntry>;
+}
+
+export async function readFloor(file = FLOOR_PATH): Promise<Floor> {
+  return JSON.parse(await readFile(file, 'utf8')) as Floor;
+}
+
+/** The sets the floor covers: demo-kb*.json and *heldout*.json, conversation sets excepted. */
+export async function floorFiles(dir = QA_DIR): Promise<string[]> {
+  const names = (await readdir(dir)).filter(
+    (n) => n.endsWith('.json') && (n.startsWith('demo-kb') || n.includes('heldout')),
+  );
+  const out: string[] = [];
+  for (const name of names.sort()) {
+    const file = path.join(dir, name);
+    if (!isConversationFile(JSON.parse(await readFile(file, 'utf8')))) out.push(file);
+  }
+  return out;
+}
+
+/** Whether the set's corpus is here (the held-out sets read ../shared/data, absent from a bare clone). */
+export async function corpusPresent(file: string): Promise<boolean> {
+  return existsSync(path.resolve((await readQaFile(file)).corpus));
+}
+
+/** Fact in answer on one set, measured as the floor is recorded. */
+export async function measureFloor(file: string, embedder: Embedder): Promise<FloorEntry> {
+  const qa = await readQaFile(file);
+  const { report } = await evaluateQa({
+    qa,
+    embedder,
+    mode: 'hybrid',
+    evidenceThreshold: readConfig({}).evidenceThreshold,
+  });
+  return { fact_in_answer: Math.round(report.fact_in_answer * 10_000) / 10_000, questions: qa.items.length };
+}
+
+/** Measures every covered set whose corpus is present and writes floor.json (entries it cannot measure kept). */
+export async function recordFloor(embedder: Embedder, log: (line: string) => void): Promise<Floor> {
+  const previous = existsSync(FLOOR_PATH) ? (await readFloor()).files : {};
+  const files: Record<string, FloorEntry> = { ...previous };
+  for (const file of await floorFiles()) {
+    if (!(await corpusPresent(file))) {
+      log(`  ${file}: corpus absent, ${previous[file] ? 'recorded figure kept' : 'not recorded'}`);
+      continue;
+    }
+    files[file] = await measureFloor(file, embedder);
+    log(`  ${file}: fact in answer ${(files[file].fact_in_answer * 100).toFixed(1)} % of ${files[file].questions}`);
+  }
+  const floor: Floor = {
+    note: 'Recorded by `npm run eval -- --record-floor`; checked by scripts/eval/floor.test.ts in npm test.',
+    mode: 'hybrid',
+    model: FLOOR_MODEL,
+    margin: FLOOR_MARGIN,
+    files: Object.fromEntries(Object.entries(files).sort(([a], [b]) => a.localeCompare(b))),
+  };
+  await writeFile(FLOOR_PATH, `${JSON.stringify(floor, null, 2)}\n`);
+  return floor;
+}
