@@ -9,7 +9,23 @@
 import { contentWords } from './text.ts';
 import type { Unit } from './units.ts';
 
-export type AnswerType = 'command' | 'quantity' | 'date' | 'procedure' | 'list' | 'table' | 'yesno' | 'definition';
+export type AnswerType =
+  | 'default'
+  | 'command'
+  | 'quantity'
+  | 'date'
+  | 'procedure'
+  | 'list'
+  | 'table'
+  | 'yesno'
+  | 'definition';
+
+/**
+ * "What port does it use by default?", "…if I don't set one?": the value a setting has when left alone, which
+ * reference pages state in a line of its own ("- **Default:** `5173`") below the sentence saying what the
+ * setting is for.
+ */
+const ASKS_DEFAULT = /\bby default\b|\bdefaults?\b|\bif i (don'?t|do not) (set|configure|specify|pass|give|change)\b/;
 
 /** The question's last sentence carries the ask ("I'm on a server over SSH. How do I log in?"). */
 function lastSentence(question: string): string {
@@ -26,6 +42,7 @@ function lastSentence(question: string): string {
  */
 export function expectedType(question: string): AnswerType | null {
   const q = lastSentence(question);
+  if (process.env.KB_EXP_DEFAULT !== '0' && ASKS_DEFAULT.test(q)) return 'default';
   if (
     /`|\b(commands?|cli|terminal|command line|shell|expression|syntax|snippet|curl|install)\b|\bwhat (do|should) i (set|call|run|type|use)\b|\b(which|what) (\w+ )?(variable|env var|header|flag|address|host|hostname|url|endpoint|path|mount path)\b|\bhow (should|do) i call\b/.test(
       q,
@@ -51,6 +68,9 @@ export function expectedType(question: string): AnswerType | null {
   return null;
 }
 
+/** Switch for measuring the yes/no rule (site-sweep): on unless the environment turns it off. */
+const YESNO_RULE = process.env.KB_EXP_YESNO !== '0';
+
 const NUMBER_WORD =
   '(one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|ninety|\\d[\\d,.]*(?:-\\d+)?)';
 const QUANTITY = new RegExp(
@@ -59,6 +79,13 @@ const QUANTITY = new RegExp(
 );
 const DATE =
   /\b(january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2}\b|\b\d{4}-\d{2}-\d{2}\b|\bversion \d|\bv\d+\.\d+/i;
+/** A unit that states a default: "Default:", "defaults to", "by default". */
+const STATES_DEFAULT = /\bdefault(s|s to)?\b/i;
+/**
+ * A sentence that says yes or no, or where the line is: a negation, "only", "always", "must", "required".
+ * The scene-setting sentence of a section ("Vite provides a feature for X") says neither.
+ */
+const SAYS_YES_OR_NO = /\b(not|no|never|cannot|only|always|must|required|unsupported)\b|n't\b|\bNOT\b/i;
 /** A code span or an UPPER_SNAKE identifier (an environment variable's name). */
 const CODE_SPAN = /`([^`\n]+)`|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/g;
 
@@ -73,6 +100,9 @@ export function holdsType(
   asked: Set<string> = new Set(),
 ): boolean {
   switch (type) {
+    case 'default':
+      // The default named with its value: a code span or a number in the same unit.
+      return STATES_DEFAULT.test(unit.markdown) && (/`[^`\n]+`/.test(unit.markdown) || /\d/.test(unit.markdown));
     case 'command':
       return (
         unit.kind === 'code' ||
@@ -90,8 +120,9 @@ export function holdsType(
     case 'table':
       return unit.kind === 'table';
     case 'yesno':
+      return YESNO_RULE && unit.kind === 'sentence' && SAYS_YES_OR_NO.test(unit.markdown);
     case 'definition':
-      // Any sentence can say yes, no or what a thing is: nothing to prefer by form.
+      // Any sentence can say what a thing is: nothing to prefer by form.
       return false;
   }
 }
