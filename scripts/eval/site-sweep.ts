@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import type { RetrievalMode } from '../../protocol/index.ts';
 import { decide, thresholdsOf } from '../../server/retrieval/index.ts';
-import { FIELD_WEIGHTS, type FieldWeights } from '../../server/retrieval/fields.ts';
+import { FIELD_WEIGHT, type FieldWeights } from '../../server/retrieval/fields.ts';
 import type { SearchChunkRow } from '../../server/store/types.ts';
 import type { SiteQuestion, SiteSignals } from './site-signals.ts';
 import { evidenceOf } from '../../server/retrieval/gate.ts';
@@ -35,13 +35,16 @@ function asRows(q: SiteQuestion, mode: RetrievalMode): SearchChunkRow[] {
 }
 
 /** Retrieval alone for one set of questions: share with the answering page first / in the first five. */
-export function retrievalAlone(questions: SiteQuestion[], fields: FieldWeights): { top1: number; top5: number } {
+export function retrievalAlone(
+  questions: SiteQuestion[],
+  fields: FieldWeights | undefined,
+): { top1: number; top5: number } {
   const open = { evidenceThreshold: 0, lexicalThreshold: 0, hybridThreshold: 0, citationFloor: 0, matchCount: 5 };
   let top1 = 0;
   let top5 = 0;
   for (const q of questions) {
     const rows = asRows(q, 'hybrid');
-    const got = decide(rows, 'hybrid', { ...open, fields }, q.q);
+    const got = decide(rows, 'hybrid', { ...open, ...(fields ? { fields } : {}) }, q.q);
     const sources = got.kind === 'answer' ? got.chunks.map((c) => rows[Number(c.chunk_id)]!) : [];
     const rank = sources.findIndex((r) => (r as unknown as { source: string }).source === q.source);
     if (rank === 0) top1++;
@@ -71,6 +74,10 @@ if (what === 'fields') {
       key(w),
       tuning.map((s) => score(s, w)),
     );
+  table.set(
+    'in use',
+    tuning.map((s) => retrievalAlone(inKb(s, false), undefined)),
+  );
   for (const [k, rows] of table)
     console.log(
       `${k.padEnd(14)} ${rows.map((r, i) => `${name(tuning[i]!)} ${pct(r.top1)}/${pct(r.top5)}`).join('  ')}`,
@@ -82,7 +89,7 @@ if (what === 'fields') {
       return rows.reduce((a, r) => a + r.top1 + r.top5 / 100, 0) / rows.length;
     };
     const best = [...table.keys()].sort((a, b) => mean(b) - mean(a))[0]!;
-    const was = table.get(key({ title: 0, heading: 0, idf: false }))![i]!;
+    const was = table.get('in use')![i]!;
     const now = table.get(best)![i]!;
     console.log(
       `LOSO: chosen on the others ${best}; on ${name(out)} tuning top1 ${pct(was.top1)} → ${pct(now.top1)}, top5 ${pct(was.top5)} → ${pct(now.top5)}`,
@@ -91,9 +98,9 @@ if (what === 'fields') {
   for (const site of FINAL ? sites : []) {
     const held = inKb(site, true);
     if (held.length === 0) continue;
-    const r = retrievalAlone(held, FIELD_WEIGHTS);
+    const r = retrievalAlone(held, undefined);
     console.log(
-      `held-out ${name(site)} (weights in use ${FIELD_WEIGHTS.title}/${FIELD_WEIGHTS.heading}): top1 ${pct(r.top1)}, top5 ${pct(r.top5)}`,
+      `held-out ${name(site)} (weights in use ${FIELD_WEIGHT} on title and section path): top1 ${pct(r.top1)}, top5 ${pct(r.top5)}`,
     );
   }
 }

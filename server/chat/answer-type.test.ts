@@ -19,9 +19,6 @@ describe('expectedType', () => {
     ['I already have an account. Can I still use the credits?', 'yesno'],
     ['Why am I charged when my app gets no traffic?', 'definition'],
     ['Tell me about regions', null],
-    ['What port does the dev server start on by default?', 'default'],
-    ["What app type does Vite assume if I don't configure one?", 'default'],
-    ['Is the search plugin enabled by default?', 'default'],
   ];
   for (const [question, type] of cases) it(`${question} → ${type}`, () => expect(expectedType(question)).toBe(type));
 });
@@ -62,12 +59,6 @@ describe('holdsType', () => {
     expect(holdsType(unit('sentence', 'We support Okta and Auth0.'), 'list')).toBe(false);
     expect(holdsType(unit('table', '| a |\n| - |\n| b |'), 'table')).toBe(true);
     expect(holdsType(unit('list', '- a'), 'table')).toBe(false);
-  });
-  it('default: a unit naming the default together with its value', () => {
-    expect(holdsType(unit('list', '- **Type:** `number`\n- **Default:** `5173`'), 'default')).toBe(true);
-    expect(holdsType(unit('sentence', 'The directory defaults to `<root>/public`.'), 'default')).toBe(true);
-    expect(holdsType(unit('sentence', 'Specify server port.'), 'default')).toBe(false);
-    expect(holdsType(unit('sentence', 'You can change the default behaviour.'), 'default')).toBe(false);
   });
   it('yes-no: a sentence that says no, only or must; not the scene-setting one', () => {
     expect(holdsType(unit('sentence', 'Vite does **NOT** perform type checking.'), 'yesno')).toBe(true);

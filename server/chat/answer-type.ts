@@ -9,23 +9,7 @@
 import { contentWords } from './text.ts';
 import type { Unit } from './units.ts';
 
-export type AnswerType =
-  | 'default'
-  | 'command'
-  | 'quantity'
-  | 'date'
-  | 'procedure'
-  | 'list'
-  | 'table'
-  | 'yesno'
-  | 'definition';
-
-/**
- * "What port does it use by default?", "…if I don't set one?": the value a setting has when left alone, which
- * reference pages state in a line of its own ("- **Default:** `5173`") below the sentence saying what the
- * setting is for.
- */
-const ASKS_DEFAULT = /\bby default\b|\bdefaults?\b|\bif i (don'?t|do not) (set|configure|specify|pass|give|change)\b/;
+export type AnswerType = 'command' | 'quantity' | 'date' | 'procedure' | 'list' | 'table' | 'yesno' | 'definition';
 
 /** The question's last sentence carries the ask ("I'm on a server over SSH. How do I log in?"). */
 function lastSentence(question: string): string {
@@ -42,7 +26,6 @@ function lastSentence(question: string): string {
  */
 export function expectedType(question: string): AnswerType | null {
   const q = lastSentence(question);
-  if (process.env.KB_EXP_DEFAULT !== '0' && ASKS_DEFAULT.test(q)) return 'default';
   if (
     /`|\b(commands?|cli|terminal|command line|shell|expression|syntax|snippet|curl|install)\b|\bwhat (do|should) i (set|call|run|type|use)\b|\b(which|what) (\w+ )?(variable|env var|header|flag|address|host|hostname|url|endpoint|path|mount path)\b|\bhow (should|do) i call\b/.test(
       q,
@@ -68,9 +51,6 @@ export function expectedType(question: string): AnswerType | null {
   return null;
 }
 
-/** Switch for measuring the yes/no rule (site-sweep): on unless the environment turns it off. */
-const YESNO_RULE = process.env.KB_EXP_YESNO !== '0';
-
 const NUMBER_WORD =
   '(one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|ninety|\\d[\\d,.]*(?:-\\d+)?)';
 const QUANTITY = new RegExp(
@@ -79,8 +59,6 @@ const QUANTITY = new RegExp(
 );
 const DATE =
   /\b(january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2}\b|\b\d{4}-\d{2}-\d{2}\b|\bversion \d|\bv\d+\.\d+/i;
-/** A unit that states a default: "Default:", "defaults to", "by default". */
-const STATES_DEFAULT = /\bdefault(s|s to)?\b/i;
 /**
  * A sentence that says yes or no, or where the line is: a negation, "only", "always", "must", "required".
  * The scene-setting sentence of a section ("Vite provides a feature for X") says neither.
@@ -100,9 +78,6 @@ export function holdsType(
   asked: Set<string> = new Set(),
 ): boolean {
   switch (type) {
-    case 'default':
-      // The default named with its value: a code span or a number in the same unit.
-      return STATES_DEFAULT.test(unit.markdown) && (/`[^`\n]+`/.test(unit.markdown) || /\d/.test(unit.markdown));
     case 'command':
       return (
         unit.kind === 'code' ||
@@ -120,7 +95,7 @@ export function holdsType(
     case 'table':
       return unit.kind === 'table';
     case 'yesno':
-      return YESNO_RULE && unit.kind === 'sentence' && SAYS_YES_OR_NO.test(unit.markdown);
+      return unit.kind === 'sentence' && SAYS_YES_OR_NO.test(unit.markdown);
     case 'definition':
       // Any sentence can say what a thing is: nothing to prefer by form.
       return false;

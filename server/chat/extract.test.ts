@@ -350,14 +350,4 @@ describe('extractAnswer: the line that holds the value', () => {
     const answer = extractAnswer('Tell me about the server port setting', [long]);
     expect(answer.text).not.toContain('- three');
   });
-
-  it('a "by default" question quotes the unit naming the default over the one naming the setting', () => {
-    const other = make(
-      'o',
-      'The preview server port can differ from the dev server port.\n\nThe dev server prints its URL.',
-      {},
-    );
-    const answer = extractAnswer('What port does the dev server use by default?', [other, entry]);
-    expect(answer.text).toContain('`5173`');
-  });
 });

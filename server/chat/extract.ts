@@ -258,7 +258,7 @@ export function refersBack(sentence: string, before: Set<string>): boolean {
  * MAX_ANSWER_SENTENCES sentences and MAX_ANSWER_BLOCKS block (a reference entry: what the setting does, its
  * type and default). Its units in reading order, or none when the chunk is longer.
  */
-export const SHORT_SECTION_CHARS = Number(process.env.KB_EXP_SHORT ?? 400);
+export const SHORT_SECTION_CHARS = 400;
 function shortSection(candidates: Candidate[], chunk: number): Candidate[] {
   const units = candidates
     .filter((c) => c.chunk === chunk && !c.unit.title)

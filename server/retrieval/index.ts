@@ -47,7 +47,7 @@ export interface RetrievalOptions {
   /** Mode when the request has an embedding. Default hybrid; without an embedding it is always lexical. */
   mode?: RetrievalMode;
   filters?: SearchFilters;
-  /** Order bonus for the question's words in the page title and headings (fields.ts; default FIELD_WEIGHTS). */
+  /** Order bonus for the question's words in the page title and headings (fields.ts; default FIELD_WEIGHT on the title and section path together). */
   fields?: FieldWeights;
   /** Best-chunk evidence from which confidence is high / medium (CHAT_CONFIDENCE_HIGH / _MEDIUM). */
   confidence?: { high: number; medium: number };
