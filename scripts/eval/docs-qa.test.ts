@@ -14,11 +14,15 @@ const SETS = [
   'scripts/eval/qa/demo-kb.json',
   'scripts/eval/qa/railway-docs.json',
   'scripts/eval/qa/railway-heldout.json',
+  'scripts/eval/qa/vite-docs.json',
+  'scripts/eval/qa/vite-heldout.json',
+  'scripts/eval/qa/mkdocs-material-docs.json',
+  'scripts/eval/qa/mkdocs-heldout.json',
 ];
 
 describe('docs-QA sets', () => {
   for (const file of SETS) {
-    // The Railway corpus is read from ../shared in place; where it is absent there is nothing to check against.
+    // The shared corpora (Railway, Vite, MkDocs Material) are read from ../shared in place; where it is absent there is nothing to check against.
     // A corpus inside the repository (demo/kb) must be there: it never skips.
     const corpus = (JSON.parse(readFileSync(file, 'utf8')) as { corpus: string }).corpus;
     const shared = /^\.\.\/shared\/data\/(.+)$/.exec(corpus)?.[1];

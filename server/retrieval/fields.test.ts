@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchChunkRow } from '../store/types.ts';
-import { FIELD_WEIGHT, fieldBonuses, fieldMatch } from './fields.ts';
+import { fieldBonuses, fieldMatch } from './fields.ts';
 import { decide } from './index.ts';
 
 const row = (id: string, title: string, section: string | null, cosine: number, coverage: number): SearchChunkRow => ({
@@ -28,7 +28,31 @@ describe('fieldMatch', () => {
 
   it('does not meet "log" in "Logging": a word as typed, not an English stem', () => {
     expect(fieldMatch(new Set(['log']), row('a', 'Logging', null, 0, 0))).toBe(0);
-    expect(fieldBonuses('How do I log in?', [row('a', 'CLI', 'CLI › Log in', 0, 0)])).toEqual([FIELD_WEIGHT]);
+    expect(
+      fieldBonuses('How do I log in?', [row('a', 'CLI', 'CLI › Log in', 0, 0)], { title: 0, heading: 0.05 }),
+    ).toEqual([0.05]);
+  });
+});
+
+describe('fieldBonuses: title above heading, rare words above common ones', () => {
+  const weights = { title: 0.1, heading: 0.05, idf: true };
+  it('a match in the page title counts more than the same match in a heading', () => {
+    const [inTitle, inHeading] = fieldBonuses(
+      'What port does the server use?',
+      [row('a', 'Server port', 'Server port › Usage', 0, 0), row('b', 'Options', 'Options › Server port', 0, 0)],
+      weights,
+    );
+    expect(inTitle!).toBeGreaterThan(inHeading!);
+  });
+
+  it('a word every candidate page carries in its title (the product name) tells no page apart', () => {
+    const rows = [
+      row('a', 'Vite 6.0 is out', 'Vite 6.0 is out › Node.js', 0, 0),
+      row('b', 'Vite config', 'Vite config › port', 0, 0),
+      row('c', 'Vite guide', 'Vite guide', 0, 0),
+    ];
+    const [release, config] = fieldBonuses('Which port does Vite use?', rows, weights);
+    expect(config!).toBeGreaterThan(release!);
   });
 });
 
