@@ -161,9 +161,9 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
       ...switches.flatMap((s) => [...s.conversation, s.alone]),
     ];
     // A later turn refused in the conversation whose complete rewrite is answered alone: the thread cost it.
-    const alone = new Map(ceilings.map((r) => [r.turn, r]));
+    const asAlone = new Map(ceilings.map((r) => [r.turn, r]));
     const refused = later.filter((r) => r.reply.kind === 'refusal');
-    const inThread = refused.filter((r) => alone.get(r.turn)?.reply.kind === 'answer');
+    const inThread = refused.filter((r) => asAlone.get(r.turn)?.reply.kind === 'answer');
     const report: ConversationReport = {
       follow_ups: score(later),
       standalone: score(ceilings),
@@ -171,7 +171,7 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
       topic_switch_alone: score(switches.map((s) => s.alone)),
       refused: refused.length,
       refused_in_thread: inThread.length,
-      refused_in_thread_fact: inThread.filter((r) => alone.get(r.turn)?.fact).length,
+      refused_in_thread_fact: inThread.filter((r) => asAlone.get(r.turn)?.fact).length,
       detector_follow_ups: ratio(
         file.conversations.flatMap((c) => c.turns.slice(1)).filter((t) => dependsOnContext(t.q)).length,
         later.length,
