@@ -15,7 +15,7 @@ import type { Unit } from './units.ts';
  * (README, "Conversations"): without it, 16 of the 54 Railway later turns in hybrid mode quoted a sentence
  * of the answer before them, 10 of them without the fact asked.
  */
-export const REPEAT_WEIGHT = 0.25;
+export const REPEAT_WEIGHT = 0.05;
 
 /** Units shorter than this are not compared: a short line ("Yes.") may be in any answer. */
 const MIN_COMPARED = 16;
