@@ -51,7 +51,22 @@ export async function followUpOf(
   claims: JwtClaims,
   request: FollowUpRequest,
 ): Promise<FollowUp | null> {
-  if (request.context === false || !request.session_id || !dependsOnContext(request.query)) return null;
+  if (!dependsOnContext(request.query)) return null;
+  return threadOf(store, claims, request);
+}
+
+/**
+ * The conversation's thread for any question of a session, follow-up or not: what a question the detector
+ * reads as complete gets when it would be refused alone ("How quickly do you answer on Pro?" after a
+ * question about support), so that it is refused only when its own words find no evidence on the thread's
+ * pages either (server/chat/answer.ts).
+ */
+export async function threadOf(
+  store: Pick<ChatStore, 'recentMessages'>,
+  claims: JwtClaims,
+  request: FollowUpRequest,
+): Promise<FollowUp | null> {
+  if (request.context === false || !request.session_id) return null;
   // Newest first; another visitor's session reads as empty (row-level security), like a new one.
   const recent = (await store.recentMessages(claims, request.session_id, RECENT_MESSAGES)).filter(
     (m) => m.id !== request.message_id,

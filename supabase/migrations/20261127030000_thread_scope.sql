@@ -24,7 +24,11 @@
 --    20261126090000: no embedding carries the topic) and, now, in every mode when the follow-up points back
 --    with a pronoun ("How do I change it?": "it" is the earlier topic, so "Only the ingest command can change
 --    the knowledge base" is not about it, however close its embedding).
--- 4. A follow-up that does not point back and none of whose own words the knowledge base knows ("And
+-- 6. `context.own_required`: a question the detector read as complete, refused alone, is searched again
+--    within the thread (server/chat/answer.ts); there the topic counts as present only in a chunk that holds
+--    one of the question's own words, so a question about something else is not answered from the
+--    thread's pages on the strength of the earlier topic.
+-- 7. A follow-up that does not point back and none of whose own words the knowledge base knows ("And
 --    lunch?") is still searched as a new question (20261126090000, kept).
 
 create or replace function search_chunks(
@@ -69,6 +73,7 @@ declare
   v_scope uuid[];
   v_own_known boolean;
   v_points_back boolean;
+  v_own_required boolean;
   -- Full text only (keyword mode, or no embedding): no embedding of the contextual text carries the topic.
   v_lexical boolean := search_mode = 'lexical' or query_embedding is null;
 begin
@@ -96,7 +101,7 @@ begin
       case when jsonb_typeof(v_context -> 'sections') = 'array' then v_context -> 'sections' else '[]'::jsonb end) x
     limit 10);
 
-  -- A follow-up none of whose own words the knowledge base knows is not about the earlier topic (2. above).
+  -- A follow-up none of whose own words the knowledge base knows is not about the earlier topic (7. above).
   if not coalesce(v_context -> 'points_back' = 'true'::jsonb, false) and exists (select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, ''))))) and not exists (
     select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, '')))) q
     join kb_lexemes l on l.lexeme = q where l.df > 0
@@ -122,6 +127,7 @@ begin
       select t from unnest(v_thread) t
       where t::text in (select lower(x) from jsonb_array_elements_text(filters -> 'document_ids') x))
     else v_thread end;
+  v_own_required := coalesce(v_context -> 'own_required' = 'true'::jsonb, false);
   v_points_back := coalesce(v_context -> 'points_back' = 'true'::jsonb, false);
   v_own_known := exists (
     select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, '')))) q
@@ -181,8 +187,10 @@ begin
         and not exists (select 1 from weighted w where not w.own and c.fts @@ quote_literal(w.lexeme)::tsquery) then 0
       else least(1, coalesce((
         select sum(w.idf) filter (where c.fts @@ quote_literal(w.lexeme)::tsquery
-          -- On a page of the thread the earlier topic is given (2. above).
-          or (not w.own and pr.in_thread)) / nullif(sum(w.idf), 0)
+          -- On a page of the thread the earlier topic is given (2. above); for a complete question (6.
+          -- above) only in a chunk that holds one of its own words.
+          or (not w.own and pr.in_thread and (not v_own_required or exists (
+            select 1 from weighted o where o.own and c.fts @@ quote_literal(o.lexeme)::tsquery)))) / nullif(sum(w.idf), 0)
         from weighted w), 0) + pr.prior) end,
     p.vector_rank, p.lexical_rank, p.score
   from pool p
@@ -200,4 +208,4 @@ end;
 $$;
 
 comment on function search_chunks(extensions.vector, text, integer, text, jsonb, integer) is
-  'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, points_back} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin on cosine and coverage, earlier answers'' half of it, the cited section a little more. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000 and 20261127030000.';
+  'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin on cosine and coverage, earlier answers'' half of it, the cited section a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000 and 20261127030000.';
