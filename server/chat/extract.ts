@@ -103,9 +103,11 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
   const borrowed = followUp.borrowed ?? [];
   const repeated = saidBefore(followUp.earlierAnswer);
   const own = new Set(contentWords(question));
-  // A repeat is the answer only when the unit holds what is asked now, one of the follow-up's own words;
-  // otherwise the visitor has just read it ("How do I change it?" after "Raise the threshold … lower it").
-  const said = (unit: Unit, _chunk?: number) => repeated(unit) && ![...own].some((w) => unit.words.has(w));
+  // A repeat is the answer only when it holds what is asked now: in the passage retrieval ranked first and
+  // with one of the follow-up's own words ("How long are they limited?" after the limit). Otherwise the
+  // visitor has just read it ("How do I change it?" after "Raise the threshold … lower it").
+  const said = (unit: Unit, chunk?: number) =>
+    repeated(unit) && !(chunk === 0 && [...own].some((w) => unit.words.has(w)));
   const asked = new Set([...own, ...contentWords(borrowed.join(' '))]);
   const perChunk = chunks.map((chunk) => unitsOf(chunk.content, asked));
   const type = expectedType(question);
