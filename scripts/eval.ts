@@ -214,6 +214,10 @@ if (values.qa && conversations) {
     ['standalone rewrites (ceiling): fact / right page first', pair(report.standalone)],
     ['topic switch in a conversation: fact / right page first', pair(report.topic_switch)],
     ['same question asked alone: fact / right page first', pair(report.topic_switch_alone)],
+    [
+      'later turns refused / of them answered when complete (with the fact)',
+      `${report.refused} / ${report.refused_in_thread} (${report.refused_in_thread_fact})`,
+    ],
     ['detector fires on later turns', pct(report.detector_follow_ups)],
     ['detector fires on complete questions (first turns, rewrites)', pct(report.detector_complete)],
     ['latency p50 (API, ms)', report.p50_ms.toFixed(1)],

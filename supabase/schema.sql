@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 33 migrations, the last 20261127070000_thread_context.sql. What each function is for, and who may call it: docs/database.md.
+-- 34 migrations, the last 20261127070000_thread_context.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -2172,14 +2172,20 @@ AS $function$
 #variable_conflict use_column
 declare
   c_context_weight constant double precision := 0.5;
-  c_document_prior constant double precision := 0.03;
-  c_section_prior constant double precision := 0.06;
+  -- Evidence a page of the last answer gains over a page off the thread (3. above).
+  c_thread_margin constant double precision := 0.1;
+  c_section_prior constant double precision := 0.03;
   v_count integer := least(greatest(coalesce(match_count, 5), 1), 200);
   v_candidates integer := least(greatest(coalesce(candidate_count, 50), 1), 200);
   v_context jsonb;
   v_terms text;
   v_docs uuid[];
   v_sections text[];
+  v_thread uuid[];
+  v_scope uuid[];
+  v_own_known boolean;
+  v_points_back boolean;
+  v_own_required boolean;
   -- Full text only (keyword mode, or no embedding): no embedding of the contextual text carries the topic.
   v_lexical boolean := search_mode = 'lexical' or query_embedding is null;
 begin
@@ -2195,7 +2201,7 @@ begin
     return;
   end if;
 
-  -- ── Conversation context (20261126070000, changed in 20261126090000) ──
+  -- ── Conversation context (20261126070000, changed in 20261126090000 and here) ──
   v_terms := nullif(btrim(left(coalesce(v_context ->> 'terms', ''), 300)), '');
   v_docs := array(
     select x::uuid from jsonb_array_elements_text(
@@ -2207,7 +2213,7 @@ begin
       case when jsonb_typeof(v_context -> 'sections') = 'array' then v_context -> 'sections' else '[]'::jsonb end) x
     limit 10);
 
-  -- A follow-up none of whose own words the knowledge base knows is not about the earlier topic (2. above).
+  -- A follow-up none of whose own words the knowledge base knows is not about the earlier topic (7. above).
   if not coalesce(v_context -> 'points_back' = 'true'::jsonb, false) and exists (select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, ''))))) and not exists (
     select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, '')))) q
     join kb_lexemes l on l.lexeme = q where l.df > 0
@@ -2216,12 +2222,49 @@ begin
     return;
   end if;
 
+  -- The thread's documents: the last answer's first, then the earlier answers' (1. above).
+  v_thread := array(
+    select t.id from (
+      select x.id, min(x.ord) as ord from (
+        select d as id, o as ord from unnest(v_docs) with ordinality u(d, o)
+        union all
+        select x::uuid, 100 + o from jsonb_array_elements_text(
+          case when jsonb_typeof(v_context -> 'thread') = 'array' then v_context -> 'thread' else '[]'::jsonb end)
+          with ordinality j(x, o)
+        where x ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+      ) x group by x.id
+    ) t order by t.ord limit 10);
+  -- A caller's own document filter still holds within the thread.
+  v_scope := case when jsonb_typeof(filters -> 'document_ids') = 'array' then array(
+      select t from unnest(v_thread) t
+      where t::text in (select lower(x) from jsonb_array_elements_text(filters -> 'document_ids') x))
+    else v_thread end;
+  v_own_required := coalesce(v_context -> 'own_required' = 'true'::jsonb, false);
+  v_points_back := coalesce(v_context -> 'points_back' = 'true'::jsonb, false);
+  v_own_known := exists (
+    select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, '')))) q
+    join kb_lexemes l on l.lexeme = q where l.df > 0);
+
   return query
-  with pool as (
-    select * from kb_search_chunks(
+  with found as (
+    select s.*, 1 as pass from kb_search_chunks(
       query_embedding,
       left(concat_ws(' ', query_text, v_terms), 2000),
-      v_count, search_mode, filters - 'context', v_candidates)
+      v_count, search_mode, filters - 'context', v_candidates) s
+    union all
+    -- The extra search: the question's own words within the thread's pages (1. above).
+    select s.*, 0 from kb_search_chunks(
+      query_embedding,
+      case when v_own_known then query_text else left(concat_ws(' ', query_text, v_terms), 2000) end,
+      v_count, search_mode, (filters - 'context') || jsonb_build_object('document_ids', to_jsonb(v_scope)),
+      v_candidates) s
+    where cardinality(v_scope) > 0
+  ),
+  pool as (
+    -- A chunk both searches found keeps the row of the search with the borrowed words (its ranks and score).
+    select distinct on (f.chunk_id) f.chunk_id, f.content, f.meta, f.document_id, f.document_title, f.document_url,
+      f.document_meta, f.cosine, f.bm25, f.coverage, f.vector_rank, f.lexical_rank, f.score
+    from found f order by f.chunk_id, f.pass desc
   ),
   asked as (
     select a.lexeme, bool_or(a.own) as own from (
@@ -2249,30 +2292,33 @@ begin
     case when p.cosine is not null then p.cosine + pr.prior end,
     p.bm25,
     case when p.coverage is null then null
-      -- Keyword mode, a chunk off the cited pages that holds none of the borrowed terms (3. above): about
-      -- something else, whatever the follow-up's own generic word matched.
-      when v_lexical and not (p.document_id = any (v_docs))
+      -- A chunk off the thread that holds none of the borrowed terms is about something else, whatever the
+      -- follow-up's own generic word matched (5. above).
+      when (v_lexical or v_points_back) and not pr.in_thread
         and exists (select 1 from weighted w where not w.own)
         and not exists (select 1 from weighted w where not w.own and c.fts @@ quote_literal(w.lexeme)::tsquery) then 0
       else least(1, coalesce((
         select sum(w.idf) filter (where c.fts @@ quote_literal(w.lexeme)::tsquery
-          -- A borrowed term is present in every chunk of a cited page (1. above).
-          or (v_lexical and not w.own and p.document_id = any (v_docs))) / nullif(sum(w.idf), 0)
+          -- On a page of the thread the earlier topic is given (2. above); for a complete question (6.
+          -- above) only in a chunk that holds one of its own words.
+          or (not w.own and pr.in_thread and (not v_own_required or exists (
+            select 1 from weighted o where o.own and c.fts @@ quote_literal(o.lexeme)::tsquery)))) / nullif(sum(w.idf), 0)
         from weighted w), 0) + pr.prior) end,
     p.vector_rank, p.lexical_rank, p.score
   from pool p
   join kb_chunks c on c.id = p.chunk_id
   cross join lateral (
-    select case
-      when p.document_id = any (v_docs) and p.meta ->> 'section' = any (v_sections) then c_section_prior
-      when p.document_id = any (v_docs) then c_document_prior
+    select p.document_id = any (v_thread) as in_thread, (case
+      when p.document_id = any (v_docs) and p.meta ->> 'section' = any (v_sections) then c_thread_margin + c_section_prior
+      when p.document_id = any (v_docs) then c_thread_margin
+      when p.document_id = any (v_thread) then c_thread_margin / 2
       else 0
-    end::double precision as prior
+    end)::double precision as prior
   ) pr
   order by p.score desc, p.chunk_id;
 end;
 $function$;
-comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, sections, points_back} (a follow-up question): the candidates are searched with the question plus the borrowed terms; coverage counts each borrowed lexeme at half its IDF (all together at most the question''s own), in keyword mode present in every chunk of a cited document; cited documents and sections gain a small prior. A follow-up that does not point back (context.points_back) and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000 and 20261126090000.';
+comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin on cosine and coverage, earlier answers'' half of it, the cited section a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000 and 20261127030000.';
 revoke all on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) from public;
 grant execute on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) to authenticated, service_role;
 

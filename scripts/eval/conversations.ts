@@ -57,6 +57,12 @@ export interface ConversationReport {
   standalone: Score;
   topic_switch: Score;
   topic_switch_alone: Score;
+  /** Later turns refused in the conversation. */
+  refused: number;
+  /** Of those, the ones whose standalone rewrite is answered when asked alone (the target is 0). */
+  refused_in_thread: number;
+  /** Of those, the ones whose standalone answer holds the fact. */
+  refused_in_thread_fact: number;
   /** Share of later turns read as follow-ups, and of first turns and standalone rewrites (complete questions). */
   detector_follow_ups: number;
   detector_complete: number;
@@ -154,11 +160,18 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
       ...followUps.flatMap((f) => [...f.conversation, ...f.standalone]),
       ...switches.flatMap((s) => [...s.conversation, s.alone]),
     ];
+    // A later turn refused in the conversation whose complete rewrite is answered alone: the thread cost it.
+    const asAlone = new Map(ceilings.map((r) => [r.turn, r]));
+    const refused = later.filter((r) => r.reply.kind === 'refusal');
+    const inThread = refused.filter((r) => asAlone.get(r.turn)?.reply.kind === 'answer');
     const report: ConversationReport = {
       follow_ups: score(later),
       standalone: score(ceilings),
       topic_switch: score(switches.map((s) => s.conversation.at(-1)!)),
       topic_switch_alone: score(switches.map((s) => s.alone)),
+      refused: refused.length,
+      refused_in_thread: inThread.length,
+      refused_in_thread_fact: inThread.filter((r) => asAlone.get(r.turn)?.fact).length,
       detector_follow_ups: ratio(
         file.conversations.flatMap((c) => c.turns.slice(1)).filter((t) => dependsOnContext(t.q)).length,
         later.length,

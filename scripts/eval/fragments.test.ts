@@ -10,7 +10,7 @@ const dir = path.join(import.meta.dirname, 'qa');
 const fold = (s: string) => s.replace(/\s+/g, ' ');
 
 describe('conversation sets', () => {
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('-conversations.json'))) {
+  for (const name of readdirSync(dir).filter((f) => /-conversations(-heldout)?\.json$/.test(f))) {
     it(`${name}: every fragment is in its page`, () => {
       const file = JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as {
         corpus: string;

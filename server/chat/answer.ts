@@ -24,7 +24,7 @@ import {
   type StoredAnswer,
   type TurnState,
 } from '../store/types.ts';
-import { followUpOf } from './context.ts';
+import { followUpOf, threadOf } from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
@@ -92,7 +92,7 @@ export async function answerTurn(
   // keeps an unexpected rejection from going unhandled while the turn is being recorded.
   const fallback = { answerMode: DEFAULT_ANSWER_MODE, retrieval, refusalSuggestions: undefined, supportUrl: null };
   const inEffect = settings?.().catch(() => fallback) ?? Promise.resolve(fallback);
-  const [turn, followUp] = await Promise.all([
+  let [turn, followUp] = await Promise.all([
     beginTurn(store, claims, {
       session_id: request.session_id,
       message_id: request.message_id,
@@ -112,11 +112,20 @@ export async function answerTurn(
   }
 
   const { answerMode, retrieval: options, refusalSuggestions, supportUrl } = await inEffect;
-  const found = await retrieve(
-    store,
-    { claims, question: request.query, embedding: request.embedding, ...(followUp ? { context: followUp.sql } : {}) },
-    options,
-  ).catch(rethrow);
+  const question = { claims, question: request.query, embedding: request.embedding };
+  let found = await retrieve(store, { ...question, ...(followUp ? { context: followUp.sql } : {}) }, options).catch(
+    rethrow,
+  );
+  // The gate reads the thread: a question of a conversation that the detector read as complete, refused
+  // alone, is searched once more within the pages the conversation cited before it is refused. Only the
+  // refusal path pays for it; an answered complete question is exactly as in a new session.
+  if (found.kind === 'refuse' && !followUp) {
+    const thread = await threadOf(store, claims, request).catch(rethrow);
+    const again = thread
+      ? await retrieve(store, { ...question, context: { ...thread.sql, own_required: true } }, options).catch(rethrow)
+      : null;
+    if (again?.kind === 'answer') [found, followUp] = [again, thread];
+  }
   if (found.kind === 'refuse') {
     // Only a refusal needs to know whether the knowledge base is empty (a check that stops at the first
     // searchable document, not kb_stats' counts).

@@ -31,7 +31,8 @@ export interface FollowUp {
   earlierAnswer?: string;
   /** What `search_chunks` reads under `filters.context`. */
   /** `points_back`: the question says it, its, they… (protocol/context.ts `pointsBack`). */
-  sql: { terms: string; documents: string[]; sections: string[]; points_back: boolean };
+  /** `thread`: the documents earlier answers cited, newest first, after the last answer's `documents`. */
+  sql: { terms: string; documents: string[]; thread: string[]; sections: string[]; points_back: boolean };
   context: AnswerContext;
 }
 
@@ -50,7 +51,22 @@ export async function followUpOf(
   claims: JwtClaims,
   request: FollowUpRequest,
 ): Promise<FollowUp | null> {
-  if (request.context === false || !request.session_id || !dependsOnContext(request.query)) return null;
+  if (!dependsOnContext(request.query)) return null;
+  return threadOf(store, claims, request);
+}
+
+/**
+ * The conversation's thread for any question of a session, follow-up or not: what a question the detector
+ * reads as complete gets when it would be refused alone ("How quickly do you answer on Pro?" after a
+ * question about support), so that it is refused only when its own words find no evidence on the thread's
+ * pages either (server/chat/answer.ts).
+ */
+export async function threadOf(
+  store: Pick<ChatStore, 'recentMessages'>,
+  claims: JwtClaims,
+  request: FollowUpRequest,
+): Promise<FollowUp | null> {
+  if (request.context === false || !request.session_id) return null;
   // Newest first; another visitor's session reads as empty (row-level security), like a new one.
   const recent = (await store.recentMessages(claims, request.session_id, RECENT_MESSAGES)).filter(
     (m) => m.id !== request.message_id,
@@ -71,7 +87,13 @@ export function followUpFrom(question: string, recent: MessageRow[]): FollowUp |
   if (!earlier) return null;
   const reply = turns[0]!.reply;
   const terms = borrowedTerms(question, earlier.question, earlier.about ? earlier.about.split(' ') : []);
-  const cited = reply && Array.isArray(reply.citations) ? (reply.citations as Citation[]) : [];
+  const cited = citedBy(reply);
+  // The thread: the pages every earlier answer read here cited, newest first (search_chunks searches the
+  // question's own words within them, migration 20261127030000).
+  const documents = [...new Set(cited.map((c) => c.document_id))];
+  const thread = [...new Set(turns.slice(1).flatMap((t) => citedBy(t.reply).map((c) => c.document_id)))].filter(
+    (d) => !documents.includes(d),
+  );
   if (terms.length === 0 && cited.length === 0) return null;
   const about = terms.join(' ');
   return {
@@ -80,12 +102,17 @@ export function followUpFrom(question: string, recent: MessageRow[]): FollowUp |
     ...(reply?.content ? { earlierAnswer: reply.content } : {}),
     sql: {
       terms: about,
-      documents: [...new Set(cited.map((c) => c.document_id))],
+      documents,
+      thread,
       sections: [...new Set(cited.flatMap((c) => (c.section ? [c.section] : [])))],
       points_back: pointsBack(question),
     },
     context: { used: true, ...(about ? { about } : {}) },
   };
+}
+
+function citedBy(reply: MessageRow | null): Citation[] {
+  return reply && Array.isArray(reply.citations) ? (reply.citations as Citation[]) : [];
 }
 
 /** What an earlier answer was about, when it was itself answered in context. */

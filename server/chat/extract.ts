@@ -102,10 +102,12 @@ export interface FollowUpInput {
 export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: FollowUpInput = {}): ExtractiveAnswer {
   const borrowed = followUp.borrowed ?? [];
   const repeated = saidBefore(followUp.earlierAnswer);
-  // In the passage retrieval ranked first a repeat is the answer: the earlier answer already said what is
-  // asked again ("How do I change it?" after an answer that says how to raise or lower the threshold).
-  const said = (unit: Unit, chunk?: number) => chunk !== 0 && repeated(unit);
   const own = new Set(contentWords(question));
+  // A repeat is the answer only when it holds what is asked now: in the passage retrieval ranked first and
+  // with one of the follow-up's own words ("How long are they limited?" after the limit). Otherwise the
+  // visitor has just read it ("How do I change it?" after "Raise the threshold … lower it").
+  const said = (unit: Unit, chunk?: number) =>
+    repeated(unit) && !(chunk === 0 && [...own].some((w) => unit.words.has(w)));
   const asked = new Set([...own, ...contentWords(borrowed.join(' '))]);
   const perChunk = chunks.map((chunk) => unitsOf(chunk.content, asked));
   const type = expectedType(question);

@@ -62,7 +62,14 @@ export interface RetrieveInput {
    * A follow-up's context (server/chat/context.ts): borrowed terms searched at half weight and the earlier
    * answer's documents and sections preferred, by `search_chunks` under `filters.context`.
    */
-  context?: { terms: string; documents: string[]; sections: string[]; points_back?: boolean };
+  context?: {
+    terms: string;
+    documents: string[];
+    thread?: string[];
+    sections: string[];
+    points_back?: boolean;
+    own_required?: boolean;
+  };
 }
 
 /**

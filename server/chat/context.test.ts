@@ -1,0 +1,61 @@
+/**
+ * The thread a follow-up is searched in (followUpFrom, pure): the pages the last answer cited first, then the
+ * pages earlier answers cited, each once; a question read as complete gets none of it (followUpOf).
+ */
+import { describe, expect, it } from 'vitest';
+import type { Citation } from '../../protocol/index.ts';
+import type { MessageRow } from '../store/types.ts';
+import { followUpFrom, followUpOf } from './context.ts';
+
+let n = 0;
+function message(role: MessageRow['role'], content: string, documents: string[] = []): MessageRow {
+  const citations = documents.map(
+    (document_id, i) => ({ n: i + 1, document_id, chunk_id: `c-${document_id}`, title: document_id }) as Citation,
+  );
+  return { id: `m${n++}`, role, content, citations: role === 'assistant' ? citations : null, meta: {}, created_at: '' };
+}
+
+describe('the thread of a follow-up', () => {
+  it("lists the last answer's documents, then the earlier answers' newest first, each once", () => {
+    // Newest first, as get_recent_chat_messages returns them.
+    const recent = [
+      message('assistant', 'Ports.', ['config', 'how']),
+      message('user', 'Which port does the server listen on?'),
+      message('assistant', 'Browsers.', ['trouble', 'config']),
+      message('user', 'Which browsers are supported?'),
+      message('assistant', 'Threshold.', ['privacy']),
+      message('user', 'What is the evidence threshold?'),
+    ];
+    const follow = followUpFrom('How do I change that?', recent);
+    expect(follow?.sql.documents).toEqual(['config', 'how']);
+    expect(follow?.sql.thread).toEqual(['trouble', 'privacy']);
+    expect(follow?.terms).toEqual(['port', 'server', 'listen']);
+  });
+
+  it('has no earlier pages after a first answer', () => {
+    const follow = followUpFrom('How do I change it?', [
+      message('assistant', 'Threshold.', ['config']),
+      message('user', 'What is the evidence threshold?'),
+    ]);
+    expect(follow?.sql).toMatchObject({ documents: ['config'], thread: [] });
+  });
+
+  it('reads nothing for a complete question or "Ask as a new question"', async () => {
+    let reads = 0;
+    const store = {
+      recentMessages: async () => {
+        reads++;
+        return [message('assistant', 'Threshold.', ['config']), message('user', 'What is the evidence threshold?')];
+      },
+    };
+    const claims = { sub: 'visitor', role: 'authenticated' } as never;
+    const base = { session_id: 's', message_id: 'm' };
+    expect(await followUpOf(store, claims, { ...base, query: 'Which browsers are supported by the widget?' })).toBe(
+      null,
+    );
+    expect(await followUpOf(store, claims, { ...base, query: 'How do I change it?', context: false })).toBe(null);
+    expect(reads).toBe(0);
+    expect(await followUpOf(store, claims, { ...base, query: 'How do I change it?' })).not.toBe(null);
+    expect(reads).toBe(1);
+  });
+});
