@@ -10,10 +10,10 @@
  */
 import pg from 'pg';
 import { migrate } from './migrate.ts';
-import type { SqlDb, SqlQueryable, SqlSession } from './sql-db.ts';
+import type { SqlDb, SqlLocks, SqlQueryable, SqlSession, Unlock } from './sql-db.ts';
 import { type OpenStore, type StoreKeyOptions, withAnswerWriteKey } from './sql-store.ts';
 
-export interface PostgresDb extends SqlDb {
+export interface PostgresDb extends SqlDb, SqlLocks {
   readonly pool: pg.Pool;
 }
 
@@ -74,6 +74,34 @@ export function postgresDb(
     exec: (sql) => pool.query(sql),
     transaction: (fn) => withClient((client) => inTransaction(client, fn)),
     withSession: (fn) => withClient((client) => fn(clientSession(client))),
+    tryLock: async (name: string): Promise<Unlock | null> => {
+      const client = await pool.connect();
+      try {
+        const { rows } = await client.query<{ ok: boolean }>(
+          "select pg_try_advisory_lock(hashtext('kb-chat:' || $1)) as ok",
+          [name],
+        );
+        if (!rows[0]?.ok) {
+          client.release();
+          return null;
+        }
+      } catch (error) {
+        client.release(error as Error);
+        throw error;
+      }
+      let done = false;
+      return async () => {
+        if (done) return;
+        done = true;
+        try {
+          await client.query("select pg_advisory_unlock(hashtext('kb-chat:' || $1))", [name]);
+          client.release();
+        } catch (error) {
+          // A connection that cannot unlock is closed instead: its locks end with it.
+          client.release(error as Error);
+        }
+      };
+    },
     close: () => pool.end(),
   };
 }

@@ -18,3 +18,15 @@ export interface SqlSession extends SqlQueryable {
 export interface SqlDb extends SqlSession {
   close(): Promise<void>;
 }
+
+/** Releases a lock taken by `SqlLocks.tryLock`. */
+export type Unlock = () => Promise<void>;
+
+/**
+ * Locks across every process on the database (PostgreSQL's session advisory locks, on a connection held
+ * until the unlock, so a server that dies lets go with its connection). PGlite has one process and no need.
+ */
+export interface SqlLocks {
+  /** The lock named `name`, or null at once when another session holds it. */
+  tryLock(name: string): Promise<Unlock | null>;
+}

@@ -11,7 +11,7 @@ import type { Overview } from '../../protocol/index.ts';
 import { answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
 import { positionalCall, type CalledName, type SqlArgs } from './functions.ts';
 import type { MigrationResult } from './migrate.ts';
-import type { SqlDb, SqlQueryable } from './sql-db.ts';
+import type { SqlDb, SqlLocks, SqlQueryable, Unlock } from './sql-db.ts';
 import type {
   BeginTurn,
   ChatStore,
@@ -75,6 +75,8 @@ export interface OpenStore<D extends SqlDb = SqlDb> extends ChatStore, LocalAuth
   readonly db: D;
   readonly migrations: MigrationResult;
   close(): Promise<void>;
+  tryDatabaseLock(name: string): Promise<Unlock | null>;
+  scheduledSyncSince(seconds: number): Promise<boolean>;
 }
 
 export interface StoreKeyOptions {
@@ -332,6 +334,27 @@ export class SqlStore<D extends SqlDb> implements OpenStore<D> {
         return used.rows[0]?.user_id ?? null;
       }),
     );
+  }
+
+  /**
+   * Takes the database-wide lock `name` (the ingestion slot, the scheduled sync) when the database is
+   * shared by several servers; on the embedded database, which has one process, it is always free.
+   */
+  async tryDatabaseLock(name: string): Promise<Unlock | null> {
+    const locks = (this.db as Partial<SqlLocks>).tryLock;
+    if (!locks) return async () => {};
+    return this.run(() => locks.call(this.db, name));
+  }
+
+  /** Whether a scheduled sync started within the last `seconds` (by any server on this database). */
+  async scheduledSyncSince(seconds: number): Promise<boolean> {
+    const { rows } = await this.run((db) =>
+      db.query<{ ran: boolean }>(
+        "select exists (select 1 from kb_sync_runs where trigger = 'schedule' and started_at > now() - make_interval(secs => $1)) as ran",
+        [seconds],
+      ),
+    );
+    return rows[0]?.ran === true;
   }
 
   async createAnonymousUser(): Promise<string> {

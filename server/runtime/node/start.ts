@@ -50,7 +50,8 @@ if ((await store.kbStats()).documents === 0) await ingestDemo(store);
 // Webhook deliveries run beside the requests; the shutdown below gives them a moment to finish.
 const webhooks = nodeWebhooks(store, config.webhook);
 // Console uploads, "Sync now" and the scheduled sync: one ingestion at a time.
-const ingestSlot = new IngestSlot();
+// On a shared database (DATABASE_URL) also one across the servers on it: the slot takes a database lock.
+const ingestSlot = new IngestSlot(database ? () => store.tryDatabaseLock('ingest') : undefined);
 const uploaderOptions = { store, model: config.embedModel, embedder, slot: ingestSlot, sync: syncConfig, webhooks };
 const { url, shutdown } = await startNodeServer({
   store,
@@ -90,6 +91,7 @@ const schedule =
     : startSyncSchedule({
         intervalSeconds: syncConfig.intervalSeconds,
         slot: ingestSlot,
+        ranSince: (seconds) => store.scheduledSyncSince(seconds),
         run: () => nodeSyncRunner({ ...uploaderOptions, sync: syncConfig })('schedule'),
       });
 onShutdownSignals(async (signal) => {
