@@ -88,7 +88,11 @@ describeStores('races between two servers on one database', (kind) => {
           runs.push(name);
           const id = await store.startSyncRun('https://example.com/sitemap.xml', 'schedule');
           await sleep(300);
-          await store.finishSyncRun(id, { added: 0, updated: 0, unchanged: 0, removed: 0, failed: 0 }, []);
+          await store.finishSyncRun(
+            id,
+            { added: 0, updated: 0, unchanged: 0, removed: 0, failed: 0, chunks: 0, bytes: 0 },
+            [],
+          );
           return [];
         },
       });
