@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { sign } from 'hono/jwt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ChatAnswer, SearchResponse, SessionDetail, SessionSummary, Settings } from '../../protocol/index.ts';
 import { createApp } from '../app.ts';
 import { createLinkToken } from '../console/session.ts';
