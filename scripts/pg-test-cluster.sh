@@ -29,7 +29,11 @@ case "$cmd" in
       [ -f "$VENDOR" ] || { echo "pg-test-cluster: pgvector is not installed and $VENDOR is missing" >&2; exit 1; }
       build=$(mktemp -d)
       tar -xzf "$VENDOR" -C "$build"
-      make -s -C "$build"/pgvector-* >/dev/null 2>&1 && make -s -C "$build"/pgvector-* install >/dev/null
+      if ! { make -s -C "$build"/pgvector-* >"$build/make.log" 2>&1 && make -s -C "$build"/pgvector-* install >>"$build/make.log" 2>&1; }; then
+        cat "$build/make.log" >&2
+        echo "pg-test-cluster: building pgvector failed" >&2
+        exit 1
+      fi
       rm -rf "$build"
     fi
     if [ "$(id -u)" = 0 ]; then install -d -o postgres "$DIR"; else mkdir -p "$DIR"; fi
