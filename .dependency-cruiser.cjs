@@ -13,9 +13,13 @@
  *   that the Workers entry bundles too: Request/Response and Web Streams only.
  */
 const TEST_CODE = '(^test/|^server/testing/|^widget/test/|^server/ingest/fixtures/|\\.test\\.(ts|mts|mjs)$)';
-const NODE_ONLY = '^server/(runtime/node|ingest|testing)/|^server/store/(pglite|migrate)';
+// The SQL stores (embedded and PostgreSQL) and what opens them run on Node only; the Worker reaches the
+// database through supabase.ts.
+const NODE_ONLY =
+  '^server/(runtime/node|ingest|testing)/|^server/store/(pglite|migrate|sql-store|sql-db|postgres|open)';
 // npm packages that only run on Node (the embedded database, the Node HTTP server and its socket clients).
-const NODE_PACKAGES = '^node_modules/(@electric-sql/pglite|@hono/node-server|undici|ws|onnxruntime-node|cli-progress)/';
+const NODE_PACKAGES =
+  '^node_modules/(@electric-sql/pglite|@hono/node-server|undici|ws|onnxruntime-node|cli-progress|pg)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

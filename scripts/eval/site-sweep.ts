@@ -24,8 +24,8 @@ import { containsFact } from './metrics.ts';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}`;
 const heldOut = (set: string) => set.includes('heldout');
-/** Held-out figures are printed only for the final measurement (FINAL=1), never while choosing. */
-const FINAL = process.env.FINAL === '1';
+/** Held-out figures are printed only for the final measurement (KB_SWEEP_FINAL=1), never while choosing. */
+const FINAL = process.env.KB_SWEEP_FINAL === '1';
 
 function asRows(q: SiteQuestion, mode: RetrievalMode): SearchChunkRow[] {
   return q.rows[mode].map(
@@ -177,7 +177,7 @@ if (what === 'answers') {
           cited++;
           if (hasFact) factCited++;
         }
-        if (process.env.SHOW === set)
+        if (process.env.KB_SWEEP_SHOW === set)
           console.error(
             `${hasFact ? 'FACT' : '----'} ${pages[0] === q.source ? 'FIRST' : '-----'} ${q.q}\n${answer.text.replace(/^/gm, '    | ')}`,
           );

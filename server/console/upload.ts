@@ -94,7 +94,7 @@ export function uploadRoute({ store, uploader }: { store: ChatStore; uploader?: 
         throw new AppError(403, 'forbidden', 'Only administrators can add documents.');
       throw fromStoreError(error);
     });
-    const release = slot.tryAcquire(what);
+    const release = await slot.acquire(what);
     if (!release) {
       const holder = slot.busy ?? what;
       const running = holder === what ? `Another ${what.replace(/^an? /, '')}` : capitalise(holder);

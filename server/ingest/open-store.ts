@@ -1,16 +1,16 @@
 /**
  * The store the command-line tools (ingest, docs, reindex) write to: Supabase when SUPABASE_URL and
  * SUPABASE_SERVICE_ROLE_KEY are set (the service role may call the ingestion functions), else the
- * embedded database in KB_DATA_DIR.
+ * PostgreSQL database of DATABASE_URL, else the embedded database in KB_DATA_DIR.
  */
 import ws from 'ws';
-import { openPgliteStore } from '../store/pglite.ts';
+import { databaseFromEnv, openNodeStore } from '../store/open.ts';
 import { createSupabaseIngestStore } from '../store/supabase.ts';
 import type { IngestStore } from '../store/types.ts';
 
 export interface CliStore {
   store: IngestStore;
-  /** Where it writes, for messages: "Supabase (https://…)" or "KB_DATA_DIR=.kb-data". */
+  /** Where it writes, for messages: "Supabase (https://…)", "DATABASE_URL=postgres://…" or "KB_DATA_DIR=.kb-data". */
   where: string;
   close(): Promise<void>;
 }
@@ -28,6 +28,6 @@ export async function openCliStore(env: Record<string, string | undefined>, data
   if (url && !key)
     throw new Error('SUPABASE_URL is set but SUPABASE_SERVICE_ROLE_KEY is not: ingestion needs the service-role key.');
   // The CLI writes documents, never answers: it leaves the server's answer write key as it is.
-  const store = await openPgliteStore(dataDir, { answerWriteKey: null });
-  return { store, where: `KB_DATA_DIR=${dataDir}`, close: () => store.close() };
+  const { store, where } = await openNodeStore(databaseFromEnv(env), dataDir, { answerWriteKey: null });
+  return { store, where, close: () => store.close() };
 }

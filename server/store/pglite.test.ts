@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basis, withSimilarity } from '../testing/vectors.ts';
 import { localAnswerWriteKey } from '../runtime/node/answer-key.ts';
 import { ANSWER_WRITE_KEY_MIN_CHARS, answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
+import { describeStores } from '../testing/pg.ts';
 import { openPgliteStore, type PgliteStore } from './pglite.ts';
+import type { OpenStore } from './sql-store.ts';
 
 const chunk = (content: string, embedding: number[]) => ({ content, meta: {}, embedding });
 
@@ -119,11 +121,13 @@ describe('the answer write key', () => {
   });
 });
 
-describe('retrieval and security', () => {
-  let store: PgliteStore;
+// The same contract on both SQL stores (server/testing/pg.ts: PostgreSQL runs with KB_TEST_DATABASE_URL, and
+// always in CI).
+describeStores('retrieval and security', (kind) => {
+  let store: OpenStore;
   let claims: { sub: string; role: string };
   beforeAll(async () => {
-    store = await openPgliteStore(null);
+    store = await kind.open();
     claims = { sub: await store.createAnonymousUser(), role: 'authenticated' };
   });
   afterAll(() => store?.close());

@@ -11,14 +11,17 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { sign } from 'hono/jwt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ChatAnswer, SearchResponse, SessionDetail, SessionSummary, Settings } from '../../protocol/index.ts';
 import { createApp } from '../app.ts';
 import { createLinkToken } from '../console/session.ts';
 import { question, TEST_SECRET } from '../testing/api.ts';
 import { basis } from '../testing/vectors.ts';
 import { migrate, migrationDigest, SUPABASE_DIR } from './migrate.ts';
-import { openPgliteStore, type PgliteStore } from './pglite.ts';
+import { freshDatabase, describeStores } from '../testing/pg.ts';
+import { openPgliteStore } from './pglite.ts';
+import { openPostgresStore, postgresDb } from './postgres.ts';
+import type { OpenStore } from './sql-store.ts';
 
 const RELEASE = 'v0.1.0';
 const FIXTURE = new URL(`../../test/fixtures/upgrade/${RELEASE}/`, import.meta.url).pathname;
@@ -36,71 +39,88 @@ const current = readdirSync(join(SUPABASE_DIR, 'migrations'))
   .filter((f) => f.endsWith('.sql'))
   .sort();
 
-const work = mkdtempSync(join(tmpdir(), `kb-upgrade-${RELEASE}-`));
-let store: PgliteStore;
-let app: ReturnType<typeof createApp>;
-let visitor: string;
-let admin: string;
-
-const call = (path: string, token: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') =>
-  app.request(path, {
-    method,
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${token}` },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-async function json<T>(res: Response | Promise<Response>): Promise<T> {
-  const r = await res;
-  expect(r.status, await r.clone().text()).toBe(200);
-  return (await r.json()) as T;
-}
-
-beforeAll(async () => {
-  // The release's schema: its shim and exactly its migrations, then its rows.
-  const old = join(work, 'release-supabase');
-  cpSync(join(FIXTURE, 'local'), join(old, 'local'), { recursive: true });
-  mkdirSync(join(old, 'migrations'));
-  for (const { file } of released.migrations)
-    cpSync(join(SUPABASE_DIR, 'migrations', file), join(old, 'migrations', file));
+/** The release's database on PGlite, in a data directory, as `npm start` left it. */
+async function releasedPglite(old: string): Promise<OpenStore> {
   const dataDir = join(work, 'data');
   const db = await PGlite.create(dataDir, { extensions: { vector } });
   await db.exec('set search_path = public, extensions');
   await migrate(db, old);
   await db.exec(readFileSync(join(FIXTURE, 'data.sql'), 'utf8'));
   await db.close();
+  return openPgliteStore(dataDir);
+}
 
-  // Opened as `npm start` opens KB_DATA_DIR: the migrations since the release are applied here.
-  store = await openPgliteStore(dataDir);
-  app = createApp({
-    store,
-    localAuth: store,
-    jwtSecret: TEST_SECRET,
-    evidenceThreshold: 0.35,
-    embedModel: 'test-model',
-    retrieval: { mode: 'vector' },
-    streaming: { deltaDelayMs: 0 },
-    rateLimit: { limit: 20, windowSeconds: 3600 },
+/** The release's database on PostgreSQL (a database of its own, dropped on close). */
+async function releasedPostgres(old: string): Promise<OpenStore> {
+  const { url, drop } = await freshDatabase();
+  const db = postgresDb(url, 1);
+  await db.withSession((session) => migrate(session, old));
+  await db.exec(readFileSync(join(FIXTURE, 'data.sql'), 'utf8'));
+  await db.close();
+  const opened = await openPostgresStore(url);
+  const close = opened.close.bind(opened);
+  return Object.assign(opened, { close: () => close().then(drop) });
+}
+
+const work = mkdtempSync(join(tmpdir(), `kb-upgrade-${RELEASE}-`));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describeStores(`a database created by ${RELEASE}, opened by this version`, (kind) => {
+  let store: OpenStore;
+  let app: ReturnType<typeof createApp>;
+  let visitor: string;
+  let admin: string;
+
+  const call = (path: string, token: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') =>
+    app.request(path, {
+      method,
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${token}` },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  async function json<T>(res: Response | Promise<Response>): Promise<T> {
+    const r = await res;
+    expect(r.status, await r.clone().text()).toBe(200);
+    return (await r.json()) as T;
+  }
+
+  beforeAll(async () => {
+    // The release's schema: its shim and exactly its migrations, then its rows.
+    const old = join(work, `release-supabase-${kind.name}`);
+    cpSync(join(FIXTURE, 'local'), join(old, 'local'), { recursive: true });
+    mkdirSync(join(old, 'migrations'));
+    for (const { file } of released.migrations)
+      cpSync(join(SUPABASE_DIR, 'migrations', file), join(old, 'migrations', file));
+    // Opened as `npm start` opens it: the migrations since the release are applied here.
+    store = await (kind.name === 'postgres' ? releasedPostgres(old) : releasedPglite(old));
+    app = createApp({
+      store,
+      localAuth: store,
+      jwtSecret: TEST_SECRET,
+      evidenceThreshold: 0.35,
+      embedModel: 'test-model',
+      retrieval: { mode: 'vector' },
+      streaming: { deltaDelayMs: 0 },
+      rateLimit: { limit: 20, windowSeconds: 3600 },
+    });
+    const now = Math.floor(Date.now() / 1000);
+    visitor = await sign(
+      { sub: facts.visitor_user_id, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 600 },
+      TEST_SECRET,
+      'HS256',
+    );
+    const session = await json<{ access_token: string }>(
+      app.request('/api/admin/session', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ link_token: await createLinkToken(TEST_SECRET) }),
+      }),
+    );
+    admin = session.access_token;
+  }, 180_000);
+  afterAll(async () => {
+    await store?.close();
   });
-  const now = Math.floor(Date.now() / 1000);
-  visitor = await sign(
-    { sub: facts.visitor_user_id, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 600 },
-    TEST_SECRET,
-    'HS256',
-  );
-  const session = await json<{ access_token: string }>(
-    app.request('/api/admin/session', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ link_token: await createLinkToken(TEST_SECRET) }),
-    }),
-  );
-  admin = session.access_token;
-}, 180_000);
-afterAll(async () => {
-  await store?.close();
-  rmSync(work, { recursive: true, force: true });
-});
 
-describe(`a database created by ${RELEASE}, opened by this version`, () => {
   it('keeps the released migrations doing what they did, and applies every later one', () => {
     for (const { file, digest } of released.migrations) {
       // A released migration is never edited (its comments may be): a changed function is a new migration

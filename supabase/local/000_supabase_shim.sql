@@ -88,3 +88,14 @@ begin
   end if;
 end
 $$;
+
+-- On a PostgreSQL server (DATABASE_URL) the server connects as the database's owner, who must be able to
+-- `set role authenticated` for a visitor's call as PostgREST does: a member of the API roles. A superuser
+-- (PGlite, a test cluster) is one already; a managed database's owner (RDS, Cloud SQL, Neon) is not.
+do $$
+begin
+  if not (select rolsuper from pg_roles where rolname = current_user) then
+    execute format('grant anon, authenticated, service_role to %I', current_user);
+  end if;
+end
+$$;

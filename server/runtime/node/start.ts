@@ -1,5 +1,6 @@
 /**
- * `npm start`: open (or create) the embedded database, ingest the demo knowledge base on first run, and
+ * `npm start`: open (or create) the embedded database — or the PostgreSQL one of DATABASE_URL, shared with
+ * other servers — ingest the demo knowledge base on first run, and
  * serve the demo, the widget and the API. When the embedding model cannot be loaded the server still
  * starts, and says what to set.
  */
@@ -22,7 +23,8 @@ import { LINK_TTL_SECONDS } from '../../console/session.ts';
 import { onShutdownSignals, settleWebhooks } from './shutdown.ts';
 import { nodeWebhooks } from './webhooks.ts';
 import { answerWriteKeyProblem } from '../../store/answer-key.ts';
-import { openPgliteStore, type PgliteStore } from '../../store/pglite.ts';
+import { databaseFromEnv, openNodeStore } from '../../store/open.ts';
+import type { OpenStore } from '../../store/sql-store.ts';
 
 const config = readConfig(process.env);
 const syncConfig = syncScheduleFromEnv(process.env);
@@ -33,8 +35,9 @@ const started = performance.now();
 const answerWriteKey = config.answerWriteKey ?? (await localAnswerWriteKey(config.dataDir));
 const problem = answerWriteKeyProblem(answerWriteKey);
 if (problem) throw new Error(problem);
+const database = databaseFromEnv(process.env);
 // The console API is the only caller of kb_set_settings here, and it asks for a fresh sign-in for the webhook.
-const store = await openPgliteStore(config.dataDir, { answerWriteKey, consoleWebhook: true });
+const { store, where } = await openNodeStore(database, config.dataDir, { answerWriteKey, consoleWebhook: true });
 const jwtSecret = config.jwtSecret ?? (await localJwtSecret(config.dataDir));
 // An ingestion killed during a bulk load leaves the vector index dropped and BM25's statistics uncounted
 // (kb_deferred_indexes): rebuild them before serving, so search is as fast and as well ranked as before.
@@ -49,7 +52,8 @@ if ((await store.kbStats()).documents === 0) await ingestDemo(store);
 // Webhook deliveries run beside the requests; the shutdown below gives them a moment to finish.
 const webhooks = nodeWebhooks(store, config.webhook);
 // Console uploads, "Sync now" and the scheduled sync: one ingestion at a time.
-const ingestSlot = new IngestSlot();
+// On a shared database (DATABASE_URL) also one across the servers on it: the slot takes a database lock.
+const ingestSlot = new IngestSlot(database ? () => store.tryDatabaseLock('ingest') : undefined);
 const uploaderOptions = { store, model: config.embedModel, embedder, slot: ingestSlot, sync: syncConfig, webhooks };
 const { url, shutdown } = await startNodeServer({
   store,
@@ -66,8 +70,9 @@ const { url, shutdown } = await startNodeServer({
     ? { refreshLimiter: new MemoryClientLimiter(config.refreshLimit.limit, config.refreshLimit.windowSeconds) }
     : {}),
   // PGlite answers one query at a time: two requests in the database phase keep it busy while the other
-  // does its JavaScript (token check, extraction); more only interleave and make everyone later.
-  admission: { concurrency: 2, maxWaitMs: config.maxWaitMs },
+  // does its JavaScript (token check, extraction); more only interleave and make everyone later. On
+  // PostgreSQL, as many as the pool has connections. Either way admission is this process's own.
+  admission: { concurrency: database ? database.poolSize : 2, maxWaitMs: config.maxWaitMs },
   admin: {
     ...(config.adminSignInLimit.limit > 0
       ? { signInLimiter: new MemoryClientLimiter(config.adminSignInLimit.limit, config.adminSignInLimit.windowSeconds) }
@@ -88,6 +93,7 @@ const schedule =
     : startSyncSchedule({
         intervalSeconds: syncConfig.intervalSeconds,
         slot: ingestSlot,
+        ranSince: (seconds) => store.scheduledSyncSince(seconds),
         run: () => nodeSyncRunner({ ...uploaderOptions, sync: syncConfig })('schedule'),
       });
 onShutdownSignals(async (signal) => {
@@ -110,7 +116,7 @@ onShutdownSignals(async (signal) => {
 const stats = await store.kbStats();
 console.log(
   `kb-chat is running at ${url} (${stats.ready_documents} documents, ${stats.chunks} chunks, ` +
-    `model ${config.embedModel}, ready in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+    `model ${config.embedModel}, ${where}, ready in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
 );
 // Where the site owner's console is and how to get in: it has no password on this server, only one-time links.
 const origin = url.replace(/\/+$/, '');
@@ -121,7 +127,7 @@ console.log(
 if (schedule)
   console.log(`Syncing ${syncConfig.sources.join(', ')} every ${syncConfig.intervalSeconds} s (KB_SYNC_INTERVAL).`);
 
-async function ingestDemo(store: PgliteStore): Promise<void> {
+async function ingestDemo(store: OpenStore): Promise<void> {
   console.log(`First run: ingesting the demo knowledge base (${relative(process.cwd(), DEMO_KB_DIR)}) …`);
   try {
     const summary = await ingest({

@@ -56,6 +56,12 @@ export interface SyncScheduleOptions {
   slot: IngestSlot;
   /** Runs one sync of every source (trigger 'schedule'). */
   run: () => Promise<SourceReport[]>;
+  /**
+   * Whether a scheduled sync already started within the last `seconds`, on any server sharing the database
+   * (the store's `scheduledSyncSince`): N servers with the same KB_SYNC_INTERVAL then sync once per interval,
+   * not N times. Asked while the slot (and its database lock) is held, so two servers cannot both say no.
+   */
+  ranSince?: (seconds: number) => Promise<boolean>;
   log?: (line: string) => void;
 }
 
@@ -70,17 +76,30 @@ export function startSyncSchedule({
   intervalSeconds,
   slot,
   run,
+  ranSince,
   log = console.log,
 }: SyncScheduleOptions): SyncSchedule {
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   const tick = async (): Promise<'ran' | 'skipped' | 'failed'> => {
-    const release = slot.tryAcquire('a scheduled sync');
+    let release: (() => void) | null;
+    try {
+      release = await slot.acquire('a scheduled sync');
+    } catch (error) {
+      log(`Scheduled sync failed: ${error instanceof Error ? error.message : String(error)}`);
+      return 'failed';
+    }
     if (!release) {
       log(`Scheduled sync skipped: ${slot.busy} is running; the next try is in ${intervalSeconds} s.`);
       return 'skipped';
     }
     try {
+      // Half an interval: timers on two servers drift apart, yet the next interval's run must not be taken
+      // for this one's.
+      if (ranSince && (await ranSince(intervalSeconds / 2))) {
+        log('Scheduled sync skipped: another server on this database ran it.');
+        return 'skipped';
+      }
       const reports = await run();
       for (const { source, counts: c } of reports) {
         log(
