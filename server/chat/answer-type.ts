@@ -59,11 +59,6 @@ const QUANTITY = new RegExp(
 );
 const DATE =
   /\b(january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2}\b|\b\d{4}-\d{2}-\d{2}\b|\bversion \d|\bv\d+\.\d+/i;
-/**
- * A sentence that says yes or no, or where the line is: a negation, "only", "always", "must", "required".
- * The scene-setting sentence of a section ("Vite provides a feature for X") says neither.
- */
-const SAYS_YES_OR_NO = /\b(not|no|never|cannot|only|always|must|required|unsupported)\b|n't\b|\bNOT\b/i;
 /** A code span or an UPPER_SNAKE identifier (an environment variable's name). */
 const CODE_SPAN = /`([^`\n]+)`|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/g;
 
@@ -95,9 +90,8 @@ export function holdsType(
     case 'table':
       return unit.kind === 'table';
     case 'yesno':
-      return unit.kind === 'sentence' && SAYS_YES_OR_NO.test(unit.markdown);
     case 'definition':
-      // Any sentence can say what a thing is: nothing to prefer by form.
+      // Any sentence can say yes, no or what a thing is: nothing to prefer by form.
       return false;
   }
 }

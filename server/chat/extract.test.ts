@@ -331,23 +331,3 @@ describe('extractAnswer: the fact asked', () => {
     );
   });
 });
-
-describe('extractAnswer: the line that holds the value', () => {
-  const entry = make(
-    'p',
-    'Specify server port. Note if the port is already being used, Vite will automatically try the next available port.\n\n- **Type:** `number`\n- **Default:** `5173`',
-    { section: 'Server Options › server.port' },
-  );
-
-  it('quotes a short section whole, so its type and default line are not cut off', () => {
-    const answer = extractAnswer('Tell me about the server port setting', [entry]);
-    expect(answer.text).toContain('**Default:** `5173`');
-    expect(answer.text.startsWith('Specify server port.')).toBe(true);
-  });
-
-  it('does not quote a long section whole', () => {
-    const long = make('l', `${'The server port can be set in many ways. '.repeat(4)}\n\n- one\n- two\n\n- three`, {});
-    const answer = extractAnswer('Tell me about the server port setting', [long]);
-    expect(answer.text).not.toContain('- three');
-  });
-});

@@ -255,22 +255,6 @@ export function refersBack(sentence: string, before: Set<string>): boolean {
   return false;
 }
 
-/**
- * A section short enough to quote whole: at most SHORT_SECTION_CHARS of quotable text in at most
- * MAX_ANSWER_SENTENCES sentences and MAX_ANSWER_BLOCKS block (a reference entry: what the setting does, its
- * type and default). Its units in reading order, or none when the chunk is longer.
- */
-export const SHORT_SECTION_CHARS = 400;
-function shortSection(candidates: Candidate[], chunk: number): Candidate[] {
-  const units = candidates
-    .filter((c) => c.chunk === chunk && !c.unit.title)
-    .sort((a, b) => a.unit.index - b.unit.index);
-  const sentences = units.filter((c) => c.unit.kind === 'sentence').length;
-  const chars = units.reduce((n, c) => n + c.unit.markdown.length, 0);
-  if (sentences > MAX_ANSWER_SENTENCES || units.length - sentences > MAX_ANSWER_BLOCKS) return [];
-  return chars <= SHORT_SECTION_CHARS ? units : [];
-}
-
 /** The quoted units: best first within the bounds, a lead-in and its block always together. */
 function choose(
   candidates: Candidate[],
@@ -297,7 +281,6 @@ function choose(
   const top = ranked[0];
   if (!top) return [];
   const byUnit = new Map(candidates.map((c) => [`${c.chunk}:${c.unit.index}`, c]));
-  const whole = top.score > 0 ? shortSection(candidates, top.chunk) : [];
   const chosen = new Map<string, Candidate>();
   const pointed = pointedBlocks(question);
   // A question that points at a block keeps a sentence free for that block's lead-in.
@@ -325,9 +308,6 @@ function choose(
     blocks += group.filter((c) => c.unit.kind !== 'sentence').length;
   };
 
-  // A short section is quoted whole, in reading order: its few lines are the answer with its value, and a
-  // cut would drop the line that holds it.
-  for (const c of whole) take(c, MAX_ANSWER_SENTENCES);
   for (const candidate of ranked) {
     if (candidate !== top && candidate.score < RELEVANCE_RATIO * top.score) break;
     // A pointer ("See …") adds nothing next to a sentence that answers.
