@@ -303,7 +303,9 @@ export function createApp(deps: AppDeps) {
       // The console may set the webhook only where the server reads it back (the embedded store's own
       // connection); a Worker holds no key that can, so there the webhook is its environment's.
       webhookSetting: typeof store.webhookTarget === 'function',
-      ...(deps.webhooks ? { webhookStats: () => deps.webhooks!.stats() } : {}),
+      ...(deps.webhooks
+        ? { webhookStats: () => deps.webhooks!.stats(), webhookChanged: () => deps.webhooks!.forgetTarget() }
+        : {}),
       signIn: {
         ...(localAuth && jwtSecret
           ? { link: { secret: jwtSecret, consume: (jti: string) => localAuth.consumeAdminLink(jti) } }

@@ -282,11 +282,13 @@ export default class KbChat extends HTMLElement implements ChatElement {
     if (!this.shadowRoot) {
       const root = this.attachShadow({ mode: 'open', delegatesFocus: false });
       root.innerHTML = staticHTML(
-        `<div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button><span class="hint" id="hint"></span>`,
+        `<div class="ui"></div><button class="bubble" part="bubble" type="button">${ICON}</button><span id="hint" hidden></span>`,
       );
       adoptStyles(root, styles);
       this.bubble = root.querySelector('button')!;
-      this.hint = root.querySelector<HTMLElement>('.hint')!;
+      // Hidden, and still the bubble's description (aria-describedby reads hidden elements too): shown, it was
+      // text of its own wherever the page puts <kb-chat>, outside the page's landmarks (axe's "region" rule).
+      this.hint = root.querySelector<HTMLElement>('#hint')!;
       this.bubble.addEventListener('click', () => (this.open = !this.open));
       // Intent: fetch the chat UI (its own chunk, budget 40 KB gz) as soon as the visitor is likely to open it;
       // with preload="intent" the model and the wasm start too, so they have a head start on the first question.

@@ -58,7 +58,6 @@ button { font: inherit; cursor: pointer; }
 .bubble:hover { transform: scale(1.06); }
 .bubble svg { width: 26px; height: 26px; }
 :host([mode='inline']) .bubble { display: none; }
-.hint { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 @media (max-width: 639px) { :host([open]) .bubble { display: none; } }
 @media (prefers-reduced-motion: reduce) { .bubble { transition: none; } .bubble:hover { transform: none; } }
 `;

@@ -67,6 +67,11 @@ export interface AdminRouteOptions {
   webhookSetting?: boolean;
   /** This process's webhook deliveries (queued, delivered, failed, dropped), shown with the settings. */
   webhookStats?: () => WebhookStats;
+  /**
+   * Called once the webhook was changed here: the deliveries reuse one read of it for a few seconds, and the
+   * next event must go to the new URL (other servers on the same database read it within those seconds).
+   */
+  webhookChanged?: () => void;
 }
 
 const UUID = v.pipe(v.string(), v.uuid('must be a UUID'));
@@ -244,6 +249,7 @@ export function adminRoute(options: AdminRouteOptions) {
       generated = pair.generated;
     }
     const stored = await store.setSettings(c.get('claims'), update).catch(adminsOnly('change the settings'));
+    if (webhookField) options.webhookChanged?.();
     const settings = adminSettings(stored, defaults, await webhookState(c.get('claims')));
     return c.json<Settings>(generated ? { ...settings, webhook_secret_generated: generated } : settings);
   });

@@ -105,6 +105,23 @@ describe('bounded webhooks', () => {
     expect(ok.deliveries).toHaveLength(11);
   });
 
+  it('reads the target again at once after forgetTarget (the console changed the webhook on this server)', async () => {
+    const before = await receiver();
+    const after = await receiver();
+    let url = before.url;
+    const { webhooks } = hooks(before.url, { now: () => 0, target: async () => ({ url, secret: SECRET }) });
+    webhooks.emit('answer.rated', RATED);
+    expect(await webhooks.settle(5_000)).toBe(true);
+    url = after.url;
+    webhooks.emit('answer.rated', RATED);
+    expect(await webhooks.settle(5_000)).toBe(true);
+    webhooks.forgetTarget();
+    webhooks.emit('answer.rated', RATED);
+    expect(await webhooks.settle(5_000)).toBe(true);
+    // The clock never moves: without forgetTarget the third event would still go to the first URL.
+    expect([before.deliveries.length, after.deliveries.length]).toEqual([2, 1]);
+  });
+
   it('posts every delivery over one connection pool (keep-alive), not a new agent each', async () => {
     let connections = 0;
     const server: Server = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));

@@ -91,6 +91,8 @@ export interface Webhooks {
   /** Resolves true once no delivery is running, or false when `ms` passed first. */
   settle(ms: number): Promise<boolean>;
   stats(): WebhookStats;
+  /** Drops the reused target read, so the next event reads it again (this server's console just changed it). */
+  forgetTarget(): void;
 }
 
 export function createWebhooks(options: WebhookOptions): Webhooks {
@@ -188,6 +190,9 @@ export function createWebhooks(options: WebhookOptions): Webhooks {
   }
 
   return {
+    forgetTarget() {
+      cached = null;
+    },
     emit(type, data, { id, waitUntil } = {}) {
       // A rejected `data` is reported when its turn comes, not as an unhandled rejection meanwhile.
       if (data instanceof Promise) data.catch(() => {});

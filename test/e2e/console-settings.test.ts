@@ -69,7 +69,7 @@ it('refuses values out of bounds in the form, on the field, and sends nothing', 
   const before = await stored();
   await view().getByLabel('Vector mode').fill('1.5');
   await view().locator('#greeting').fill('x'.repeat(501));
-  await view().getByRole('checkbox').uncheck();
+  await view().getByRole('checkbox', { name: "The server's suggestions:" }).uncheck();
   await view().locator('#refusal_suggestions').fill(['a', 'b', 'c', 'd', 'e', 'f'].join('\n'));
   await view().getByRole('button', { name: 'Save' }).click();
 
