@@ -15,6 +15,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { skipCheck, summaryLine, vitestCounts } from './test-counts.mjs';
 
 const RESULTS = 'test-results';
+// Where each vitest step's time went, per file, into test-results/durations-<config>.json (node, workerd, e2e).
+const DURATIONS = '--reporter=./scripts/lib/durations-reporter.mjs';
 rmSync(RESULTS, { recursive: true, force: true });
 mkdirSync(RESULTS, { recursive: true });
 
@@ -25,7 +27,15 @@ const steps = [
   { name: 'dependency rules (dependency-cruiser)', cmd: ['npm', 'run', '--silent', 'lint:deps'], step: true },
   {
     name: 'node tests (vitest)',
-    cmd: ['npx', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${RESULTS}/vitest.json`],
+    cmd: [
+      'npx',
+      'vitest',
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${RESULTS}/vitest.json`,
+      DURATIONS,
+    ],
     count: () => vitestCounts(readJson(`${RESULTS}/vitest.json`)),
   },
   { name: 'build', cmd: ['node', 'esbuild.config.mjs'], step: true },
@@ -48,6 +58,7 @@ const steps = [
       '--reporter=default',
       '--reporter=json',
       `--outputFile.json=${RESULTS}/workerd.json`,
+      DURATIONS,
     ],
     count: () => vitestCounts(readJson(`${RESULTS}/workerd.json`)),
   },
@@ -67,6 +78,7 @@ const steps = [
       '--reporter=default',
       '--reporter=json',
       `--outputFile.json=${RESULTS}/e2e.json`,
+      DURATIONS,
     ],
     count: () => vitestCounts(readJson(`${RESULTS}/e2e.json`)),
   },

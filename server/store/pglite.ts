@@ -11,7 +11,15 @@ import { REFRESH_PRUNE_BATCH, type OpenStore, type StoreKeyOptions, withAnswerWr
 export { REFRESH_PRUNE_BATCH };
 
 export type PgliteStore = OpenStore<PGlite>;
-export type PgliteStoreOptions = StoreKeyOptions;
+export interface PgliteStoreOptions extends StoreKeyOptions {
+  /**
+   * In memory only (`dataDir` null): start from this dump of a database (PGlite's `dumpDataDir`) instead of
+   * an empty one. The test helpers pass a dump of the migrated schema (server/testing/pglite-template.ts), so
+   * each of their stores skips PGlite's initdb, most of an open's cost; migrations still run and apply
+   * whatever the dump lacks.
+   */
+  loadDataDir?: Blob;
+}
 
 /**
  * Opens (creating when needed) the database in `dataDir`, or in memory when `dataDir` is null, applies
@@ -19,7 +27,8 @@ export type PgliteStoreOptions = StoreKeyOptions;
  */
 export async function openPgliteStore(dataDir: string | null, options: PgliteStoreOptions = {}): Promise<PgliteStore> {
   if (dataDir !== null) ownDataDir(dataDir);
-  const db = await PGlite.create(dataDir ?? undefined, { extensions: { vector } });
+  const loadDataDir = dataDir === null ? options.loadDataDir : undefined;
+  const db = await PGlite.create(dataDir ?? undefined, { extensions: { vector }, ...(loadDataDir && { loadDataDir }) });
   // Supabase puts `extensions` on every role's search_path; do the same for this (single) connection.
   await db.exec('set search_path = public, extensions');
   const migrations = await migrate(db);

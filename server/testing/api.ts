@@ -6,6 +6,7 @@ import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type AppDeps } from '../app.ts';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import { migratedTemplate } from './pglite-template.ts';
 import type { IngestDocument, IngestStore } from '../store/types.ts';
 import { basis } from './vectors.ts';
 
@@ -44,7 +45,7 @@ export interface TestApi {
 
 export async function createTestApi(overrides: Partial<AppDeps> = {}): Promise<TestApi> {
   // As the Node server opens it: the console may set the webhook.
-  const store = await openPgliteStore(null, { consoleWebhook: true });
+  const store = await openPgliteStore(null, { consoleWebhook: true, loadDataDir: await migratedTemplate() });
   const instance = (more: Partial<AppDeps> = {}) =>
     createApp({
       store,

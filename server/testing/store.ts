@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import { migratedTemplate } from './pglite-template.ts';
 
 /** A visitor's claims for calling search functions directly. */
 export const VISITOR = { sub: '00000000-0000-0000-0000-000000000001', role: 'authenticated' };
@@ -12,7 +13,7 @@ export const VISITOR = { sub: '00000000-0000-0000-0000-000000000001', role: 'aut
 export function useKbStore(): { store: PgliteStore } {
   const kb = {} as { store: PgliteStore };
   beforeAll(async () => {
-    kb.store = await openPgliteStore(null);
+    kb.store = await openPgliteStore(null, { loadDataDir: await migratedTemplate() });
   });
   afterAll(() => kb.store?.close());
   beforeEach(async () => {

@@ -12,6 +12,7 @@ import { Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { ASSET_HEADERS, ASSET_MANIFEST } from '../../scripts/worker-assets.mjs';
 import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
+import { migratedTemplate } from '../../server/testing/pglite-template.ts';
 import { startRpcServer, type RpcServer, type RpcServerOptions } from './rpc-server.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -53,7 +54,7 @@ export async function startWorker(
   const outdir = await mkdtemp(join(tmpdir(), 'kb-chat-worker-'));
   const [, pg] = await Promise.all([
     promisify(execFile)('node', ['scripts/build-worker.mjs', '--skip-assets', '--outdir', outdir], { cwd: ROOT }),
-    openPgliteStore(null, { answerWriteKey: ANSWER_WRITE_KEY }),
+    migratedTemplate().then((loadDataDir) => openPgliteStore(null, { answerWriteKey: ANSWER_WRITE_KEY, loadDataDir })),
   ]);
   const supabase = await startRpcServer({ store: pg, jwtSecret: SECRET, ...supabaseOptions });
 
