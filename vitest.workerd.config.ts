@@ -10,5 +10,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     maxWorkers: 2,
+    // The Worker bundle is built once for the run, not once per test file (test/workerd/bundle.setup.ts).
+    globalSetup: ['test/workerd/bundle.setup.ts'],
   },
 });

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm test`: every suite, one summary. Runs the type check, the Node tests (vitest), builds the bundles,
- * the widget tests in Chromium (@web/test-runner) and the end-to-end test, then prints
- * `N passed, N failed, N skipped; steps: N ok, N failed` counted from the runners' JSON reports by
+ * the widget tests in Chromium (@web/test-runner) and the end-to-end test, some side by side (`plan` below),
+ * then prints `N passed, N failed, N skipped; steps: N ok, N failed` counted from the runners' JSON reports by
  * scripts/test-counts.mjs (CI reads `N passed, N failed` at the start of that line) and exits non-zero on any
  * failure. The type check, the builds and the dry run are steps, not tests: a failed one adds to the failed
  * count. A runner that crashes without a report counts as one failure; a file whose hooks failed counts its
@@ -10,7 +10,7 @@
  * counted, so a run that skipped half the suite says so. In CI (`CI=true`) a skipped test that
  * scripts/test-counts.mjs's LISTED_SKIPS does not name with a reason fails the run (step "no unlisted skips").
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { skipCheck, summaryLine, vitestCounts } from './test-counts.mjs';
 
@@ -84,17 +84,40 @@ const steps = [
   },
 ];
 
+// The order the steps run in: phases one after another; within a phase, lanes at once; within a lane, steps in
+// order. Lanes share a phase only where neither reads what the other writes and together they leave the 2 cores
+// of the machines this runs on less than full (the figures behind each choice: CONTRIBUTING.md, "How long the
+// suite takes"). The first lane of a phase prints as it runs; the others print when they end.
+const plan = [
+  // tsc uses one core; biome and dependency-cruiser fit beside it.
+  [['typecheck'], ['lint + format check (biome ci)', 'dependency rules (dependency-cruiser)']],
+  [['node tests (vitest)']],
+  [
+    [
+      'build',
+      'Workers deploy bundle (wrangler dry run, assets ≤ 25 MiB)',
+      'Workers path (workerd + supabase-js + PostgREST over PGlite)',
+    ],
+  ],
+  // One server and one Chromium at a time in each: the two runners together use about two cores.
+  [['end-to-end (server + Chromium)'], ['widget tests (web-test-runner, Chromium)']],
+];
+const byName = new Map(steps.map((step) => [step.name, step]));
+const planned = plan.flat(2);
+const missing = steps.filter((step) => !planned.includes(step.name)).map((step) => step.name);
+if (missing.length > 0 || planned.some((name) => !byName.has(name)))
+  throw new Error(`scripts/test.mjs: the plan and the steps differ (${missing.join(', ') || planned.join(', ')})`);
+
+const results = new Map();
+for (const lanes of plan) {
+  await Promise.all(lanes.map((lane, i) => runLane(lane, i === 0)));
+}
+
 const total = { passed: 0, failed: 0, skipped: 0, skippedTests: [] };
 const stepTotal = { ok: 0, failed: 0 };
 const lines = [];
 for (const step of steps) {
-  console.log(`\n━━ ${step.name}: ${step.cmd.join(' ')}`);
-  const started = Date.now();
-  const { status } = spawnSync(step.cmd[0], step.cmd.slice(1), {
-    stdio: 'inherit',
-    env: { ...process.env, FORCE_COLOR: '0', ...step.env },
-  });
-  const seconds = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  const { status, seconds } = results.get(step.name);
   if (step.step) {
     stepTotal[status === 0 ? 'ok' : 'failed']++;
     lines.push(`${step.name}: ${status === 0 ? 'ok' : `failed (exit ${status})`} (${seconds})`);
@@ -129,6 +152,32 @@ const summary = summaryLine(total, stepTotal);
 writeFileSync(`${RESULTS}/summary.txt`, `${summary}\n`);
 console.log(summary);
 process.exit(total.failed + stepTotal.failed > 0 ? 1 : 0);
+
+/** Runs a lane's steps in order; a lane that does not print live keeps its output for when it ends. */
+async function runLane(names, live) {
+  let kept = '';
+  for (const name of names) {
+    const step = byName.get(name);
+    const header = `\n━━ ${step.name}: ${step.cmd.join(' ')}\n`;
+    if (live) process.stdout.write(header);
+    else kept += header;
+    const started = Date.now();
+    const child = spawn(step.cmd[0], step.cmd.slice(1), {
+      stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, FORCE_COLOR: '0', ...step.env },
+    });
+    if (!live) {
+      child.stdout.on('data', (data) => (kept += data));
+      child.stderr.on('data', (data) => (kept += data));
+    }
+    const status = await new Promise((resolve) => {
+      child.on('error', () => resolve(127));
+      child.on('close', (code) => resolve(code ?? 1));
+    });
+    results.set(name, { status, seconds: `${((Date.now() - started) / 1000).toFixed(1)} s` });
+  }
+  if (!live) process.stdout.write(`${kept}\n━━ (printed when it ended: ${names.join(', ')})\n`);
+}
 
 function readJson(file) {
   return JSON.parse(readFileSync(file, 'utf8'));

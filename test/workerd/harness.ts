@@ -3,12 +3,11 @@
  * (dry run), running in workerd (Miniflare) with wrangler.toml's settings, talking through supabase-js to
  * the PostgREST-compatible RPC server over PGlite (rpc-server.ts). Each test file starts its own.
  */
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { Miniflare } from 'miniflare';
+import { inject } from 'vitest';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { ASSET_HEADERS, ASSET_MANIFEST } from '../../scripts/worker-assets.mjs';
 import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
@@ -44,18 +43,17 @@ export interface WorkerHarness {
 }
 
 /**
- * Builds the bundle, starts PGlite, the RPC server and workerd; `bindings` add to or override the vars (an
+ * Starts PGlite, the RPC server and workerd on the run's bundle; `bindings` add to or override the vars (an
  * empty string unsets one); `supabase` configures the RPC server (e.g. asymmetric signing keys).
  */
 export async function startWorker(
   bindings: Record<string, string> = {},
   supabaseOptions: Pick<RpcServerOptions, 'signingKeys' | 'captcha' | 'passwordUsers'> = {},
 ): Promise<WorkerHarness> {
+  // Built once per run by bundle.setup.ts (the globalSetup); this folder holds only this harness's assets.
+  const bundle = inject('workerBundle');
   const outdir = await mkdtemp(join(tmpdir(), 'kb-chat-worker-'));
-  const [, pg] = await Promise.all([
-    promisify(execFile)('node', ['scripts/build-worker.mjs', '--skip-assets', '--outdir', outdir], { cwd: ROOT }),
-    migratedTemplate().then((loadDataDir) => openPgliteStore(null, { answerWriteKey: ANSWER_WRITE_KEY, loadDataDir })),
-  ]);
+  const pg = await openPgliteStore(null, { answerWriteKey: ANSWER_WRITE_KEY, loadDataDir: await migratedTemplate() });
   const supabase = await startRpcServer({ store: pg, jwtSecret: SECRET, ...supabaseOptions });
 
   // Assets as wrangler.toml configures them (routing, binding), from a small stand-in folder laid out as
@@ -69,8 +67,8 @@ export async function startWorker(
   const fromToml = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml')).workerOptions;
 
   const mf = new Miniflare({
-    modules: [{ type: 'ESModule', path: join(outdir, 'worker.js') }],
-    modulesRoot: outdir,
+    modules: [{ type: 'ESModule', path: join(bundle, 'worker.js') }],
+    modulesRoot: bundle,
     compatibilityDate: fromToml.compatibilityDate,
     assets: { ...fromToml.assets!, directory: assetsDir },
     // wrangler.toml's [[ratelimits]] (the per-IP sign-up limit), simulated by Miniflare.
