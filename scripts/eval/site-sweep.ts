@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import type { RetrievalMode } from '../../protocol/index.ts';
 import { decide, thresholdsOf } from '../../server/retrieval/index.ts';
-import { FIELD_WEIGHT, type FieldWeights } from '../../server/retrieval/fields.ts';
+import { FIELD_WEIGHT, fieldBonuses, type FieldWeights } from '../../server/retrieval/fields.ts';
 import type { SearchChunkRow } from '../../server/store/types.ts';
 import type { SiteQuestion, SiteSignals } from './site-signals.ts';
 import { evidenceOf } from '../../server/retrieval/gate.ts';
@@ -34,19 +34,33 @@ function asRows(q: SiteQuestion, mode: RetrievalMode): SearchChunkRow[] {
   );
 }
 
-/** Retrieval alone for one set of questions: share with the answering page first / in the first five. */
+/**
+ * Retrieval alone for one set of questions: share with the answering page first / in the first five, in the
+ * order `decide` gives the candidates (evidence plus the field bonus, one per section), here with the field
+ * weights tried (`fieldBonuses` called directly; the chat endpoint passes none and gets FIELD_WEIGHT).
+ */
 export function retrievalAlone(
   questions: SiteQuestion[],
   fields: FieldWeights | undefined,
 ): { top1: number; top5: number } {
-  const open = { evidenceThreshold: 0, lexicalThreshold: 0, hybridThreshold: 0, citationFloor: 0, matchCount: 5 };
   let top1 = 0;
   let top5 = 0;
   for (const q of questions) {
     const rows = asRows(q, 'hybrid');
-    const got = decide(rows, 'hybrid', { ...open, ...(fields ? { fields } : {}) }, q.q);
-    const sources = got.kind === 'answer' ? got.chunks.map((c) => rows[Number(c.chunk_id)]!) : [];
-    const rank = sources.findIndex((r) => (r as unknown as { source: string }).source === q.source);
+    const bonus = fieldBonuses(q.q, rows, fields);
+    const order = rows
+      .map((row, i) => ({ row, source: q.rows.hybrid[i]!.source, order: evidenceOf(row, 'hybrid') + bonus[i]! }))
+      .sort((a, b) => b.order - a.order);
+    const seen = new Set<string>();
+    const sources: string[] = [];
+    for (const { row, source } of order) {
+      const section = `${row.document_id}\u0000${row.meta.section ?? row.meta.anchor ?? ''}`;
+      if (seen.has(section)) continue;
+      seen.add(section);
+      sources.push(source);
+      if (sources.length >= 5) break;
+    }
+    const rank = sources.indexOf(q.source ?? '');
     if (rank === 0) top1++;
     if (rank >= 0) top5++;
   }
