@@ -369,3 +369,31 @@ describe('the sentence that holds the value', () => {
     expect(answer.text).not.toContain('`500`');
   });
 });
+
+describe('a note gives way to the block holding the answer type', () => {
+  const footer = make(
+    'footer',
+    [
+      'The footer displays a _Made with_ notice to denote how the site was generated. The notice can be removed with the following option via `mkdocs.yml`:',
+      '',
+      '```yaml',
+      'extra:',
+      '  generator: false',
+      '```',
+      '',
+      '> **Please read this before removing the generator notice**',
+      '>',
+      '> The subtle Made with notice in the footer is one of the reasons why this project is so popular. Before removing the notice please consider the work that went into it.',
+    ].join('\n'),
+    { section: 'Footer › Generator notice', heading_path: ['Footer', 'Generator notice'] },
+  );
+  it('"how do I…" gets the configuration, not the aside', () => {
+    const answer = extractAnswer('How do I remove the Made with notice from the footer?', [footer]);
+    expect(answer.text).toContain('generator: false');
+    expect(answer.text).not.toContain('Please read this');
+  });
+  it('a question wanting no block type keeps the note', () => {
+    const answer = extractAnswer('Why is the Made with notice in the footer so important?', [footer]);
+    expect(answer.text).toContain('Please read this');
+  });
+});

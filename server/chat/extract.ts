@@ -315,6 +315,19 @@ function choose(
     take(candidate, candidate === top ? MAX_ANSWER_SENTENCES : sentenceLimit);
     if (sentences >= sentenceLimit && blocks >= MAX_ANSWER_BLOCKS) break;
   }
+  // A note (an aside: a warning, a tip) quoted as the answer's block gives way to the block the question points
+  // at in the same chunk: "How do I remove the notice?" wants the configuration, not the plea to keep it.
+  const note = [...chosen.entries()].find(([, c]) => c.unit.kind === 'note');
+  const asked = new Set(contentWords(question));
+  if (note && type !== null && !holdsType(note[1].unit, type, asked)) {
+    const block = ranked.find(
+      (c) => c.chunk === note[1].chunk && c.unit.kind !== 'sentence' && holdsType(c.unit, type, asked),
+    );
+    if (block) {
+      chosen.delete(note[0]);
+      blocks -= 1;
+    }
+  }
   // The block the question points at, from the chunk that answers best, when the answer has none yet.
   if (blocks === 0 && pointed.size > 0) {
     const block = ranked.find((c) => c.chunk === top.chunk && pointed.has(c.unit.kind));
