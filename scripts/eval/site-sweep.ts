@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/eval/site-sweep.ts <signals.json> [fields|gate]`: reads the candidates saved by
+ * `npx tsx scripts/eval/site-sweep.ts <signals.json> [fields|gate|answers|agree]`: reads the candidates saved by
  * site-signals.ts and prints, per site and per set (tuning and held-out apart):
  *
  * - fields: retrieval alone (the answering page first / among the first five, in the order `decide` gives
@@ -200,4 +200,35 @@ if (what === 'answers') {
         `${set.padEnd(22)} ${String(n).padStart(3)} ${pct(fact / n).padStart(5)} ${pct(first / n).padStart(5)} ${pct(cited / n).padStart(5)} ${pct(factCited / (cited || 1)).padStart(5)} ${pct(refused / n).padStart(5)}  ${offRefused}/${off}`,
       );
     }
+}
+
+if (what === 'agree') {
+  // A gate signal tried beside the threshold: refuse an answered question when no page is among the first k of
+  // both the vector and the full-text list (the two retrievers disagree). Tuning sets only, hybrid threshold
+  // in use; per site, in-KB and off-topic questions the gate answers now that the signal would refuse.
+  const env = readConfig(process.env);
+  const threshold = thresholdsOf({ evidenceThreshold: env.evidenceThreshold }).hybrid;
+  for (const k of [3, 5, 10, 20]) {
+    const out: string[] = [];
+    for (const site of sites) {
+      let inKb = 0,
+        inRefused = 0,
+        off = 0,
+        offRefused = 0;
+      for (const q of site.questions.filter((x) => !heldOut(x.set))) {
+        if (Math.max(0, ...q.rows.hybrid.map((r) => evidenceOf(r, 'hybrid'))) < threshold) continue;
+        const vector = new Set(q.rows.vector.slice(0, k).map((r) => r.document_id));
+        const agree = q.rows.lexical.slice(0, k).some((r) => vector.has(r.document_id));
+        if (q.source === null) {
+          off++;
+          if (!agree) offRefused++;
+        } else {
+          inKb++;
+          if (!agree) inRefused++;
+        }
+      }
+      out.push(`${name(site)}: in-KB ${inRefused}/${inKb}, off-topic ${offRefused}/${off}`);
+    }
+    console.log(`k=${k}  ${out.join(' | ')}`);
+  }
 }
