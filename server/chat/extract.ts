@@ -315,8 +315,8 @@ function choose(
     take(candidate, candidate === top ? MAX_ANSWER_SENTENCES : sentenceLimit);
     if (sentences >= sentenceLimit && blocks >= MAX_ANSWER_BLOCKS) break;
   }
-  // A note (an aside: a warning, a tip) quoted as the answer's block gives way to the block the question points
-  // at in the same chunk: "How do I remove the notice?" wants the configuration, not the plea to keep it.
+  // A note (an aside: a warning, a tip) quoted as the answer's block gives way to a block of its chunk that holds
+  // the answer type: "How do I remove the notice?" wants the configuration, not the plea to keep it.
   const note = [...chosen.entries()].find(([, c]) => c.unit.kind === 'note');
   const asked = new Set(contentWords(question));
   if (note && type !== null && !holdsType(note[1].unit, type, asked)) {
@@ -326,6 +326,7 @@ function choose(
     if (block) {
       chosen.delete(note[0]);
       blocks -= 1;
+      take(block, MAX_ANSWER_SENTENCES);
     }
   }
   // The block the question points at, from the chunk that answers best, when the answer has none yet.
