@@ -8,6 +8,9 @@
  *   weights in use only, never used to choose.
  * - gate: per mode, the highest evidence of an off-topic question and the in-KB questions refused at the
  *   threshold in use and at the threshold that refuses every off-topic question of the tuning sets.
+ * - answers: the answer every question gets (the chat endpoint's decide and extractAnswer), per set: fact in
+ *   answer, right page first, page cited, fact when cited, refusals (`KB_SWEEP_SHOW=<set>` prints them).
+ * - agree: the gate's agreement signal (vector and full-text lists sharing a page among their first k).
  */
 import { readFile } from 'node:fs/promises';
 import type { RetrievalMode } from '../../protocol/index.ts';
