@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/eval/site-sweep.ts <signals.json> [fields|gate]`: reads the candidates saved by
+ * `npx tsx scripts/eval/site-sweep.ts <signals.json> [fields|gate|answers|agree]`: reads the candidates saved by
  * site-signals.ts and prints, per site and per set (tuning and held-out apart):
  *
  * - fields: retrieval alone (the answering page first / among the first five, in the order `decide` gives
@@ -8,11 +8,14 @@
  *   weights in use only, never used to choose.
  * - gate: per mode, the highest evidence of an off-topic question and the in-KB questions refused at the
  *   threshold in use and at the threshold that refuses every off-topic question of the tuning sets.
+ * - answers: the answer every question gets (the chat endpoint's decide and extractAnswer), per set: fact in
+ *   answer, right page first, page cited, fact when cited, refusals (`KB_SWEEP_SHOW=<set>` prints them).
+ * - agree: the gate's agreement signal (vector and full-text lists sharing a page among their first k).
  */
 import { readFile } from 'node:fs/promises';
 import type { RetrievalMode } from '../../protocol/index.ts';
 import { decide, thresholdsOf } from '../../server/retrieval/index.ts';
-import { FIELD_WEIGHT, type FieldWeights } from '../../server/retrieval/fields.ts';
+import { FIELD_WEIGHT, fieldBonuses, type FieldWeights } from '../../server/retrieval/fields.ts';
 import type { SearchChunkRow } from '../../server/store/types.ts';
 import type { SiteQuestion, SiteSignals } from './site-signals.ts';
 import { evidenceOf } from '../../server/retrieval/gate.ts';
@@ -34,19 +37,33 @@ function asRows(q: SiteQuestion, mode: RetrievalMode): SearchChunkRow[] {
   );
 }
 
-/** Retrieval alone for one set of questions: share with the answering page first / in the first five. */
+/**
+ * Retrieval alone for one set of questions: share with the answering page first / in the first five, in the
+ * order `decide` gives the candidates (evidence plus the field bonus, one per section), here with the field
+ * weights tried (`fieldBonuses` called directly; the chat endpoint passes none and gets FIELD_WEIGHT).
+ */
 export function retrievalAlone(
   questions: SiteQuestion[],
   fields: FieldWeights | undefined,
 ): { top1: number; top5: number } {
-  const open = { evidenceThreshold: 0, lexicalThreshold: 0, hybridThreshold: 0, citationFloor: 0, matchCount: 5 };
   let top1 = 0;
   let top5 = 0;
   for (const q of questions) {
     const rows = asRows(q, 'hybrid');
-    const got = decide(rows, 'hybrid', { ...open, ...(fields ? { fields } : {}) }, q.q);
-    const sources = got.kind === 'answer' ? got.chunks.map((c) => rows[Number(c.chunk_id)]!) : [];
-    const rank = sources.findIndex((r) => (r as unknown as { source: string }).source === q.source);
+    const bonus = fieldBonuses(q.q, rows, fields);
+    const order = rows
+      .map((row, i) => ({ row, source: q.rows.hybrid[i]!.source, order: evidenceOf(row, 'hybrid') + bonus[i]! }))
+      .sort((a, b) => b.order - a.order);
+    const seen = new Set<string>();
+    const sources: string[] = [];
+    for (const { row, source } of order) {
+      const section = `${row.document_id}\u0000${row.meta.section ?? row.meta.anchor ?? ''}`;
+      if (seen.has(section)) continue;
+      seen.add(section);
+      sources.push(source);
+      if (sources.length >= 5) break;
+    }
+    const rank = sources.indexOf(q.source ?? '');
     if (rank === 0) top1++;
     if (rank >= 0) top5++;
   }
@@ -186,4 +203,35 @@ if (what === 'answers') {
         `${set.padEnd(22)} ${String(n).padStart(3)} ${pct(fact / n).padStart(5)} ${pct(first / n).padStart(5)} ${pct(cited / n).padStart(5)} ${pct(factCited / (cited || 1)).padStart(5)} ${pct(refused / n).padStart(5)}  ${offRefused}/${off}`,
       );
     }
+}
+
+if (what === 'agree') {
+  // A gate signal tried beside the threshold: refuse an answered question when no page is among the first k of
+  // both the vector and the full-text list (the two retrievers disagree). Tuning sets only, hybrid threshold
+  // in use; per site, in-KB and off-topic questions the gate answers now that the signal would refuse.
+  const env = readConfig(process.env);
+  const threshold = thresholdsOf({ evidenceThreshold: env.evidenceThreshold }).hybrid;
+  for (const k of [3, 5, 10, 20]) {
+    const out: string[] = [];
+    for (const site of sites) {
+      let inKb = 0,
+        inRefused = 0,
+        off = 0,
+        offRefused = 0;
+      for (const q of site.questions.filter((x) => !heldOut(x.set))) {
+        if (Math.max(0, ...q.rows.hybrid.map((r) => evidenceOf(r, 'hybrid'))) < threshold) continue;
+        const vector = new Set(q.rows.vector.slice(0, k).map((r) => r.document_id));
+        const agree = q.rows.lexical.slice(0, k).some((r) => vector.has(r.document_id));
+        if (q.source === null) {
+          off++;
+          if (!agree) offRefused++;
+        } else {
+          inKb++;
+          if (!agree) inRefused++;
+        }
+      }
+      out.push(`${name(site)}: in-KB ${inRefused}/${inKb}, off-topic ${offRefused}/${off}`);
+    }
+    console.log(`k=${k}  ${out.join(' | ')}`);
+  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectedType, holdsType, type AnswerType } from './answer-type.ts';
+import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from './answer-type.ts';
 import type { Unit } from './units.ts';
 
 const unit = (kind: Unit['kind'], markdown: string) => ({ kind, markdown });
@@ -19,6 +19,8 @@ describe('expectedType', () => {
     ['I already have an account. Can I still use the credits?', 'yesno'],
     ['Why am I charged when my app gets no traffic?', 'definition'],
     ['Tell me about regions', null],
+    ['At what chunk size does the build start warning me?', 'quantity'],
+    ['Up to what size are assets inlined?', 'quantity'],
   ];
   for (const [question, type] of cases) it(`${question} → ${type}`, () => expect(expectedType(question)).toBe(type));
 });
@@ -63,5 +65,23 @@ describe('holdsType', () => {
   it('yes-no and definition: any sentence can hold them, so no unit is preferred by form', () => {
     expect(holdsType(unit('sentence', 'No, buckets are private.'), 'yesno')).toBe(false);
     expect(holdsType(unit('sentence', 'A bucket is S3-compatible storage.'), 'definition')).toBe(false);
+  });
+});
+
+describe('valueAsked and holdsValue', () => {
+  it('a question saying "default" asks for the default, a quantity or date question for its value', () => {
+    expect(valueAsked('Which files does the dev server block by default?', null)).toBe('default');
+    expect(valueAsked('How long are logs kept?', 'quantity')).toBe('quantity');
+    expect(valueAsked('When do files stop working?', 'date')).toBe('date');
+    expect(valueAsked('How do I enable tags?', 'procedure')).toBeNull();
+  });
+  it('a default holds it only with its value; a quantity by a number with its unit or a numeric default', () => {
+    expect(holdsValue(unit('list', '- **Type:** `number`\n- **Default:** `500`'), 'default')).toBe(true);
+    expect(holdsValue(unit('sentence', 'It defaults to `dist`.'), 'default')).toBe(true);
+    expect(holdsValue(unit('sentence', 'You can change the default behaviour.'), 'default')).toBe(false);
+    expect(holdsValue(unit('list', '- **Type:** `number`\n- **Default:** `500`'), 'quantity')).toBe(true);
+    expect(holdsValue(unit('sentence', 'The default is `Xenova/all-MiniLM-L6-v2`.'), 'quantity')).toBe(false);
+    expect(holdsValue(unit('sentence', 'Logs are kept for 7 days.'), 'quantity')).toBe(true);
+    expect(holdsValue(unit('code', '```\ndefault: 5\n```'), 'default')).toBe(false);
   });
 });

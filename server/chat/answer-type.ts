@@ -33,7 +33,7 @@ export function expectedType(question: string): AnswerType | null {
   )
     return 'command';
   if (
-    /\bhow (long|many|much|big|large|soon|quickly|often|fast|far back)\b|\b(lowest|highest|maximum|minimum|max|min|limits?|cost|price)\b/.test(
+    /\bhow (long|many|much|big|large|soon|quickly|often|fast|far back)\b|\b(what|which) (\w+ )?(size|port|timeout)\b|\bup to what\b|\b(lowest|highest|maximum|minimum|max|min|limits?|cost|price)\b/.test(
       q,
     )
   )
@@ -94,4 +94,31 @@ export function holdsType(
       // Any sentence can say yes, no or what a thing is: nothing to prefer by form.
       return false;
   }
+}
+
+/**
+ * The value a question asks for, beyond its answer type: a question saying "default" wants the default's
+ * value ("Which files does the dev server block by default?"), one of quantity or date type the number or
+ * date itself. Null when the question asks for no value.
+ */
+export type ValueAsked = 'default' | 'quantity' | 'date';
+
+export function valueAsked(question: string, type: AnswerType | null): ValueAsked | null {
+  if (/\bdefaults?\b/.test(lastSentence(question))) return 'default';
+  if (type === 'quantity' || type === 'date') return type;
+  return null;
+}
+
+/** A unit that states a default with its value: "**Default:** `5173`", "It defaults to `dist`", "Default is 10". */
+const DEFAULT_VALUE = /\bdefaults?\b[^.\n]{0,40}?(`[^`\n]+`|\b\d[\d,.]*\b|\b(true|false|none)\b)/i;
+
+/** A default that is a number: "**Default:** `500`" answers "At what chunk size…", a default model name does not. */
+const DEFAULT_NUMBER = /\bdefaults?\b(?:\s+(?:is|to|value|of))*[:*\s]*`?\d/i;
+
+/** Does the unit hold the value asked: a default with its value, a number with its unit, a date? */
+export function holdsValue(unit: Pick<Unit, 'kind' | 'markdown'>, value: ValueAsked): boolean {
+  if (unit.kind === 'code') return false;
+  if (value === 'default') return DEFAULT_VALUE.test(unit.markdown);
+  if (value === 'quantity') return QUANTITY.test(unit.markdown) || DEFAULT_NUMBER.test(unit.markdown);
+  return DATE.test(unit.markdown);
 }

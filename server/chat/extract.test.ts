@@ -331,3 +331,69 @@ describe('extractAnswer: the fact asked', () => {
     );
   });
 });
+
+describe('the sentence that holds the value', () => {
+  const option = (extra = '') =>
+    make(
+      'opt',
+      [
+        'Limit for chunk size warnings (in kB). It is compared against the uncompressed chunk size.',
+        extra,
+        '',
+        'Raise it when large chunks are expected.',
+        '',
+        '- **Type:** `number`',
+        '- **Default:** `500`',
+      ].join('\n'),
+      {
+        section: 'Build Options › build.chunkSizeWarningLimit',
+        heading_path: ['Build Options', 'build.chunkSizeWarningLimit'],
+      },
+    );
+  it('a question asking for a number gets the unit of the section holding it, not only the description', () => {
+    const answer = extractAnswer('At what chunk size does the build start warning me?', [option()]);
+    expect(answer.text).toContain('**Default:** `500`');
+    expect(answer.text).toContain('Limit for chunk size warnings');
+  });
+  it('a block quoted so far gives way to the block holding the value', () => {
+    const note = ['', '> **Note**', '>', '> Chunk size warnings are shown for each chunk over the limit.'].join('\n');
+    const asked = 'At what chunk size does the build start warning me?';
+    expect(extractAnswer('Are chunk size warnings shown for each chunk?', [option(note)]).text).toContain('> **Note**');
+    const answer = extractAnswer(asked, [option(note)]);
+    expect(answer.text).toContain('`500`');
+    expect(answer.text).not.toContain('> **Note**');
+  });
+  it('a question asking for no value is answered as before', () => {
+    const answer = extractAnswer('Why does the build compare the uncompressed chunk size?', [option()]);
+    expect(answer.text).toContain('Limit for chunk size warnings');
+    expect(answer.text).not.toContain('`500`');
+  });
+});
+
+describe('a note gives way to the block holding the answer type', () => {
+  const footer = make(
+    'footer',
+    [
+      'The footer displays a _Made with_ notice to denote how the site was generated. The notice can be removed with the following option via `mkdocs.yml`:',
+      '',
+      '```yaml',
+      'extra:',
+      '  generator: false',
+      '```',
+      '',
+      '> **Please read this before removing the generator notice**',
+      '>',
+      '> The subtle Made with notice in the footer is one of the reasons why this project is so popular. Before removing the notice please consider the work that went into it.',
+    ].join('\n'),
+    { section: 'Footer › Generator notice', heading_path: ['Footer', 'Generator notice'] },
+  );
+  it('"how do I…" gets the configuration, not the aside', () => {
+    const answer = extractAnswer('How do I remove the Made with notice from the footer?', [footer]);
+    expect(answer.text).toContain('generator: false');
+    expect(answer.text).not.toContain('Please read this');
+  });
+  it('a question wanting no block type keeps the note', () => {
+    const answer = extractAnswer('Why is the Made with notice in the footer so important?', [footer]);
+    expect(answer.text).toContain('Please read this');
+  });
+});

@@ -17,7 +17,7 @@
  */
 import type { Citation, Related } from '../../protocol/index.ts';
 import type { ChunkMatch } from '../store/types.ts';
-import { expectedType, holdsType, type AnswerType } from './answer-type.ts';
+import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from './answer-type.ts';
 import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
 import { REPEAT_WEIGHT, saidBefore } from './follow-up-units.ts';
@@ -315,6 +315,20 @@ function choose(
     take(candidate, candidate === top ? MAX_ANSWER_SENTENCES : sentenceLimit);
     if (sentences >= sentenceLimit && blocks >= MAX_ANSWER_BLOCKS) break;
   }
+  // A note (an aside: a warning, a tip) quoted as the answer's block gives way to a block of its chunk that holds
+  // the answer type: "How do I remove the notice?" wants the configuration, not the plea to keep it.
+  const note = [...chosen.entries()].find(([, c]) => c.unit.kind === 'note');
+  const asked = new Set(contentWords(question));
+  if (note && type !== null && !holdsType(note[1].unit, type, asked)) {
+    const block = ranked.find(
+      (c) => c.chunk === note[1].chunk && c.unit.kind !== 'sentence' && holdsType(c.unit, type, asked),
+    );
+    if (block) {
+      chosen.delete(note[0]);
+      blocks -= 1;
+      take(block, MAX_ANSWER_SENTENCES);
+    }
+  }
   // The block the question points at, from the chunk that answers best, when the answer has none yet.
   if (blocks === 0 && pointed.size > 0) {
     const block = ranked.find((c) => c.chunk === top.chunk && pointed.has(c.unit.kind));
@@ -325,6 +339,30 @@ function choose(
   if (blocks === 0 && type === 'procedure') {
     const steps = ranked.find((c) => c.documentId === top.documentId && holdsType(c.unit, 'procedure'));
     if (steps) take(steps, MAX_ANSWER_SENTENCES);
+  }
+  // The sentence that holds the value: a question asking for a default, a number or a date whose quote so far
+  // holds none gets the unit of the best unit's section that does (the option's "**Default:** `4096`" line
+  // under a description sentence that matched the question's words better).
+  const value = valueAsked(question, type);
+  if (value !== null && ![...chosen.values()].some((c) => c.chunk === top.chunk && holdsValue(c.unit, value))) {
+    const holder = candidates.find(
+      (c) => c.chunk === top.chunk && !c.unit.title && holdsValue(c.unit, value) && !said(c.unit, c.chunk),
+    );
+    if (holder && holder.unit.kind !== 'sentence' && blocks >= MAX_ANSWER_BLOCKS) {
+      // The value outranks the block quoted so far (a note, an example): that block gives way.
+      for (const [key, c] of chosen) {
+        if (c.unit.kind === 'sentence') continue;
+        chosen.delete(key);
+        blocks -= 1;
+        // Its lead-in ("… use:") would introduce nothing.
+        const lead = c.unit.leadIn === undefined ? undefined : `${c.chunk}:${c.unit.leadIn}`;
+        if (lead && chosen.has(lead) && /:\s*$/.test(chosen.get(lead)!.unit.markdown)) {
+          chosen.delete(lead);
+          sentences -= 1;
+        }
+      }
+    }
+    if (holder) take(holder, MAX_ANSWER_SENTENCES);
   }
   // The best sentence's paragraph goes on: the next sentence usually finishes the thought (the fix after the
   // symptom, the value after the setting), which beats a sentence from another page.

@@ -22,6 +22,8 @@
  * Inline code spans in prose are kept as they are for the same reason.
  */
 
+import { placeDefaults, readShortcodes } from './mkdocs-shortcodes.ts';
+
 const FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/;
 /** `::: tip Title`, `:::warning`, `:::note[Title]`, `::: details Title {open}`, `::: code-group`. */
 const CONTAINER_OPEN = /^(\s*)(:{3,})\s*([A-Za-z][\w-]*)\s*(?:\[([^\]]*)\])?\s*(.*?)\s*(?:\{[^}]*\})?\s*$/;
@@ -41,7 +43,7 @@ const HEADING = /^\s{0,3}#{1,6}\s/;
 const UNTITLED = new Set(['details']);
 
 export function rewriteGeneratorMarkup(text: string): string {
-  return rewrite(text.split('\n')).join('\n');
+  return placeDefaults(rewrite(text.split('\n'))).join('\n');
 }
 
 function rewrite(lines: string[]): string[] {
@@ -99,7 +101,7 @@ function rewrite(lines: string[]): string[] {
       i = end + 1;
       continue;
     }
-    if (!SNIPPET.test(line) && !TOC.test(line)) out.push(cleanProse(line));
+    if (!SNIPPET.test(line) && !TOC.test(line)) out.push(cleanProse(readShortcodes(line)));
     i += 1;
   }
   return out;

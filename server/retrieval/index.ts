@@ -18,7 +18,7 @@ import {
   passes,
   type GateThresholds,
 } from './gate.ts';
-import { fieldBonuses, type FieldWeights } from './fields.ts';
+import { fieldBonuses } from './fields.ts';
 import { effectiveMode, sqlFilters } from './search.ts';
 import { DEFAULT_CONFIDENCE } from '../config/defaults.ts';
 
@@ -48,8 +48,6 @@ export interface RetrievalOptions {
   /** Mode when the request has an embedding. Default hybrid; without an embedding it is always lexical. */
   mode?: RetrievalMode;
   filters?: SearchFilters;
-  /** Order bonus for the question's words in the page title and headings (fields.ts; default FIELD_WEIGHT on the title and section path together). */
-  fields?: FieldWeights;
   /** Best-chunk evidence from which confidence is high / medium (CHAT_CONFIDENCE_HIGH / _MEDIUM). */
   confidence?: { high: number; medium: number };
 }
@@ -114,7 +112,7 @@ export function decide(
   question?: string,
 ): Retrieval {
   const threshold = thresholdsOf(options)[mode];
-  const bonus = fieldBonuses(question, rows, options.fields);
+  const bonus = fieldBonuses(question, rows);
   const scored = rows.map((row, i) => ({
     row,
     evidence: evidenceOf(row, mode),
