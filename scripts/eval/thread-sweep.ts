@@ -4,7 +4,7 @@
  * ingested once; its conversations are asked through the real API (scripts/eval/ask.ts) once per value tried,
  * one weight changed at a time, the other at the value in use:
  *
- * - the thread margin (`c_thread_margin` of search_chunks, migration 20261127030000): the function is created
+ * - the thread margin (`c_thread_margin` of search_chunks, migration 20261127110000): the function is created
  *   again in this process's in-memory database with the value tried, the migration's text otherwise as is;
  * - the repeat weight (server/chat/follow-up-units.ts `REPEAT_WEIGHT`), through `setRepeatWeightForSweep`.
  *
@@ -27,8 +27,8 @@ import { containsFact } from './metrics.ts';
 import { parseMode, thresholdsFromEnv } from './options.ts';
 import { buildKb } from './squad.ts';
 
-const MIGRATION = 'supabase/migrations/20261127030000_thread_scope.sql';
-const MARGIN_IN_USE = 0.1;
+const MIGRATION = 'supabase/migrations/20261127110000_thread_margin.sql';
+const MARGIN_IN_USE = 0;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
