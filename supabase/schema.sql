@@ -2172,8 +2172,8 @@ AS $function$
 #variable_conflict use_column
 declare
   c_context_weight constant double precision := 0.5;
-  -- Evidence a page of the last answer gains over a page off the thread: none (20261127110000, the header).
-  c_thread_margin constant double precision := 0;
+  -- Evidence a page of the last answer gains over a page off the thread (the header).
+  c_thread_margin constant double precision := 0.01;
   c_section_prior constant double precision := 0.03;
   v_count integer := least(greatest(coalesce(match_count, 5), 1), 200);
   v_candidates integer := least(greatest(coalesce(candidate_count, 50), 1), 200);
@@ -2318,7 +2318,7 @@ begin
   order by p.score desc, p.chunk_id;
 end;
 $function$;
-comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the sections the last answer cited gain a little on cosine and coverage (the thread margin is 0); with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000 and 20261127110000.';
+comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a small margin (0.01) on cosine and coverage, earlier answers'' half of it, the cited section a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000 and 20261127110000.';
 revoke all on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) from public;
 grant execute on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) to authenticated, service_role;
 

@@ -28,7 +28,7 @@ import { parseMode, thresholdsFromEnv } from './options.ts';
 import { buildKb } from './squad.ts';
 
 const MIGRATION = 'supabase/migrations/20261127110000_thread_margin.sql';
-const MARGIN_IN_USE = 0;
+const MARGIN_IN_USE = 0.01;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
