@@ -2174,6 +2174,8 @@ declare
   c_context_weight constant double precision := 0.5;
   -- Evidence a page of the last answer gains over a page off the thread (the header).
   c_thread_margin constant double precision := 0.01;
+  -- Keyword mode keeps the margin of 20261127030000: measured there, a smaller one lost Railway's follow-ups.
+  c_lexical_margin constant double precision := 0.1;
   c_section_prior constant double precision := 0.03;
   v_count integer := least(greatest(coalesce(match_count, 5), 1), 200);
   v_candidates integer := least(greatest(coalesce(candidate_count, 50), 1), 200);
@@ -2188,6 +2190,8 @@ declare
   v_own_required boolean;
   -- Full text only (keyword mode, or no embedding): no embedding of the contextual text carries the topic.
   v_lexical boolean := search_mode = 'lexical' or query_embedding is null;
+  v_margin double precision := case when search_mode = 'lexical' or query_embedding is null
+    then c_lexical_margin else c_thread_margin end;
 begin
   if char_length(coalesce(query_text, '')) > 2000
      or (filters is not null and (jsonb_typeof(filters) <> 'object' or pg_column_size(filters) > 16384))
@@ -2309,16 +2313,16 @@ begin
   join kb_chunks c on c.id = p.chunk_id
   cross join lateral (
     select p.document_id = any (v_thread) as in_thread, (case
-      when p.document_id = any (v_docs) and p.meta ->> 'section' = any (v_sections) then c_thread_margin + c_section_prior
-      when p.document_id = any (v_docs) then c_thread_margin
-      when p.document_id = any (v_thread) then c_thread_margin / 2
+      when p.document_id = any (v_docs) and p.meta ->> 'section' = any (v_sections) then v_margin + c_section_prior
+      when p.document_id = any (v_docs) then v_margin
+      when p.document_id = any (v_thread) then v_margin / 2
       else 0
     end)::double precision as prior
   ) pr
   order by p.score desc, p.chunk_id;
 end;
 $function$;
-comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a small margin (0.01) on cosine and coverage, earlier answers'' half of it, the cited section a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000 and 20261127110000.';
+comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin (0.01; 0.1 in keyword mode) on cosine and coverage, earlier answers'' half of it, the cited section a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000 and 20261127110000.';
 revoke all on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) from public;
 grant execute on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) to authenticated, service_role;
 

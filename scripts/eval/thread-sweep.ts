@@ -28,6 +28,7 @@ import { parseMode, thresholdsFromEnv } from './options.ts';
 import { buildKb } from './squad.ts';
 
 const MIGRATION = 'supabase/migrations/20261127110000_thread_margin.sql';
+/** The margin in use in hybrid and vector mode (keyword mode: c_lexical_margin, 0.1). */
 const MARGIN_IN_USE = 0.01;
 
 const { values, positionals } = parseArgs({
@@ -52,11 +53,17 @@ const migration = await readFile(MIGRATION, 'utf8');
 const created = /create or replace function search_chunks\([\s\S]*?\n\$\$;/.exec(migration)?.[0];
 if (!created?.includes(`c_thread_margin constant double precision := ${MARGIN_IN_USE};`))
   throw new Error(`${MIGRATION}: search_chunks with c_thread_margin ${MARGIN_IN_USE} not found`);
+// Both margins (hybrid and vector, keyword mode) take the value tried: a sweep runs in one mode.
 const withMargin = (m: number) =>
-  created.replace(
-    `c_thread_margin constant double precision := ${MARGIN_IN_USE};`,
-    `c_thread_margin constant double precision := ${m};`,
-  );
+  created
+    .replace(
+      `c_thread_margin constant double precision := ${MARGIN_IN_USE};`,
+      `c_thread_margin constant double precision := ${m};`,
+    )
+    .replace(
+      /c_lexical_margin constant double precision := [\d.]+;/,
+      `c_lexical_margin constant double precision := ${m};`,
+    );
 
 interface Row {
   set: string;
