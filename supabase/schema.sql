@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 34 migrations, the last 20261127070000_thread_context.sql. What each function is for, and who may call it: docs/database.md.
+-- 35 migrations, the last 20261127110000_thread_margin.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -2172,8 +2172,10 @@ AS $function$
 #variable_conflict use_column
 declare
   c_context_weight constant double precision := 0.5;
-  -- Evidence a page of the last answer gains over a page off the thread (3. above).
-  c_thread_margin constant double precision := 0.1;
+  -- Evidence a page of the last answer gains over a page off the thread (the header).
+  c_thread_margin constant double precision := 0.01;
+  -- Keyword mode keeps the margin of 20261127030000: measured there, a smaller one lost Railway's follow-ups.
+  c_lexical_margin constant double precision := 0.1;
   c_section_prior constant double precision := 0.03;
   v_count integer := least(greatest(coalesce(match_count, 5), 1), 200);
   v_candidates integer := least(greatest(coalesce(candidate_count, 50), 1), 200);
@@ -2188,6 +2190,8 @@ declare
   v_own_required boolean;
   -- Full text only (keyword mode, or no embedding): no embedding of the contextual text carries the topic.
   v_lexical boolean := search_mode = 'lexical' or query_embedding is null;
+  v_margin double precision := case when search_mode = 'lexical' or query_embedding is null
+    then c_lexical_margin else c_thread_margin end;
 begin
   if char_length(coalesce(query_text, '')) > 2000
      or (filters is not null and (jsonb_typeof(filters) <> 'object' or pg_column_size(filters) > 16384))
@@ -2213,7 +2217,7 @@ begin
       case when jsonb_typeof(v_context -> 'sections') = 'array' then v_context -> 'sections' else '[]'::jsonb end) x
     limit 10);
 
-  -- A follow-up none of whose own words the knowledge base knows is not about the earlier topic (7. above).
+  -- A follow-up none of whose own words the knowledge base knows is not about the earlier topic (20261127030000's header, 7.).
   if not coalesce(v_context -> 'points_back' = 'true'::jsonb, false) and exists (select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, ''))))) and not exists (
     select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, '')))) q
     join kb_lexemes l on l.lexeme = q where l.df > 0
@@ -2222,7 +2226,7 @@ begin
     return;
   end if;
 
-  -- The thread's documents: the last answer's first, then the earlier answers' (1. above).
+  -- The thread's documents: the last answer's first, then the earlier answers' (20261127030000's header, 1.).
   v_thread := array(
     select t.id from (
       select x.id, min(x.ord) as ord from (
@@ -2252,7 +2256,7 @@ begin
       left(concat_ws(' ', query_text, v_terms), 2000),
       v_count, search_mode, filters - 'context', v_candidates) s
     union all
-    -- The extra search: the question's own words within the thread's pages (1. above).
+    -- The extra search: the question's own words within the thread's pages (20261127030000's header, 1.).
     select s.*, 0 from kb_search_chunks(
       query_embedding,
       case when v_own_known then query_text else left(concat_ws(' ', query_text, v_terms), 2000) end,
@@ -2293,14 +2297,14 @@ begin
     p.bm25,
     case when p.coverage is null then null
       -- A chunk off the thread that holds none of the borrowed terms is about something else, whatever the
-      -- follow-up's own generic word matched (5. above).
+      -- follow-up's own generic word matched (20261127030000's header, 5.).
       when (v_lexical or v_points_back) and not pr.in_thread
         and exists (select 1 from weighted w where not w.own)
         and not exists (select 1 from weighted w where not w.own and c.fts @@ quote_literal(w.lexeme)::tsquery) then 0
       else least(1, coalesce((
         select sum(w.idf) filter (where c.fts @@ quote_literal(w.lexeme)::tsquery
-          -- On a page of the thread the earlier topic is given (2. above); for a complete question (6.
-          -- above) only in a chunk that holds one of its own words.
+          -- On a page of the thread the earlier topic is given (20261127030000's header, 2.); for a complete
+          -- question (6. there) only in a chunk that holds one of its own words.
           or (not w.own and pr.in_thread and (not v_own_required or exists (
             select 1 from weighted o where o.own and c.fts @@ quote_literal(o.lexeme)::tsquery)))) / nullif(sum(w.idf), 0)
         from weighted w), 0) + pr.prior) end,
@@ -2309,16 +2313,16 @@ begin
   join kb_chunks c on c.id = p.chunk_id
   cross join lateral (
     select p.document_id = any (v_thread) as in_thread, (case
-      when p.document_id = any (v_docs) and p.meta ->> 'section' = any (v_sections) then c_thread_margin + c_section_prior
-      when p.document_id = any (v_docs) then c_thread_margin
-      when p.document_id = any (v_thread) then c_thread_margin / 2
+      when p.document_id = any (v_docs) and p.meta ->> 'section' = any (v_sections) then v_margin + c_section_prior
+      when p.document_id = any (v_docs) then v_margin
+      when p.document_id = any (v_thread) then v_margin / 2
       else 0
     end)::double precision as prior
   ) pr
   order by p.score desc, p.chunk_id;
 end;
 $function$;
-comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin on cosine and coverage, earlier answers'' half of it, the cited section a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000 and 20261127030000.';
+comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin (0.01; 0.1 in keyword mode) on cosine and coverage, earlier answers'' half of it, the cited section a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000 and 20261127110000.';
 revoke all on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) from public;
 grant execute on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) to authenticated, service_role;
 

@@ -20,7 +20,7 @@ import type { ChunkMatch } from '../store/types.ts';
 import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from './answer-type.ts';
 import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
-import { REPEAT_WEIGHT, saidBefore } from './follow-up-units.ts';
+import { mayRepeat, repeatWeightInUse, saidBefore } from './follow-up-units.ts';
 import { unitsOf, type Unit } from './units.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
@@ -103,14 +103,12 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
   const borrowed = followUp.borrowed ?? [];
   const repeated = saidBefore(followUp.earlierAnswer);
   const own = new Set(contentWords(question));
-  // A repeat is the answer only when it holds what is asked now: in the passage retrieval ranked first and
-  // with one of the follow-up's own words ("How long are they limited?" after the limit). Otherwise the
-  // visitor has just read it ("How do I change it?" after "Raise the threshold … lower it").
-  const said = (unit: Unit, chunk?: number) =>
-    repeated(unit) && !(chunk === 0 && [...own].some((w) => unit.words.has(w)));
-  const asked = new Set([...own, ...contentWords(borrowed.join(' '))]);
-  const perChunk = chunks.map((chunk) => unitsOf(chunk.content, asked));
   const type = expectedType(question);
+  // A repeat is quoted again only when it holds what is asked now (follow-up-units.ts `mayRepeat`).
+  const said = (unit: Unit, chunk: number) => repeated(unit) && !mayRepeat(unit, chunk, own, type, question);
+  const topic = contentWords(borrowed.join(' '));
+  const asked = new Set([...own, ...topic]);
+  const perChunk = chunks.map((chunk) => unitsOf(chunk.content, asked));
   const candidates: Candidate[] = perChunk.flatMap((units, c) => {
     const heading = headingOf(chunks[c]!);
     return units.map((unit): Candidate => {
@@ -120,6 +118,9 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
       // after an FAQ title answers that title.
       const title = titleOf(units, unit, heading);
       for (const w of title.words) words.add(w);
+      // What the earlier answer quoted is about the earlier topic, whatever its words ("the model is about
+      // 23 MB" answered a question about the widget's start-up): it holds the borrowed words.
+      if (repeated(unit)) for (const w of topic) words.add(w);
       return {
         unit,
         chunk: c,
@@ -128,7 +129,7 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
         weight:
           Math.max(0.2, 1 - c * CHUNK_RANK_PENALTY) *
           (unit.pointer ? POINTER_WEIGHT : 1) *
-          (said(unit, c) ? REPEAT_WEIGHT : 1),
+          (said(unit, c) ? repeatWeightInUse() : 1),
         bonus: 0.05 * chunks[c]!.similarity - unit.index * 1e-3,
         score: 0,
         // A follow-up's heading must also share a word it asks now: the earlier topic's heading answered the

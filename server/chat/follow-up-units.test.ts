@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChunkMatch } from '../store/types.ts';
 import { extractAnswer } from './extract.ts';
-import { saidBefore } from './follow-up-units.ts';
+import { mayRepeat, saidBefore } from './follow-up-units.ts';
 
 const chunk = (id: string, content: string, section: string): ChunkMatch => ({
   chunk_id: id,
@@ -58,5 +58,47 @@ describe('extractAnswer for a follow-up', () => {
       earlierAnswer: EARLIER,
     });
     expect(text).toContain('50%');
+  });
+});
+
+const STARTUP = chunk(
+  'startup',
+  'The widget shows "Initializing AI…" while the browser downloads and starts the embedding model. The first load can take a few seconds on a slow connection, because the model is about 23 MB; later visits use the browser\'s cache. If the message does not go away, open the network tab.',
+  'The widget is stuck on "Initializing AI…"',
+);
+const BROWSERS = chunk(
+  'browsers',
+  'The widget needs JavaScript, WebAssembly and module Web Workers, which all of these browsers provide. Older browsers without these features cannot run the embedding model.',
+  'Which browsers are supported?',
+);
+
+describe('mayRepeat', () => {
+  const unit = (markdown: string) => ({ kind: 'sentence' as const, markdown, words: new Set<string>() });
+  it('lets a unit holding the kind of value asked be quoted again, not one holding another kind', () => {
+    const size = unit('The first load is slow, because the model is about 23 MB.');
+    expect(mayRepeat(size, 1, new Set(['big']), 'quantity', 'How big is it?')).toBe(true);
+    expect(mayRepeat(size, 1, new Set(['long', 'kept']), 'quantity', 'How long is it kept?')).toBe(false);
+    expect(mayRepeat(size, 1, new Set(['change']), 'procedure', 'How do I change it?')).toBe(false);
+    expect(mayRepeat(unit('Daily backups are kept for 6 days.'), 1, new Set(['long']), 'quantity', 'How long?')).toBe(
+      true,
+    );
+  });
+});
+
+describe('extractAnswer for a follow-up whose value was in the earlier answer', () => {
+  const earlier = extractAnswer('Why is the widget stuck on Initializing AI?', [STARTUP, BROWSERS]).text;
+  const followUp = { borrowed: ['widget', 'stuck', 'initializing', 'ai'], earlierAnswer: earlier };
+
+  it('quotes the sentence with the size again for "How big is it?"', () => {
+    expect(earlier).toContain('about 23 MB');
+    const { text, citations } = extractAnswer('How big is it?', [BROWSERS, STARTUP], followUp);
+    // First: the answer is the size, not the browser section retrieval ranked above it.
+    expect(text.split(' [')[0]).toContain('about 23 MB');
+    expect(citations[0]?.chunk_id).toBe('startup');
+  });
+
+  it('does not quote it again for a question asking no size', () => {
+    const { text } = extractAnswer('Which browsers support it?', [BROWSERS, STARTUP], followUp);
+    expect(text).not.toContain('about 23 MB');
   });
 });

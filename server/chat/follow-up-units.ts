@@ -5,18 +5,35 @@
  * for the pages it cited (server/chat/context.ts) bring that page back, so without this its sentences, which
  * share the most words with the contextual query, would be quoted again.
  *
- * A unit the earlier answer already quoted is scored at REPEAT_WEIGHT of its score: still quoted when
+ * A unit the earlier answer already quoted is scored at `repeatWeight` of its score: still quoted when
  * nothing else on the cited pages answers (then it is the answer), never as padding around the new fact.
+ * Unless it holds what is asked now (`mayRepeat`): then it is quoted as any other unit.
  */
+import { holdsType, type AnswerType } from './answer-type.ts';
 import type { Unit } from './units.ts';
 
 /**
  * Share of its score a unit keeps when the earlier answer quoted it. Without it, 16 of the 54 Railway later
  * turns in hybrid mode quoted a sentence of the answer before them, 10 of them without the fact asked; at
  * 0.25 the demo's "How do I change it?" still quoted the earlier paragraph first (its CHAT_EVIDENCE_THRESHOLD
- * sentence outscored, a quarter weight and all, the new one that says how the threshold is set).
+ * sentence outscored, a quarter weight and all, the new one that says how the threshold is set). Chosen
+ * leave-one-site-out among 0.05, 0.25 and 1 (`npx tsx scripts/eval/thread-sweep.ts` on the Vite, MkDocs and
+ * Railway in-sample conversation sets, hybrid): every fold keeps 0.05; 1 costs Railway one later turn's fact.
  */
 export const REPEAT_WEIGHT = 0.05;
+
+/**
+ * The weight in use: REPEAT_WEIGHT, changed only by the leave-one-site-out sweep
+ * (scripts/eval/thread-sweep.ts), which measures other values through the real API without a rebuild.
+ */
+let repeatWeight = REPEAT_WEIGHT;
+export function repeatWeightInUse(): number {
+  return repeatWeight;
+}
+/** For scripts/eval/thread-sweep.ts only: the server never calls it. */
+export function setRepeatWeightForSweep(weight: number): void {
+  repeatWeight = weight;
+}
 
 /** Units shorter than this are not compared: a short line ("Yes.") may be in any answer. */
 const MIN_COMPARED = 16;
@@ -29,6 +46,43 @@ export function saidBefore(earlierAnswer: string | undefined): (unit: Pick<Unit,
     const text = squeeze(unit.markdown);
     return text.length >= MIN_COMPARED && said.includes(text);
   };
+}
+
+/**
+ * May a unit the earlier answer quoted be quoted again? Only when it holds what the follow-up asks: the kind
+ * of value the question wants (answer-type.ts: "How big is it?" wants a size, and "the model is about 23 MB"
+ * was said in the answer about the widget's start-up), or, in the passage retrieval ranked first, one of the
+ * follow-up's own words ("How long are they limited?" after the limit). A repeat with neither is what the
+ * visitor has just read ("How do I change it?" after "Raise the threshold … lower it": no steps in it).
+ */
+export function mayRepeat(
+  unit: Pick<Unit, 'kind' | 'markdown' | 'words'>,
+  chunk: number,
+  own: Set<string>,
+  type: AnswerType | null,
+  question = '',
+): boolean {
+  if (type !== null && holdsType(unit, type, own) && holdsDimension(unit.markdown, question)) return true;
+  return chunk === 0 && [...own].some((w) => unit.words.has(w));
+}
+
+const NUMBER = '(?:\\d[\\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|sixty|ninety)';
+/**
+ * The kind of quantity a question names, and the values of that kind: "how long" wants a duration, "how big"
+ * a size. A repeated unit holding another kind ("limited to 50% of the volume's total size" when "How long
+ * are the daily ones kept?" follows a question about the backup limit) is not what is asked now.
+ */
+const DIMENSIONS: [RegExp, RegExp][] = [
+  [
+    /\bhow (long|soon|quickly|often|fast)\b|\bfar back\b/i,
+    new RegExp(`\\b${NUMBER}\\s?(ms|seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|months?|years?)\\b`, 'i'),
+  ],
+  [/\bhow (big|large|heavy)\b|\bsize\b/i, new RegExp(`\\b${NUMBER}\\s?([kmgt]i?b|bytes?|tokens?|characters?|%)`, 'i')],
+  [/\bhow much\b|\b(cost|price)\b/i, new RegExp(`\\$\\s?\\d|\\b${NUMBER}\\s?([kmgt]i?b|%|credits?)`, 'i')],
+];
+function holdsDimension(markdown: string, question: string): boolean {
+  const named = DIMENSIONS.find(([asks]) => asks.test(question));
+  return !named || named[1].test(markdown);
 }
 
 function squeeze(text: string): string {
