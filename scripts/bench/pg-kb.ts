@@ -48,9 +48,9 @@ export interface PgKb {
   sample_document_ids: string[];
 }
 
-/** `maintenance_work_mem` for the HNSW build: the graph of n 384-dimension vectors must fit (≈ 2.2 kB each). */
+/** `maintenance_work_mem` for the HNSW build: the graph of n 384-dimension vectors must fit (≈ 2.2 kB each; 3 kB asked, for headroom). */
 export function buildMemory(chunks: number): string {
-  return `${Math.max(64, Math.ceil((chunks * 2.6) / 1024 / 64) * 64)}MB`;
+  return `${Math.max(64, Math.ceil((chunks * 3) / 1024 / 64) * 64)}MB`;
 }
 
 export async function buildPgKb(
