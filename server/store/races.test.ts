@@ -144,7 +144,7 @@ describeStores('races between two servers on one database', (kind) => {
         post: fetchPost,
         allowLoopback: true,
         log: () => {},
-        claim: (id) => store.claimWebhookEvent(id),
+        claim: (id) => store.claimWebhookEvent!(id),
       });
     const [da, db] = [dispatcher(a), dispatcher(b)];
     const data = { message_id: crypto.randomUUID() } as never;

@@ -1,7 +1,8 @@
 /**
  * The schema suite (schema.test.ts: every migration applied in order, each function with the argument
- * names the stores send and its grants per role, row-level security on every table) on PostgreSQL 15 + pgvector. Needs KB_TEST_DATABASE_URL; skipped without
- * it locally, failed without it in CI (server/testing/pg.ts).
+ * names the stores send and its grants per role, row-level security on every table) on PostgreSQL 15 +
+ * pgvector. Needs KB_TEST_DATABASE_URL; skipped without it locally, failed without it in CI
+ * (server/testing/pg.ts).
  */
 import { it } from 'vitest';
 import { POSTGRES_RUNS } from '../../server/testing/pg.ts';
