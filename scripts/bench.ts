@@ -11,6 +11,8 @@
  * --database postgres: the same questions against the Node server on PostgreSQL + pgvector instead
  * (bench/pg-scale.ts): each scale bulk-loaded into a database `kb_bench_<scale>` made on the server at
  * --database-url (or KB_BENCH_DATABASE_URL); default scales 10k, 100k and 1M. Writes <date>-postgres.{json,md}.
+ * --resume keeps a database an earlier run loaded completely and builds only the indexes it lacks (a 1M load
+ * takes most of an hour on 2 cores; an interrupted index build need not repeat it).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
@@ -29,7 +31,7 @@ import { startServer } from './bench/server.ts';
 
 const USAGE = [
   'usage: npm run bench -- [--quick] [--scales 1000,10000,100000] [--keep] [--out bench-results] [--concurrency-at 10000|0]',
-  '       npm run bench -- --database postgres [--database-url postgres://…] [--scales 10000,100000,1000000] [--build-workers 1]',
+  '       npm run bench -- --database postgres [--database-url postgres://…] [--scales 10000,100000,1000000] [--build-workers 1] [--resume]',
   '       npm run bench -- load [--help]    200 visitors on one server, then a 5-minute soak (scripts/bench/load.ts)',
   '       npm run bench -- fuzz [--help]    the API fuzz properties, long (scripts/bench/fuzz.ts)',
   '       npm run bench -- first-visit [--help]  first and later visits, throttled (scripts/bench/first-visit.ts)',
@@ -60,6 +62,7 @@ const { values } = parseArgs({
     database: { type: 'string', default: 'pglite' },
     'database-url': { type: 'string' },
     'build-workers': { type: 'string', default: '1' },
+    resume: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -129,6 +132,7 @@ if (onPostgres) {
         recallQuestions: RECALL_QUESTIONS,
         efSearch: EF_SEARCH,
         buildWorkers,
+        resume: values.resume,
         log,
       }),
     );

@@ -56,7 +56,12 @@ export function buildMemory(chunks: number): string {
 export async function buildPgKb(
   baseUrl: string,
   scale: number,
-  options: { buildWorkers: number; log: (line: string) => void },
+  options: {
+    buildWorkers: number;
+    log: (line: string) => void;
+    /** Keep a database that an earlier run loaded completely: build only the indexes it lacks, then measure. */
+    resume?: boolean;
+  },
 ): Promise<PgKb> {
   const { log } = options;
   const steps: PgKb['steps'] = [];
@@ -71,79 +76,93 @@ export async function buildPgKb(
   step('prepare the real parts (cached after the first run)');
 
   const name = `kb_bench_${scale}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
   const url = withDatabase(baseUrl, name);
-  await (await openPostgresStore(url, { answerWriteKey: null })).close();
-  step('create and migrate the database');
+  const loaded = options.resume ? await loadedCounts(baseUrl, url, scale) : null;
+  if (loaded) {
+    log(`    --resume: ${name} holds ${loaded.documents} documents and ${loaded.chunks} chunks with their embeddings`);
+    t = performance.now();
+  } else {
+    const admin = new pg.Client({ connectionString: baseUrl });
+    await admin.connect();
+    try {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.query(`create database ${name}`);
+    } finally {
+      await admin.end();
+    }
+    await (await openPostgresStore(url, { answerWriteKey: null })).close();
+    step('create and migrate the database');
+  }
 
   const client = new pg.Client({ connectionString: url, options: '-c search_path=public,extensions' });
   await client.connect();
+  const hasIndex = async (index: string) =>
+    (await client.query('select 1 from pg_indexes where indexname = $1', [index])).rows.length > 0;
   try {
     await client.query(`insert into kb_deferred_indexes (name) values ('kb_statistics') on conflict do nothing`);
-    await client.query('drop index kb_embeddings_embedding_hnsw; drop index kb_chunks_fts');
-    const counts = { documents: 0, chunks: 0 };
-    await copy(url, 'kb_documents (id, source, name, status, meta, checksum)', async function* () {
-      for await (const doc of corpusDocuments(scale)) {
-        const part = parts[doc.index];
-        const meta = part?.meta ?? { source_type: 'markdown', bench: 'recombined' };
-        const checksum = createHash('sha256').update(doc.text).digest('hex');
-        counts.documents++;
-        yield row(
-          docId(doc.index),
-          `bench/${String(doc.index).padStart(7, '0')}.md`,
-          doc.title,
-          'ready',
-          JSON.stringify(meta),
-          checksum,
-        );
-      }
-    });
-    step(`COPY ${counts.documents} documents`);
-    await copy(url, 'kb_chunks (id, document_id, position, content, meta)', async function* () {
-      for await (const doc of corpusDocuments(scale)) {
-        for (const [position, chunk] of chunksOf(doc, parts).entries()) {
-          counts.chunks++;
+    const counts = loaded ?? { documents: 0, chunks: 0 };
+    if (!loaded) await client.query('drop index kb_embeddings_embedding_hnsw; drop index kb_chunks_fts');
+    if (!loaded) {
+      await copy(url, 'kb_documents (id, source, name, status, meta, checksum)', async function* () {
+        for await (const doc of corpusDocuments(scale)) {
+          const part = parts[doc.index];
+          const meta = part?.meta ?? { source_type: 'markdown', bench: 'recombined' };
+          const checksum = createHash('sha256').update(doc.text).digest('hex');
+          counts.documents++;
           yield row(
-            chunkId(doc.index, position),
             docId(doc.index),
-            String(position),
-            chunk.content,
-            JSON.stringify(chunk.meta),
+            `bench/${String(doc.index).padStart(7, '0')}.md`,
+            doc.title,
+            'ready',
+            JSON.stringify(meta),
+            checksum,
           );
         }
-      }
-    });
-    step(`COPY ${counts.chunks} chunks (computing their tsvectors)`);
-    await copy(url, 'kb_embeddings (chunk_id, embedding, model)', async function* () {
-      const random = mulberry32(0x9e37);
-      for await (const doc of corpusDocuments(scale)) {
-        const part = parts[doc.index];
-        const vectors = part ? part.chunks.map((c) => c.embedding) : [mixed(doc.sources, parts, random)];
-        for (const [position, vector] of vectors.entries())
-          yield row(chunkId(doc.index, position), `[${vector.map((x) => x.toFixed(6)).join(',')}]`, BENCH_MODEL);
-      }
-    });
-    step(`COPY ${counts.chunks} embeddings`);
+      });
+      step(`COPY ${counts.documents} documents`);
+      await copy(url, 'kb_chunks (id, document_id, position, content, meta)', async function* () {
+        for await (const doc of corpusDocuments(scale)) {
+          for (const [position, chunk] of chunksOf(doc, parts).entries()) {
+            counts.chunks++;
+            yield row(
+              chunkId(doc.index, position),
+              docId(doc.index),
+              String(position),
+              chunk.content,
+              JSON.stringify(chunk.meta),
+            );
+          }
+        }
+      });
+      step(`COPY ${counts.chunks} chunks (computing their tsvectors)`);
+      await copy(url, 'kb_embeddings (chunk_id, embedding, model)', async function* () {
+        const random = mulberry32(0x9e37);
+        for await (const doc of corpusDocuments(scale)) {
+          const part = parts[doc.index];
+          const vectors = part ? part.chunks.map((c) => c.embedding) : [mixed(doc.sources, parts, random)];
+          for (const [position, vector] of vectors.entries())
+            yield row(chunkId(doc.index, position), `[${vector.map((x) => x.toFixed(6)).join(',')}]`, BENCH_MODEL);
+        }
+      });
+      step(`COPY ${counts.chunks} embeddings`);
+    }
 
-    await client.query(
-      `create index kb_chunks_fts on public.kb_chunks using gin (fts) with (gin_pending_list_limit = 256)`,
-    );
-    step('build the full-text (GIN) index');
+    if (!(await hasIndex('kb_chunks_fts'))) {
+      await client.query(
+        `create index kb_chunks_fts on public.kb_chunks using gin (fts) with (gin_pending_list_limit = 256)`,
+      );
+      step('build the full-text (GIN) index');
+    }
     const memory = buildMemory(counts.chunks);
-    await client.query(`set maintenance_work_mem = '${memory}'`);
-    await client.query(`set max_parallel_maintenance_workers = ${options.buildWorkers}`);
-    // The statement of migration 20261122000200 (pgvector's defaults: m = 16, ef_construction = 64).
-    await client.query(
-      'create index kb_embeddings_embedding_hnsw on public.kb_embeddings using hnsw (embedding extensions.vector_cosine_ops)',
-    );
-    step(`build the HNSW index (maintenance_work_mem ${memory}, ${options.buildWorkers} parallel workers)`);
+    if (!(await hasIndex('kb_embeddings_embedding_hnsw'))) {
+      await client.query(`set maintenance_work_mem = '${memory}'`);
+      await client.query(`set max_parallel_maintenance_workers = ${options.buildWorkers}`);
+      // The statement of migration 20261122000200 (pgvector's defaults: m = 16, ef_construction = 64).
+      await client.query(
+        'create index kb_embeddings_embedding_hnsw on public.kb_embeddings using hnsw (embedding extensions.vector_cosine_ops)',
+      );
+      step(`build the HNSW index (maintenance_work_mem ${memory}, ${options.buildWorkers} parallel workers)`);
+    }
     await client.query('select kb_restore_indexes()');
     step('recount the corpus statistics (kb_restore_indexes)');
     await client.query('vacuum analyze');
@@ -165,6 +184,30 @@ export async function buildPgKb(
       database_bytes: await size('select pg_database_size(current_database()) n'),
       sample_document_ids: sample.rows.map((r) => r.id),
     };
+  } finally {
+    await client.end();
+  }
+}
+
+/** A bench database's counts when every document, chunk and embedding of `scale` is in it; else null. */
+async function loadedCounts(baseUrl: string, url: string, scale: number) {
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  const exists = (await admin.query('select 1 from pg_database where datname = $1', [new URL(url).pathname.slice(1)]))
+    .rows.length;
+  await admin.end();
+  if (!exists) return null;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ documents: number; chunks: number; embeddings: number }>(
+      `select (select count(*) from kb_documents)::int as documents, (select count(*) from kb_chunks)::int as chunks,
+              (select count(*) from kb_embeddings)::int as embeddings`,
+    );
+    const r = rows[0]!;
+    return r.documents === scale && r.chunks > 0 && r.embeddings === r.chunks
+      ? { documents: r.documents, chunks: r.chunks }
+      : null;
   } finally {
     await client.end();
   }

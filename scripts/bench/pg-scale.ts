@@ -35,6 +35,8 @@ export interface PgScaleOptions {
   recallQuestions: number;
   efSearch: number[];
   buildWorkers: number;
+  /** Keep a database an earlier run loaded completely (pg-kb.ts): only missing indexes are built. */
+  resume?: boolean;
   log: (line: string) => void;
 }
 
@@ -49,6 +51,7 @@ export async function benchPgScale(scale: number, options: PgScaleOptions): Prom
     ...kb
   } = await buildPgKb(options.baseUrl, scale, {
     buildWorkers: options.buildWorkers,
+    resume: options.resume ?? false,
     log,
   });
   log(
