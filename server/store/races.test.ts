@@ -5,13 +5,12 @@
  * same calls run too (queued), so both stores keep the same contract. PostgreSQL needs KB_TEST_DATABASE_URL
  * (server/testing/pg.ts).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { IngestSlot } from '../console/ingest-slot.ts';
 import { startSyncSchedule } from '../runtime/node/sync-schedule.ts';
 import { describeStores } from '../testing/pg.ts';
 import { basis } from '../testing/vectors.ts';
+import { startReceiver } from '../testing/webhook-receiver.ts';
 import { createWebhooks, fetchPost } from '../webhooks/dispatcher.ts';
 import { newAnswerWriteKey } from './answer-key.ts';
 import { openPostgresStore } from './postgres.ts';
@@ -131,13 +130,8 @@ describeStores('races between two servers on one database', (kind) => {
   });
 
   it('one webhook event emitted by both servers at once is delivered once', async () => {
-    const received: string[] = [];
-    const receiver = createServer((req, res) => {
-      received.push(String(req.headers['kb-delivery']));
-      req.resume().on('end', () => res.writeHead(204).end());
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const receiver = await startReceiver();
+    const url = receiver.url;
     const dispatcher = (store: OpenStore) =>
       createWebhooks({
         target: async () => ({ url, secret: 'a-signing-secret-of-thirty-two-chars' }),
@@ -158,12 +152,13 @@ describeStores('races between two servers on one database', (kind) => {
       da.emit('answer.rated', data);
       expect(await da.settle(10_000)).toBe(true);
       expect(await db.settle(10_000)).toBe(true);
+      const received = receiver.deliveries.map((d) => String(d.headers['kb-delivery']));
       expect(received.filter((id) => id === shared)).toHaveLength(1);
       expect(received.filter((id) => id === other)).toHaveLength(1);
       expect(received).toHaveLength(3);
       expect(da.stats().delivered + db.stats().delivered).toBe(3);
     } finally {
-      await new Promise((resolve) => receiver.close(resolve));
+      await receiver.close();
     }
   });
 });
