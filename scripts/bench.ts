@@ -7,6 +7,12 @@
  * against an exact scan, the query plans of search_chunks, and — at 10k chunks — many visitors at once.
  * Writes <out>/<date>.json and <out>/<date>.md (printed too) and <out>/<date>-explain-<scale>.txt.
  * --quick: 1k and 10k only (a few minutes on 2 cores). Temp folders are deleted unless --keep.
+ *
+ * --database postgres: the same questions against the Node server on PostgreSQL + pgvector instead
+ * (bench/pg-scale.ts): each scale bulk-loaded into a database `kb_bench_<scale>` made on the server at
+ * --database-url (or KB_BENCH_DATABASE_URL); default scales 10k, 100k and 1M. Writes <date>-postgres.{json,md}.
+ * --resume keeps a database an earlier run loaded completely and builds only the indexes it lacks (a 1M load
+ * takes most of an hour on 2 cores; an interrupted index build need not repeat it).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
@@ -15,6 +21,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { concurrencyRun } from './bench/concurrency.ts';
 import { explainSearches } from './bench/explain.ts';
+import { benchPgScale, pgMarkdown, type PgScaleResult } from './bench/pg-scale.ts';
 import { buildKb } from './bench/kb.ts';
 import { chatLatency, searchLatency } from './bench/latency.ts';
 import { embeddedQuestions } from './bench/questions.ts';
@@ -24,6 +31,7 @@ import { startServer } from './bench/server.ts';
 
 const USAGE = [
   'usage: npm run bench -- [--quick] [--scales 1000,10000,100000] [--keep] [--out bench-results] [--concurrency-at 10000|0]',
+  '       npm run bench -- --database postgres [--database-url postgres://…] [--scales 10000,100000,1000000] [--build-workers 1] [--resume]',
   '       npm run bench -- load [--help]    200 visitors on one server, then a 5-minute soak (scripts/bench/load.ts)',
   '       npm run bench -- fuzz [--help]    the API fuzz properties, long (scripts/bench/fuzz.ts)',
   '       npm run bench -- first-visit [--help]  first and later visits, throttled (scripts/bench/first-visit.ts)',
@@ -51,6 +59,10 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench-results' },
     'concurrency-at': { type: 'string', default: '10000' },
+    database: { type: 'string', default: 'pglite' },
+    'database-url': { type: 'string' },
+    'build-workers': { type: 'string', default: '1' },
+    resume: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -67,11 +79,18 @@ const wholeNumbers = (raw: string, flag: string) =>
     }
     return n;
   });
+if (values.database !== 'pglite' && values.database !== 'postgres') {
+  console.error(`--database: "${values.database}" is neither pglite nor postgres\n${USAGE}`);
+  process.exit(2);
+}
+const onPostgres = values.database === 'postgres';
 const scales = values.scales
   ? wholeNumbers(values.scales, '--scales').filter((n) => n > 0)
-  : values.quick
-    ? [1000, 10_000]
-    : [1000, 10_000, 100_000];
+  : onPostgres
+    ? [10_000, 100_000, 1_000_000]
+    : values.quick
+      ? [1000, 10_000]
+      : [1000, 10_000, 100_000];
 const concurrencyAt = wholeNumbers(values['concurrency-at'], '--concurrency-at')[0] || null;
 const VISITORS = [1, 10, 50, 200];
 const ROUNDS = 3;
@@ -94,6 +113,41 @@ await mkdir(outDir, { recursive: true });
 log(`kb-chat bench: scales ${scales.join(', ')}; concurrency at ${concurrencyAt ?? 'none'}; work in ${workRoot}`);
 
 const { questions, warmUp } = await embeddedQuestions(QUESTIONS);
+
+if (onPostgres) {
+  const baseUrl = values['database-url'] ?? process.env.KB_BENCH_DATABASE_URL;
+  if (!baseUrl) {
+    console.error(`--database postgres needs --database-url or KB_BENCH_DATABASE_URL\n${USAGE}`);
+    process.exit(2);
+  }
+  const buildWorkers = wholeNumbers(values['build-workers'], '--build-workers')[0]!;
+  const results: PgScaleResult[] = [];
+  const stem = path.join(outDir, `${date}-postgres`);
+  for (const scale of scales) {
+    results.push(
+      await benchPgScale(scale, {
+        baseUrl,
+        questions,
+        warmUp,
+        recallQuestions: RECALL_QUESTIONS,
+        efSearch: EF_SEARCH,
+        buildWorkers,
+        resume: values.resume,
+        log,
+      }),
+    );
+    // Written after each scale: the 1M one takes long, and what is measured by then is kept.
+    const machine = machineInfo();
+    await writeFile(
+      `${stem}.json`,
+      `${JSON.stringify({ date, started_at: started.toISOString(), machine, scales: results }, null, 2)}\n`,
+    );
+    await writeFile(`${stem}.md`, pgMarkdown(results));
+  }
+  await rm(workRoot, { recursive: true, force: true });
+  console.log(pgMarkdown(results));
+  process.exit(0);
+}
 
 const report: BenchReport = {
   date,

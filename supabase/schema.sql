@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 35 migrations, the last 20261127110000_thread_margin.sql. What each function is for, and who may call it: docs/database.md.
+-- 36 migrations, the last 20261127130000_webhook_claims.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -241,6 +241,16 @@ create table public.kb_webhook_changes (
 alter table public.kb_webhook_changes add constraint kb_webhook_changes_pkey PRIMARY KEY (id);
 alter table public.kb_webhook_changes enable row level security;
 grant all on table public.kb_webhook_changes to service_role;
+
+create table public.kb_webhook_claims (
+  event_id text not null,
+  claimed_at timestamp with time zone default now() not null
+);
+alter table public.kb_webhook_claims add constraint kb_webhook_claims_event_id_check CHECK (((char_length(event_id) >= 1) AND (char_length(event_id) <= 200)));
+alter table public.kb_webhook_claims add constraint kb_webhook_claims_pkey PRIMARY KEY (event_id);
+CREATE INDEX kb_webhook_claims_claimed_at ON public.kb_webhook_claims USING btree (claimed_at);
+alter table public.kb_webhook_claims enable row level security;
+grant all on table public.kb_webhook_claims to service_role;
 
 create table public.rate_limits (
   user_id uuid not null,
@@ -1138,6 +1148,25 @@ $function$;
 comment on function public.kb_chunks_count_trigger() is 'Keeps the corpus statistics as chunks are inserted, updated or deleted (statement-level trigger on kb_chunks); skipped while a bulk load defers them.';
 revoke all on function public.kb_chunks_count_trigger() from public;
 grant execute on function public.kb_chunks_count_trigger() to service_role;
+
+CREATE OR REPLACE FUNCTION public.kb_claim_webhook_event(p_event_id text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET search_path TO 'public', 'extensions', 'pg_temp'
+AS $function$
+declare
+  v_claimed boolean;
+begin
+  delete from kb_webhook_claims where claimed_at < now() - interval '1 day';
+  insert into kb_webhook_claims (event_id) values (p_event_id)
+  on conflict (event_id) do nothing
+  returning true into v_claimed;
+  return coalesce(v_claimed, false);
+end;
+$function$;
+comment on function public.kb_claim_webhook_event(p_event_id text) is 'Claims a webhook event id for this server: true for the first claim of that id, false for every later one (another server, or a retried request, already sends it). Called by the Node server''s webhook dispatcher with its own connection.';
+revoke all on function public.kb_claim_webhook_event(p_event_id text) from public;
+grant execute on function public.kb_claim_webhook_event(p_event_id text) to service_role;
 
 CREATE OR REPLACE FUNCTION public.kb_count_chunks(p_fts tsvector[], p_total_length bigint, p_sign integer)
  RETURNS void

@@ -33,16 +33,20 @@ export interface ConcurrencyResult {
   error_samples: string[];
 }
 
+/** `base`: one server, or several sharing a database — visitor v then signs in and asks on base[v mod N]. */
 export async function concurrencyRun(
-  base: string,
+  base: string | readonly string[],
   questions: Question[],
   visitors: number,
   rounds: number,
 ): Promise<ConcurrencyResult> {
+  const bases = typeof base === 'string' ? [base] : base;
+  const serverOf = (v: number) => bases[v % bases.length]!;
   const tokens: string[] = [];
   while (tokens.length < visitors) {
     const batch = Math.min(20, visitors - tokens.length);
-    tokens.push(...(await Promise.all(Array.from({ length: batch }, () => signIn(base)))));
+    const first = tokens.length;
+    tokens.push(...(await Promise.all(Array.from({ length: batch }, (_, i) => signIn(serverOf(first + i))))));
   }
   const timings: ChatTiming[] = [];
   const started = performance.now();
@@ -50,7 +54,7 @@ export async function concurrencyRun(
     tokens.map(async (token, v) => {
       for (let r = 0; r < rounds; r++) {
         const q = questions[(v * rounds + r) % questions.length]!;
-        const timing = await chat(base, token, q.text, q.embedding);
+        const timing = await chat(serverOf(v), token, q.text, q.embedding);
         timings.push(timing);
         // A visitor told 503 comes back when Retry-After says (as the widget asks them to), not at once:
         // a crowd retrying instantly would measure its own flood rather than the server.

@@ -30,18 +30,45 @@ interface Part {
 /** Writes `count` Markdown documents into `dir` (created); returns how many were written. */
 export async function writeCorpus(dir: string, count: number, dataDir = SHARED_DATA): Promise<number> {
   await mkdir(dir, { recursive: true });
-  const real = await realParts(dataDir);
-  const sentences = real.flatMap((p) => splitSentences(p.text));
-  const titles = real.map((p) => p.title);
-  const random = mulberry32(0x6b62 + 1);
   const batch: Promise<void>[] = [];
-  for (let i = 0; i < count; i++) {
-    const part = i < real.length ? real[i]! : recombined(i, sentences, titles, random);
-    batch.push(writeFile(path.join(dir, `${String(i).padStart(6, '0')}.md`), `# ${part.title}\n\n${part.text}\n`));
+  for await (const { index, title, text } of corpusDocuments(count, dataDir)) {
+    batch.push(writeFile(path.join(dir, `${String(index).padStart(6, '0')}.md`), `# ${title}\n\n${text}\n`));
     if (batch.length >= 256) await Promise.all(batch.splice(0));
   }
   await Promise.all(batch);
   return count;
+}
+
+export interface CorpusDocument {
+  index: number;
+  title: string;
+  text: string;
+  /** For a recombined document, the real parts its sentences came from (indexes into the real ones); else [index]. */
+  sources: number[];
+}
+
+/** The corpus's documents in order, made lazily (a million of them need not be in memory at once). */
+export async function* corpusDocuments(count: number, dataDir = SHARED_DATA): AsyncGenerator<CorpusDocument> {
+  const real = await realParts(dataDir);
+  const sentences: string[] = [];
+  const sentencePart: number[] = [];
+  for (const [i, part] of real.entries()) {
+    for (const sentence of splitSentences(part.text)) {
+      sentences.push(sentence);
+      sentencePart.push(i);
+    }
+  }
+  const titles = real.map((p) => p.title);
+  const random = mulberry32(0x6b62 + 1);
+  for (let i = 0; i < count; i++) {
+    if (i < real.length) yield { index: i, ...real[i]!, sources: [i] };
+    else yield { index: i, ...recombined(i, sentences, sentencePart, titles, random) };
+  }
+}
+
+/** How many real parts the shared data holds (documents beyond are recombined). */
+export async function realPartCount(dataDir = SHARED_DATA): Promise<number> {
+  return (await realParts(dataDir)).length;
 }
 
 /** `count` SciFact claims, spread over the file (deterministic). */
@@ -106,12 +133,21 @@ function cut(title: string, text: string): Part[] {
   return parts;
 }
 
-function recombined(i: number, sentences: string[], titles: string[], random: () => number): Part {
+function recombined(
+  i: number,
+  sentences: string[],
+  sentencePart: number[],
+  titles: string[],
+  random: () => number,
+): Part & { sources: number[] } {
   const words: string[] = [];
+  const sources: number[] = [];
   while (words.length < WORDS_PER_DOC - 30) {
-    words.push(...sentences[Math.floor(random() * sentences.length)]!.split(/\s+/).slice(0, 40));
+    const pick = Math.floor(random() * sentences.length);
+    words.push(...sentences[pick]!.split(/\s+/).slice(0, 40));
+    sources.push(sentencePart[pick]!);
   }
-  return { title: `${titles[Math.floor(random() * titles.length)]} · ${i}`, text: words.join(' ') };
+  return { title: `${titles[Math.floor(random() * titles.length)]} · ${i}`, text: words.join(' '), sources };
 }
 
 function splitSentences(text: string): string[] {

@@ -399,6 +399,8 @@ export const SQL_FUNCTIONS = {
   },
   // The webhook with its secret, for the service role only: a sync run emits `sync.finished` to it.
   kb_webhook_target: { args: [], grants: SERVICE, via: 'service', returns: 'rows', retried: true },
+  // Not retried: a second attempt after a lost reply would find the first attempt's claim and not send.
+  kb_claim_webhook_event: { args: ['p_event_id'], grants: SERVICE, via: 'service', returns: 'value', retried: false },
   // Re-crawling: validators set to a value; a run finished with the same counts again. Starting a run
   // inserts a row: a retry would leave a second, never-finished one.
   kb_http_cache: { args: ['p_prefix'], grants: SERVICE, via: 'service', returns: 'rows', retried: true },

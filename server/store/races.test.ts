@@ -10,6 +10,8 @@ import { IngestSlot } from '../console/ingest-slot.ts';
 import { startSyncSchedule } from '../runtime/node/sync-schedule.ts';
 import { describeStores } from '../testing/pg.ts';
 import { basis } from '../testing/vectors.ts';
+import { startReceiver } from '../testing/webhook-receiver.ts';
+import { createWebhooks, fetchPost } from '../webhooks/dispatcher.ts';
 import { newAnswerWriteKey } from './answer-key.ts';
 import { openPostgresStore } from './postgres.ts';
 import type { OpenStore } from './sql-store.ts';
@@ -125,5 +127,38 @@ describeStores('races between two servers on one database', (kind) => {
     const jti = crypto.randomUUID();
     const both = await Promise.all([a.consumeAdminLink(jti), b.consumeAdminLink(jti)]);
     expect(both.filter((u) => u !== null)).toEqual([x]);
+  });
+
+  it('one webhook event emitted by both servers at once is delivered once', async () => {
+    const receiver = await startReceiver();
+    const url = receiver.url;
+    const dispatcher = (store: OpenStore) =>
+      createWebhooks({
+        target: async () => ({ url, secret: 'a-signing-secret-of-thirty-two-chars' }),
+        post: fetchPost,
+        allowLoopback: true,
+        log: () => {},
+        claim: (id) => store.claimWebhookEvent!(id),
+      });
+    const [da, db] = [dispatcher(a), dispatcher(b)];
+    const data = { message_id: crypto.randomUUID() } as never;
+    try {
+      const shared = `evt_${crypto.randomUUID()}`;
+      da.emit('question.refused', data, { id: shared });
+      db.emit('question.refused', data, { id: shared });
+      // Another event, on one server only, still goes out; so does one without an id of the caller's.
+      const other = `evt_${crypto.randomUUID()}`;
+      db.emit('question.refused', data, { id: other });
+      da.emit('answer.rated', data);
+      expect(await da.settle(10_000)).toBe(true);
+      expect(await db.settle(10_000)).toBe(true);
+      const received = receiver.deliveries.map((d) => String(d.headers['kb-delivery']));
+      expect(received.filter((id) => id === shared)).toHaveLength(1);
+      expect(received.filter((id) => id === other)).toHaveLength(1);
+      expect(received).toHaveLength(3);
+      expect(da.stats().delivered + db.stats().delivered).toBe(3);
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -346,6 +346,10 @@ export class SqlStore<D extends SqlDb> implements OpenStore<D> {
     return (await this.rows(null, 'kb_webhook_target', {}))[0] ?? { url: null, secret: null };
   }
 
+  async claimWebhookEvent(eventId: string): Promise<boolean> {
+    return (await this.value(null, 'kb_claim_webhook_event', { p_event_id: eventId })) === true;
+  }
+
   async consumeAdminLink(jti: string): Promise<string | null> {
     return this.run((db) =>
       db.transaction(async (tx) => {

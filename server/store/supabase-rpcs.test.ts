@@ -382,6 +382,10 @@ const EXERCISES: Record<string, () => Promise<void>> = {
       await pg.db.exec('update kb_settings set webhook_url = null, webhook_secret = null');
     }
   },
+  claimWebhookEvent: async () => {
+    const id = `evt_${crypto.randomUUID()}`;
+    expect([await ingest.claimWebhookEvent!(id), await ingest.claimWebhookEvent!(id)]).toEqual([true, false]);
+  },
   optimize: async () => {
     await ingest.optimize();
     const { rows } = await pg.db.query<{ chunks: string }>('select chunks from kb_corpus_stats');

@@ -476,6 +476,10 @@ export function createSupabaseIngestStore(options: SupabaseStoreOptions): Ingest
       return rows?.[0] ?? { url: null, secret: null };
     },
 
+    async claimWebhookEvent(eventId) {
+      return (await rpc<boolean>('kb_claim_webhook_event', { p_event_id: eventId })) === true;
+    },
+
     async optimize() {
       await rpc('kb_optimize');
     },

@@ -299,6 +299,11 @@ export interface ChatStore extends AdminStore {
    * the embedded store has one; the Supabase chat store (anon key) does not, so a Worker uses its env.
    */
   webhookTarget?(): Promise<{ url: string | null; secret: string | null }>;
+  /**
+   * Claims a webhook event id (`kb_claim_webhook_event`, the server's own connection): true for the first
+   * claim, false when another server — or a retried request — already sends that event.
+   */
+  claimWebhookEvent?(eventId: string): Promise<boolean>;
 }
 
 /** One row of `kb_settings` as the functions return it: null where no admin has chosen. */
@@ -413,6 +418,8 @@ export interface IngestStore {
    * `sync.finished` to it (server/runtime/node/webhooks.ts).
    */
   webhookTarget?(): Promise<{ url: string | null; secret: string | null }>;
+  /** Claims a webhook event id (`kb_claim_webhook_event`, service role): true for the first claim only. */
+  claimWebhookEvent?(eventId: string): Promise<boolean>;
   /**
    * Re-crawling (supabase/migrations/20261126050000_sync_runs.sql): the HTTP validators of documents under a
    * prefix, still matching their document; storing them after a document is written or found unchanged.

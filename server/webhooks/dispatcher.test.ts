@@ -136,4 +136,30 @@ describe('webhookUrlProblem', () => {
     expect(webhookUrlProblem('https://user:pw@hooks.example.com/', false)).toMatch(/user name or password/);
     expect(webhookUrlProblem('ftp://hooks.example.com/', false)).toMatch(/https/);
   });
+
+  it('claims only events whose id the caller gave; a refused claim is not sent, a failed one is sent anyway', async () => {
+    receiver = await startReceiver();
+    const claimed: string[] = [];
+    const { hooks, logs } = webhooks(receiver.url, {
+      claim: async (id) => {
+        claimed.push(id);
+        if (id === 'evt_down') throw new Error('connection refused');
+        return id !== 'evt_taken';
+      },
+    });
+    hooks.emit('answer.rated', RATED, { id: 'evt_taken' });
+    hooks.emit('answer.rated', RATED, { id: 'evt_mine' });
+    hooks.emit('answer.rated', RATED, { id: 'evt_down' });
+    hooks.emit('answer.rated', RATED);
+    expect(await hooks.settle(5_000)).toBe(true);
+    expect(claimed.sort()).toEqual(['evt_down', 'evt_mine', 'evt_taken']);
+    const sent = receiver.deliveries.map((d) => String(d.headers['kb-delivery']));
+    expect(sent.filter((id) => id === 'evt_mine' || id === 'evt_down').sort()).toEqual(['evt_down', 'evt_mine']);
+    expect(sent.filter((id) => /^evt_[0-9a-f-]{36}$/.test(id))).toHaveLength(1);
+    expect(sent).toHaveLength(3);
+    expect(hooks.stats()).toMatchObject({ delivered: 3, failed: 0 });
+    expect(logs).toEqual([
+      expect.stringMatching(/evt_down: could not claim it \(connection refused\); sending anyway/),
+    ]);
+  });
 });

@@ -67,6 +67,13 @@ export interface WebhookOptions {
   perTypePerMinute?: number;
   /** How long one read of the target is reused (default 5 s). */
   targetCacheMs?: number;
+  /**
+   * Claims an event id across every server on the database (`kb_claim_webhook_event`): an event whose id the
+   * caller gave (a retried request repeats it, and two servers may both get the request) is sent only by the
+   * server whose claim is first. A claim that fails (the database is unreachable) sends anyway: a duplicate,
+   * which the receiver can drop by its KB-Delivery id, is better than an event lost.
+   */
+  claim?: (eventId: string) => Promise<boolean>;
   /** Tests: the clock (ms). */
   now?: () => number;
 }
@@ -142,13 +149,21 @@ export function createWebhooks(options: WebhookOptions): Webhooks {
   };
 
   /** true: delivered; false: given up on (logged); null: webhooks are off. */
-  async function deliver(event: Omit<WebhookEvent, 'data'>, data: unknown): Promise<boolean | null> {
+  async function deliver(event: Omit<WebhookEvent, 'data'>, data: unknown, named: boolean): Promise<boolean | null> {
     const { url, secret } = await target();
     if (!url) return null; // webhooks are off
     const problem = webhookUrlProblem(url, allowLoopback);
     if (problem) return fail(`${event.type} not sent: the URL ${problem}`);
     if (!secret)
       return fail(`${event.type} not sent: no signing secret for ${url} (KB_WEBHOOK_SECRET or the console's)`);
+    // Only a caller-given id can repeat; a generated one is new by construction and needs no database write.
+    if (named && options.claim) {
+      const claimed = await options.claim(event.id).catch((error: unknown) => {
+        log(`${event.type} ${event.id}: could not claim it (${(error as Error)?.message ?? error}); sending anyway`);
+        return true;
+      });
+      if (!claimed) return null; // another server, or an earlier request, sends it
+    }
     const body = JSON.stringify({ ...event, data: await data });
     for (let attempt = 1; ; attempt++) {
       let failure: string;
@@ -210,7 +225,7 @@ export function createWebhooks(options: WebhookOptions): Webhooks {
       const task = new Promise<void>((done) => {
         queue.push({
           run: () =>
-            deliver(event, data).then(
+            deliver(event, data, id !== undefined).then(
               (ok) => {
                 if (ok === true) counts.delivered++;
                 else if (ok === false) counts.failed++;

@@ -13,16 +13,17 @@
  *   forged meta and citations and without the server's answer write key, or with a wrong one: refused,
  *   nothing stored. Their bounds are then checked as the server calls them, with the key, for Mallory.
  *
- * Two paths over the same PGlite database: PostgREST over HTTP (rpc-server.ts: apikey, JWT, role, RLS), and
+ * Two paths over the same database (PGlite here; PostgreSQL in attacker.pg.test.ts): PostgREST over HTTP (rpc-server.ts: apikey, JWT, role, RLS), and
  * the embedded database itself, running each call as PostgREST does (claims set, `set local role`) — so the
  * grants are checked by Postgres, not by the test server's HTTP layer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
 import { SQL_FUNCTIONS, type SqlFunction } from '../../server/store/functions.ts';
+import type { OpenStore } from '../../server/store/sql-store.ts';
 import type { JwtClaims } from '../../server/store/types.ts';
 import { basis, withSimilarity } from '../../server/testing/vectors.ts';
 import { startRpcServer, statusFor, type RpcServer } from './rpc-server.ts';
+import { openSuiteStore } from './suite-database.ts';
 
 const SECRET = 'attacker-test-jwt-secret-0123456789abcdef';
 /** The server's answer write key; its hash is in the database, the key itself never reaches a visitor. */
@@ -73,7 +74,7 @@ interface AttackPath {
   ): Promise<Attempt>;
 }
 
-let pg: PgliteStore;
+let pg: OpenStore;
 let server: RpcServer;
 let token: string;
 let mallory: JwtClaims;
@@ -104,7 +105,7 @@ async function signUp(): Promise<{ token: string; claims: JwtClaims }> {
 }
 
 beforeAll(async () => {
-  pg = await openPgliteStore(null, { answerWriteKey: SERVER_KEY });
+  pg = await openSuiteStore({ answerWriteKey: SERVER_KEY });
   server = await startRpcServer({ store: pg, jwtSecret: SECRET });
   ({ token, claims: mallory } = await signUp());
   ({ claims: alice } = await signUp());

@@ -18,14 +18,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decode, sign, verify } from 'hono/jwt';
-import type { Transaction } from '@electric-sql/pglite';
-import type { PgliteStore } from '../../server/store/pglite.ts';
+import type { SqlQueryable } from '../../server/store/sql-db.ts';
+import type { OpenStore } from '../../server/store/sql-store.ts';
 
 const ROLES = new Set(['anon', 'authenticated', 'service_role']);
 const TOKEN_TTL = 3600;
 
 export interface RpcServerOptions {
-  store: PgliteStore;
+  store: OpenStore;
   jwtSecret: string;
   /** Supabase Auth's "Allow anonymous sign-ins" (on by default here). */
   anonymousSignIns?: boolean;
@@ -374,7 +374,7 @@ export async function startRpcServer({
     claims: object,
     role: string,
     req: IncomingMessage | null,
-    fn: (tx: Transaction) => Promise<T>,
+    fn: (tx: SqlQueryable) => Promise<T>,
   ): Promise<T> {
     const headers = req ? Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])) : {};
     try {
@@ -576,7 +576,7 @@ interface ResolvedFunction {
  * default are all given — PostgREST's overload resolution by argument names. The name only ever reaches
  * SQL as a bound parameter here and, once found in pg_proc, as a quoted identifier.
  */
-async function resolveFunction(store: PgliteStore, name: string, keys: string[]): Promise<ResolvedFunction> {
+async function resolveFunction(store: OpenStore, name: string, keys: string[]): Promise<ResolvedFunction> {
   const { rows } = await store.db.query<{
     argnames: string[] | null;
     argmodes: string[] | null;

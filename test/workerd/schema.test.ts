@@ -8,14 +8,15 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUPABASE_DIR } from '../../server/store/migrate.ts';
-import { openPgliteStore, type PgliteStore } from '../../server/store/pglite.ts';
+import type { OpenStore } from '../../server/store/sql-store.ts';
 import { argName, SQL_FUNCTIONS, type SqlFunction, type SqlFunctionName } from '../../server/store/functions.ts';
 import { rpcCalls } from './rpc-calls.ts';
+import { openSuiteStore } from './suite-database.ts';
 
-let pg: PgliteStore;
+let pg: OpenStore;
 
 beforeAll(async () => {
-  pg = await openPgliteStore(null);
+  pg = await openSuiteStore();
   await pg.db.exec(await readFile(join(SUPABASE_DIR, 'seed.sql'), 'utf8'));
 });
 afterAll(() => pg?.close());
@@ -63,6 +64,7 @@ describe('supabase/migrations on a new database', () => {
         'kb_settings',
         'kb_sync_runs',
         'kb_webhook_changes',
+        'kb_webhook_claims',
         'rate_limits',
       ].map((relname) => ({ relname, relrowsecurity: true })),
     );

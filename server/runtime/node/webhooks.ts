@@ -22,7 +22,7 @@ import { guardedWebhookPost } from './webhook-post.ts';
 type Tuning = Omit<WebhookOptions, 'target' | 'post' | 'allowLoopback'>;
 
 export function nodeWebhooks(
-  store: Pick<ChatStore, 'webhookTarget'>,
+  store: Pick<ChatStore, 'webhookTarget' | 'claimWebhookEvent'>,
   env: Config['webhook'],
   tuning: Partial<Tuning> = {},
   post = guardedWebhookPost({ allowLoopback: env.allowLoopback }),
@@ -35,6 +35,8 @@ export function nodeWebhooks(
     },
     post,
     allowLoopback: env.allowLoopback,
+    // Every server on the database sends an event the others also got (a retried request's) only once.
+    ...(store.claimWebhookEvent ? { claim: (id: string) => store.claimWebhookEvent!(id) } : {}),
     ...tuning,
   });
 }
