@@ -68,10 +68,12 @@ describe('the demo page for a newcomer', () => {
     await page.screenshot({ path: join(SHOTS, 'demo-ctrl-k-1280.png') });
   });
 
-  it('at 1280×800 and 390×844 the brand never wraps and the nav is one line that fits', async () => {
+  it('at 1280×800, 390×844 and 360×640 the brand never wraps and the nav is one line that fits', async () => {
+    // 360 px is the narrowest phone width in common use; a desktop window narrowed with a classic scrollbar lands near 375.
     for (const [width, height] of [
       [1280, 800],
       [390, 844],
+      [360, 640],
     ] as const) {
       const page = await open(running.browser, width, height);
       const brand = await page.locator('.brand').boundingBox();
