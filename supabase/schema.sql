@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 36 migrations, the last 20261127130000_webhook_claims.sql. What each function is for, and who may call it: docs/database.md.
+-- 37 migrations, the last 20261128060000_words_only_chunks.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -1011,7 +1011,7 @@ grant execute on function public.get_recent_chat_messages(p_session_id uuid, p_l
 CREATE OR REPLACE FUNCTION public.ingest_document(p_source text, p_name text, p_meta jsonb, p_checksum text, p_model text, p_chunks jsonb)
  RETURNS uuid
  LANGUAGE plpgsql
- SET search_path TO 'public', 'extensions', 'pg_temp'
+ SET search_path TO 'public', 'extensions'
 AS $function$
 declare
   v_document_id uuid;
@@ -1036,14 +1036,15 @@ begin
   )
   insert into kb_embeddings (chunk_id, embedding, model)
   select inserted.id, (input.chunk -> 'embedding')::text::vector, p_model
-  from inserted join input using (position);
+  from inserted join input using (position)
+  where jsonb_typeof(input.chunk -> 'embedding') = 'array';
 
   update kb_documents set status = 'ready', checksum = p_checksum, updated_at = now()
   where id = v_document_id;
   return v_document_id;
 end;
 $function$;
-comment on function public.ingest_document(p_source text, p_name text, p_meta jsonb, p_checksum text, p_model text, p_chunks jsonb) is 'Replaces a document with its chunks and embeddings in one transaction; the checksum is written with them, so an interrupted run is redone. Called by the ingester with the service-role key.';
+comment on function public.ingest_document(p_source text, p_name text, p_meta jsonb, p_checksum text, p_model text, p_chunks jsonb) is 'Replaces a document with its chunks and their embeddings in one transaction (a chunk without an embedding is stored for keyword search only); the checksum is written with them, so an interrupted run is redone. Called by the ingester with the service-role key.';
 revoke all on function public.ingest_document(p_source text, p_name text, p_meta jsonb, p_checksum text, p_model text, p_chunks jsonb) from public;
 grant execute on function public.ingest_document(p_source text, p_name text, p_meta jsonb, p_checksum text, p_model text, p_chunks jsonb) to service_role;
 

@@ -30,6 +30,7 @@ import { lazyEmbedder, missingEmbedder } from './lazy-embedder.ts';
 import { inProcessPreparer, type Preparer } from './pool.ts';
 import { parseSource, type PreparedDocument, type PrepareTask } from './prepare.ts';
 import { Semaphore } from './semaphore.ts';
+import { wordsOnlyPreparer } from './words-only.ts';
 
 /**
  * Part of every document's checksum: bump it when parsing or chunking changes what gets stored, so the next
@@ -70,6 +71,12 @@ export interface IngestOptions {
   deferIndex?: boolean | 'auto';
   /** Send the stored validators when re-crawling (default true); false downloads every page. */
   conditional?: boolean;
+  /**
+   * Store chunks without embeddings, for keyword search only (no model is loaded; `embedder` and `preparer`
+   * are not used). A stored document whose bytes did not change counts as unchanged even though it lacks
+   * embeddings; an ingestion without this option embeds it.
+   */
+  wordsOnly?: boolean;
 }
 
 export interface IngestSummary {
@@ -116,9 +123,12 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const urls = options.inputs.filter((i) => /^https?:\/\//i.test(i));
   const paths = options.inputs.filter((i) => !/^https?:\/\//i.test(i));
   // Made before anything is awaited: a rejected embedder promise is handled from here on.
-  const preparer =
-    options.preparer ??
-    inProcessPreparer(lazyEmbedder(options.embedder ?? missingEmbedder, () => onProgress?.({ type: 'loading-model' })));
+  const preparer = options.wordsOnly
+    ? wordsOnlyPreparer()
+    : (options.preparer ??
+      inProcessPreparer(
+        lazyEmbedder(options.embedder ?? missingEmbedder, () => onProgress?.({ type: 'loading-model' })),
+      ));
 
   const { files, invalid, skipped, roots } = await resolveInputs(paths, options.cwd ?? process.cwd());
   const total = files.length + invalid.length + urls.length;
@@ -301,7 +311,8 @@ class IngestRun {
   private async check(item: Item): Promise<Checked> {
     const checksum = createHash('sha256').update(CHUNKING_VERSION).update(item.bytes).digest('hex');
     const state = await this.store.documentState(item.source, this.model);
-    if (state?.status === 'ready' && state.checksum === checksum && state.stale_embeddings === 0) {
+    const embedded = state?.stale_embeddings === 0 || this.options.wordsOnly;
+    if (state?.status === 'ready' && state.checksum === checksum && embedded) {
       return { outcome: 'unchanged', checksum };
     }
     this.changed += 1;

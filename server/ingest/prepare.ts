@@ -2,8 +2,8 @@
  * One source's bytes → what `ingest_document` stores: parse (by format), chunk with the model's tokenizer,
  * embed. Pure apart from the embedder, so it runs the same in the main thread and in pool workers.
  */
-import type { ChunkMeta } from '../store/types.ts';
-import { chunkDocument, DEFAULT_MAX_TOKENS, DEFAULT_OVERLAP_TOKENS } from './chunker.ts';
+import type { IngestChunk } from '../store/types.ts';
+import { chunkDocument, DEFAULT_MAX_TOKENS, DEFAULT_OVERLAP_TOKENS, type Chunk } from './chunker.ts';
 import type { DocumentDefaults, ParsedDocument, SourceType } from './document.ts';
 import type { Embedder } from './embedder.ts';
 import { parseHtml } from './html.ts';
@@ -22,7 +22,7 @@ export interface PrepareTask {
 export interface PreparedDocument {
   name: string;
   meta: Record<string, unknown>;
-  chunks: { content: string; meta: ChunkMeta; embedding: number[] }[];
+  chunks: IngestChunk[];
 }
 
 /** Parses and chunks (no embedding): also what `--dry-run` uses to count chunks. */
@@ -45,6 +45,27 @@ export async function prepareDocument(task: PrepareTask, embedder: Embedder): Pr
   // An empty document is still stored (with no chunks): if it had content before, that must disappear.
   const chunks = chunkDocument(doc, { countTokens: (t) => embedder.countTokens(t) });
   const embeddings = chunks.length > 0 ? await embedder.embed(chunks.map((c) => c.embedText)) : [];
+  return prepared(task, doc, chunks, (i) => embeddings[i]!);
+}
+
+/**
+ * Parses and chunks without a model: chunks sized by `countTokens` (an estimate of the model's word pieces)
+ * and stored without embeddings, for keyword search until the model can be loaded.
+ */
+export async function prepareWordsOnly(
+  task: PrepareTask,
+  countTokens: (text: string) => number,
+): Promise<PreparedDocument> {
+  const doc = await parseSource(task);
+  return prepared(task, doc, chunkDocument(doc, { countTokens }), () => null);
+}
+
+function prepared(
+  task: PrepareTask,
+  doc: ParsedDocument,
+  chunks: Chunk[],
+  embedding: (index: number) => number[] | null,
+): PreparedDocument {
   return {
     name: doc.title,
     meta: {
@@ -57,7 +78,7 @@ export async function prepareDocument(task: PrepareTask, embedder: Embedder): Pr
       ...task.origin,
       chunker: { max_tokens: DEFAULT_MAX_TOKENS, overlap_tokens: DEFAULT_OVERLAP_TOKENS },
     },
-    chunks: chunks.map((chunk, i) => ({ content: chunk.content, meta: chunk.meta, embedding: embeddings[i]! })),
+    chunks: chunks.map((chunk, i) => ({ content: chunk.content, meta: chunk.meta, embedding: embedding(i) })),
   };
 }
 

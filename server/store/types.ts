@@ -373,7 +373,8 @@ export interface DocumentState {
 export interface IngestChunk {
   content: string;
   meta: ChunkMeta;
-  embedding: number[];
+  /** null: stored for keyword search only (the model could not be loaded); the next ingestion embeds it. */
+  embedding: number[] | null;
 }
 
 export interface IngestDocument {

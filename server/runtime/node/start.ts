@@ -2,14 +2,14 @@
  * `npm start`: open (or create) the embedded database — or the PostgreSQL one of DATABASE_URL, shared with
  * other servers — ingest the demo knowledge base on first run, and
  * serve the demo, the widget and the API. When the embedding model cannot be loaded the server still
- * starts, and says what to set.
+ * starts, says what to set, and answers the demo by its words (demo-kb.ts).
  */
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { env as transformersEnv } from '@huggingface/transformers';
 import { depsFromConfig } from '../../app.ts';
 import { readConfig } from '../../config/index.ts';
 import { createEmbedder } from '../../ingest/embedder.ts';
-import { ingest } from '../../ingest/pipeline.ts';
+import { ensureDemo } from './demo-kb.ts';
 import { DEMO_KB_DIR } from './paths.ts';
 import { turnstileConfig, turnstileVerifier, type CaptchaOptions } from '../../auth/captcha.ts';
 import { MemoryClientLimiter } from '../../http/client-limit.ts';
@@ -24,7 +24,6 @@ import { onShutdownSignals, settleWebhooks } from './shutdown.ts';
 import { nodeWebhooks } from './webhooks.ts';
 import { answerWriteKeyProblem } from '../../store/answer-key.ts';
 import { databaseFromEnv, openNodeStore } from '../../store/open.ts';
-import type { OpenStore } from '../../store/sql-store.ts';
 
 const config = readConfig(process.env);
 const syncConfig = syncScheduleFromEnv(process.env);
@@ -48,7 +47,7 @@ if (repaired > 0) console.log(`Repaired an interrupted ingestion: rebuilt ${repa
 // uploads and "try a question" (loading it twice would hold two copies in memory).
 const embedder = sharedEmbedder(() => createEmbedder({ model: config.embedModel, modelDir: config.modelDir }));
 
-if ((await store.kbStats()).documents === 0) await ingestDemo(store);
+await ensureDemo({ store, embedder, model: config.embedModel, dir: DEMO_KB_DIR });
 // Webhook deliveries run beside the requests; the shutdown below gives them a moment to finish.
 const webhooks = nodeWebhooks(store, config.webhook);
 // Console uploads, "Sync now" and the scheduled sync: one ingestion at a time.
@@ -126,31 +125,6 @@ console.log(
 );
 if (schedule)
   console.log(`Syncing ${syncConfig.sources.join(', ')} every ${syncConfig.intervalSeconds} s (KB_SYNC_INTERVAL).`);
-
-async function ingestDemo(store: OpenStore): Promise<void> {
-  console.log(`First run: ingesting the demo knowledge base (${relative(process.cwd(), DEMO_KB_DIR)}) …`);
-  try {
-    const summary = await ingest({
-      store,
-      embedder,
-      model: config.embedModel,
-      inputs: [DEMO_KB_DIR],
-    });
-    if (summary.failed.length > 0) throw new Error(summary.failed.map((f) => `${f.source}: ${f.error}`).join('\n'));
-    console.log(`Ingested ${summary.added + summary.updated} documents, ${summary.chunks} chunks.`);
-  } catch (error) {
-    // The embedder's own error already says what to set (KB_MODEL_DIR, network, the offline test model).
-    console.warn(
-      [
-        '',
-        `⚠  The demo knowledge base could not be ingested. ${error instanceof Error ? error.message : error}`,
-        '   The server starts anyway; until a model can be loaded it answers "the knowledge base is empty",',
-        '   and the next start tries the ingestion again.',
-        '',
-      ].join('\n'),
-    );
-  }
-}
 
 /** The embedded server checks Turnstile tokens itself, so it needs the secret along with the site key. */
 function localCaptcha(captcha: NonNullable<typeof config.captcha>): CaptchaOptions {
