@@ -92,8 +92,8 @@ export interface AppDeps {
   /** Largest accepted request body (bytes). */
   maxBodyBytes?: number;
   /**
-   * Bound the wait for a database that answers one query at a time (the embedded PGlite): chat and search
-   * requests past it get 503 + Retry-After (see http/admission.ts). Unset: no bound (Workers + Supabase).
+   * Admit chat and search requests to a latency budget (the Node entry, on PGlite or PostgreSQL): those
+   * expected to take longer get 503 + Retry-After (see http/admission.ts). Unset: no bound (Workers + Supabase).
    */
   admission?: AdmissionOptions;
   /**

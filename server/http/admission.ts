@@ -6,11 +6,16 @@
  *
  * With it, at most `concurrency` requests are inside the database phase at once (auth, rate limit, turn,
  * retrieval, up to the first byte of the answer; streaming the answer happens after and is not counted);
- * the rest wait in arrival order. A request that would wait longer than `maxWaitMs` is not queued at all:
- * it gets 503 with a `Retry-After` at once, so the visitors who are served stay fast and the others are
- * told when to come back (the widget already explains a 503). The wait is estimated from the queue's
- * length and a moving average of how long admitted requests take; a request whose estimate was wrong is
- * still sent away when its actual wait passes the bound.
+ * the rest wait in arrival order. Admission works to a latency budget (`budgetMs`): a request whose
+ * expected time to the start of its response — the event loop's recent lateness, its wait for a place and
+ * its own service time, all measured — would exceed the budget is not queued at all: it gets 503 with a
+ * `Retry-After` at once, so the visitors who are served stay fast and the others are told when to come back
+ * (the widget already explains a 503). The same test applies to a free place: when service times have grown
+ * (the cores are busy, with this process or with another) fewer requests run at once. A request whose
+ * estimate was wrong is still sent away when its actual wait passes what its budget leaves.
+ *
+ * The budget is per process: each server sees its own queue and its own event loop, and sees the other
+ * processes on its machine only through the wall-clock times it measures.
  *
  * Workers + Supabase do not need it (isolates scale out, Supabase pools connections); `createApp` applies it
  * only when given options (the Node entry does).
@@ -19,10 +24,15 @@ import type { MiddlewareHandler } from 'hono';
 import { AppError } from './errors.ts';
 
 export interface AdmissionOptions {
-  /** Requests inside the database phase at once. */
+  /** Requests inside the database phase at once, at most. */
   concurrency: number;
-  /** Longest a request may wait for its turn before it is answered 503 (KB_MAX_WAIT_MS). */
-  maxWaitMs: number;
+  /**
+   * The time a request should take from arriving to the start of its response, as far as this process can
+   * foresee it (KB_MAX_WAIT_MS): one expected to take longer is answered 503 at once instead of queued.
+   */
+  budgetMs: number;
+  /** How late the event loop has recently been (loop-delay.ts); unset: not counted. */
+  loopDelayMs?: () => number;
 }
 
 interface Waiter {
@@ -30,29 +40,51 @@ interface Waiter {
   admit: () => boolean;
 }
 
-/** Shared by every route it guards: one queue per database. */
+/** Shared by every route it guards: one queue per process. */
 export class AdmissionQueue {
   private active = 0;
   private readonly waiting: Waiter[] = [];
-  /** Moving average of an admitted request's duration (ms), the basis of the wait estimate. */
+  /** Moving average of an admitted request's duration (ms, wall clock): the basis of the estimates. */
   private serviceMs = 10;
 
   constructor(readonly options: AdmissionOptions) {}
 
-  /** Estimated wait of a request arriving now (ms). */
-  expectedWaitMs(): number {
+  /**
+   * Expected time (ms) from now to the start of the response of a request arriving now: the event loop's
+   * recent lateness (the request waited about that long before this code saw it), its wait for a place (one
+   * service time per `concurrency` requests ahead of it) and its own service time. Service times are
+   * measured in wall-clock time, so they grow when the cores are busy with anything else — the other
+   * requests, PostgreSQL, a second server on the same machine.
+   */
+  expectedMs(): number {
+    return this.loopDelay() + this.waitMs() + this.serviceMs;
+  }
+
+  private waitMs(): number {
     if (this.active < this.options.concurrency) return 0;
     return Math.ceil((this.waiting.length + 1) / this.options.concurrency) * this.serviceMs;
   }
 
-  /** Resolves with `leave` once admitted; rejects with a 503 AppError when the wait would be too long. */
+  private loopDelay(): number {
+    return this.options.loopDelayMs?.() ?? 0;
+  }
+
+  /** Resolves with `leave` once admitted; rejects with a 503 AppError when it would take too long. */
   enter(): Promise<() => void> {
-    const expected = this.expectedWaitMs();
-    if (expected > this.options.maxWaitMs) return Promise.reject(this.busy(expected));
+    // An idle process always admits: it has nothing better to do, and only finished requests keep the
+    // service time current (a process that shed everything would never learn that the load has passed).
+    if (this.active === 0) {
+      this.active += 1;
+      return Promise.resolve(this.started());
+    }
+    const expected = this.expectedMs();
+    if (expected > this.options.budgetMs) return Promise.reject(this.busy(expected));
     if (this.active < this.options.concurrency) {
       this.active += 1;
       return Promise.resolve(this.started());
     }
+    // Queued: it may wait what its budget leaves after its own service time and the loop's lateness.
+    const maxWaitMs = this.options.budgetMs - this.serviceMs - this.loopDelay();
     return new Promise((resolve, reject) => {
       // Admission and the wait bound can fall due in the same instant; whichever comes first settles the
       // waiter, the other does nothing (a place handed to a waiter that already gave up is passed on).
@@ -62,8 +94,8 @@ export class AdmissionQueue {
         settled = true;
         const at = this.waiting.indexOf(waiter);
         if (at >= 0) this.waiting.splice(at, 1);
-        reject(this.busy(this.expectedWaitMs()));
-      }, this.options.maxWaitMs);
+        reject(this.busy(this.expectedMs()));
+      }, maxWaitMs);
       const waiter: Waiter = {
         admit: () => {
           if (settled) return false;
@@ -114,7 +146,7 @@ export class AdmissionQueue {
 
 /**
  * @example
- * const queue = new AdmissionQueue({ concurrency: 2, maxWaitMs: 1000 });
+ * const queue = new AdmissionQueue({ concurrency: 2, budgetMs: 500 });
  * app.use('/api/chat', admission(queue));
  */
 export function admission(queue: AdmissionQueue): MiddlewareHandler {
