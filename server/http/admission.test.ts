@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChatStore } from '../store/types.ts';
 import { question, useTestApi } from '../testing/api.ts';
 import { basis } from '../testing/vectors.ts';
-import { AdmissionQueue } from './admission.ts';
+import { AdmissionQueue, MAX_RETRY_AFTER_SECONDS } from './admission.ts';
 
 // The queue's clock is faked (timers and performance.now), so "at once" and "after the bound" are exact, not
 // timings of this machine.
@@ -57,7 +57,7 @@ describe('AdmissionQueue', () => {
   }
 
   it('turns a request away at once when its expected time is over the budget', async () => {
-    const queue = new AdmissionQueue({ concurrency: 1, budgetMs: 150 });
+    const queue = new AdmissionQueue({ concurrency: 1, budgetMs: 150, random: () => 0 });
     await serve(queue, 8, 100); // the service time's moving average passes 80 ms
     const holder = await queue.enter();
     expect(queue.expectedMs()).toBeGreaterThan(150); // a wait of one service time, then its own
@@ -123,7 +123,7 @@ describe('AdmissionQueue', () => {
 
   it('counts how late the event loop has been: a late loop sheds all but the first request', async () => {
     let lag = 0;
-    const queue = new AdmissionQueue({ concurrency: 4, budgetMs: 100, loopDelayMs: () => lag });
+    const queue = new AdmissionQueue({ concurrency: 4, budgetMs: 100, loopDelayMs: () => lag, random: () => 0 });
     const holder = await queue.enter();
     const second = await settled(queue.enter());
     expect(second?.value).toBeTypeOf('function'); // 10 ms expected, well inside 100
@@ -134,6 +134,25 @@ describe('AdmissionQueue', () => {
     holder();
     second!.value!();
     expect((await settled(queue.enter()))?.value).toBeTypeOf('function'); // idle again: admitted
+  });
+
+  it('tells a crowd it turns away to come back over the time it needs to serve them, jittered', async () => {
+    let jitter = 0;
+    const queue = new AdmissionQueue({ concurrency: 1, budgetMs: 150, random: () => jitter });
+    await serve(queue, 8, 100); // ≈ 8 finished in the last second
+    const holder = await queue.enter();
+    const retryAfter = async () => (await settled(queue.enter()))?.error?.retryAfterSeconds;
+    expect(await retryAfter()).toBe(1); // one turned away: room again well within a second
+    for (let i = 0; i < 38; i++) await retryAfter();
+    // 40 turned away at ≈ 5 finished a second (a count that decays while none finish): ≈ 8 s to serve them,
+    // sent as 8 × (0.5 + jitter) s.
+    const low = await retryAfter();
+    jitter = 0.99;
+    const high = await retryAfter();
+    expect(low).toBeGreaterThanOrEqual(3);
+    expect(high).toBeGreaterThan(low!);
+    expect(high).toBeLessThanOrEqual(MAX_RETRY_AFTER_SECONDS);
+    holder();
   });
 
   it('admits no one beyond `concurrency` while a freed place is being handed over', async () => {

@@ -33,6 +33,26 @@ export interface AdmissionOptions {
   budgetMs: number;
   /** How late the event loop has recently been (loop-delay.ts); unset: not counted. */
   loopDelayMs?: () => number;
+  /** Jitter of Retry-After, in [0, 1) (default Math.random). */
+  random?: () => number;
+}
+
+/** The longest Retry-After sent: the widget waits out up to 30 s on its own, then leaves it to the visitor. */
+export const MAX_RETRY_AFTER_SECONDS = 10;
+
+/** A count of events that decays by a factor e every second: about how many happened in the last second. */
+class RecentCount {
+  private value = 0;
+  private at = 0;
+  add(): void {
+    this.value = this.now() + 1;
+  }
+  now(): number {
+    const t = performance.now();
+    this.value *= Math.exp(-(t - this.at) / 1000);
+    this.at = t;
+    return this.value;
+  }
 }
 
 interface Waiter {
@@ -46,6 +66,9 @@ export class AdmissionQueue {
   private readonly waiting: Waiter[] = [];
   /** Moving average of an admitted request's duration (ms, wall clock): the basis of the estimates. */
   private serviceMs = 10;
+  /** Requests finished and requests turned away, about how many in the last second. */
+  private readonly served = new RecentCount();
+  private readonly rejected = new RecentCount();
 
   constructor(readonly options: AdmissionOptions) {}
 
@@ -117,6 +140,7 @@ export class AdmissionQueue {
       if (left) return;
       left = true;
       this.serviceMs = 0.8 * this.serviceMs + 0.2 * (performance.now() - since);
+      this.served.add();
       this.handOver();
     };
   }
@@ -138,9 +162,21 @@ export class AdmissionQueue {
     }, 0);
   }
 
+  /**
+   * The 503 of a request turned away. Its Retry-After says when there is likely room: the requests waiting
+   * and those turned away in the last second, at the rate requests have been finishing — so a crowd is told
+   * to come back over the time the server needs to serve it, not all in the same second to be turned away
+   * again (each refusal costs the server a few milliseconds of its cores too). Jittered (× 0.5–1.5) so the
+   * visitors turned away together do not return together; at least the expected time, 1 s to 10 s.
+   */
   private busy(expectedMs: number): AppError {
+    this.rejected.add();
+    const perSecond = Math.max(1, this.served.now());
+    const drainSeconds = (this.waiting.length + this.rejected.now()) / perSecond;
+    const jittered = drainSeconds * (0.5 + (this.options.random ?? Math.random)());
+    const seconds = Math.max(1, Math.ceil(expectedMs / 1000), Math.ceil(jittered));
     const error = new AppError(503, 'unavailable', 'Many people are asking right now. Please try again in a moment.');
-    return Object.assign(error, { retryAfterSeconds: Math.max(1, Math.ceil(expectedMs / 1000)) });
+    return Object.assign(error, { retryAfterSeconds: Math.min(MAX_RETRY_AFTER_SECONDS, seconds) });
   }
 }
 
