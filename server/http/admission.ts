@@ -10,8 +10,8 @@
  * expected time to the start of its response — the event loop's recent lateness, its wait for a place and
  * its own service time, all measured — would exceed the budget is not queued at all: it gets 503 with a
  * `Retry-After` at once, so the visitors who are served stay fast and the others are told when to come back
- * (the widget already explains a 503). The same test applies to a free place: when service times have grown
- * (the cores are busy, with this process or with another) fewer requests run at once. A request whose
+ * (the widget already explains a 503). The same test applies to a free place beyond the first two: when
+ * service times have grown (the cores are busy, with this process or with another) fewer requests run at once. A request whose
  * estimate was wrong is still sent away when its actual wait passes what its budget leaves.
  *
  * The budget is per process: each server sees its own queue and its own event loop, and sees the other
@@ -36,6 +36,9 @@ export interface AdmissionOptions {
   /** Jitter of Retry-After, in [0, 1) (default Math.random). */
   random?: () => number;
 }
+
+/** Requests admitted at once whatever the estimate (PGlite's whole concurrency). */
+export const ALWAYS_ADMITTED = 2;
 
 /** The longest Retry-After sent: the widget waits out up to 30 s on its own, then leaves it to the visitor. */
 export const MAX_RETRY_AFTER_SECONDS = 10;
@@ -94,9 +97,11 @@ export class AdmissionQueue {
 
   /** Resolves with `leave` once admitted; rejects with a 503 AppError when it would take too long. */
   enter(): Promise<() => void> {
-    // An idle process always admits: it has nothing better to do, and only finished requests keep the
-    // service time current (a process that shed everything would never learn that the load has passed).
-    if (this.active === 0) {
+    // The first ALWAYS_ADMITTED at once are always admitted: an idle process has nothing better to do, only
+    // finished requests keep the service time current (a process that shed everything would never learn
+    // that the load has passed), and two visitors at once on a cold server (its first requests are slow)
+    // must not be turned away.
+    if (this.active < Math.min(ALWAYS_ADMITTED, this.options.concurrency)) {
       this.active += 1;
       return Promise.resolve(this.started());
     }
