@@ -242,7 +242,6 @@ export function createApp(deps: AppDeps) {
     });
   });
 
-
   const local = localAuth && jwtSecret ? localAnonymousAuth(localAuth, jwtSecret) : null;
   const signIn = deps.anonymousSignIn ?? local?.signIn;
   if (signIn) {
