@@ -92,8 +92,8 @@ export interface AppDeps {
   /** Largest accepted request body (bytes). */
   maxBodyBytes?: number;
   /**
-   * Bound the wait for a database that answers one query at a time (the embedded PGlite): chat and search
-   * requests past it get 503 + Retry-After (see http/admission.ts). Unset: no bound (Workers + Supabase).
+   * Admit chat and search requests to a latency budget (the Node entry, on PGlite or PostgreSQL): those
+   * expected to take longer get 503 + Retry-After (see http/admission.ts). Unset: no bound (Workers + Supabase).
    */
   admission?: AdmissionOptions;
   /**
@@ -188,6 +188,16 @@ export function createApp(deps: AppDeps) {
     await next();
     c.res.headers.append('Server-Timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
   });
+  // Admission before the body limit: a request turned away 503 never has its body read (in @hono/node-server
+  // the first look at the body builds the whole web Request around it — most of what a 503 would cost).
+  // After serverTiming, so a served request's `app` time includes its wait for a place.
+  if (deps.admission) {
+    const queue = new AdmissionQueue(deps.admission);
+    app.use(API_PATHS.chat, admission(queue));
+    app.use(API_PATHS.search, admission(queue));
+    // An assistant's question is the same database work as a visitor's.
+    app.use(MCP_PATH, admission(queue));
+  }
   const tooLarge = (c: Context) => c.json(errorBody('payload_too_large', 'The request body is too large.'), 413);
   const defaultLimit = bodyLimit({ maxSize: deps.maxBodyBytes ?? 64 * 1024, onError: tooLarge });
   // A console upload carries a document (multipart overhead included); nothing else may.
@@ -231,14 +241,6 @@ export function createApp(deps: AppDeps) {
       ...(deps.captcha ? { captcha: deps.captcha.config } : {}),
     });
   });
-
-  if (deps.admission) {
-    const queue = new AdmissionQueue(deps.admission);
-    app.use(API_PATHS.chat, admission(queue));
-    app.use(API_PATHS.search, admission(queue));
-    // An assistant's question is the same database work as a visitor's.
-    app.use(MCP_PATH, admission(queue));
-  }
 
   const local = localAuth && jwtSecret ? localAnonymousAuth(localAuth, jwtSecret) : null;
   const signIn = deps.anonymousSignIn ?? local?.signIn;

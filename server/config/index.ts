@@ -48,7 +48,7 @@ export interface Config {
   confidence: { high: number; medium: number };
   /** CHAT_LEXICAL_THRESHOLD / CHAT_HYBRID_THRESHOLD: the evidence gate of lexical and hybrid mode (server/retrieval). */
   retrieval: Partial<RetrievalOptions>;
-  /** KB_MAX_WAIT_MS: embedded server only — longest a question waits for the database before 503 + Retry-After. */
+  /** KB_MAX_WAIT_MS: Node server only — the latency budget of admission: a question expected to take longer to start its answer gets 503 + Retry-After. */
   maxWaitMs: number;
   /** KB_SHUTDOWN_GRACE_MS: embedded server only — on SIGTERM/SIGINT, how long open answers may take to finish. */
   shutdownGraceMs: number;
@@ -115,7 +115,7 @@ export function readConfig(env: Env): Config {
       windowSeconds: number(env, 'KB_RATE_LIMIT_WINDOW', DEFAULT_RATE_LIMIT.windowSeconds, 1, 86_400),
     },
     retrieval: retrievalFromEnv(env),
-    maxWaitMs: number(env, 'KB_MAX_WAIT_MS', 1000, 1, 60_000),
+    maxWaitMs: number(env, 'KB_MAX_WAIT_MS', 500, 1, 60_000),
     shutdownGraceMs: number(env, 'KB_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     dbTimeoutMs: number(env, 'KB_DB_TIMEOUT_MS', 4_000, 100, 30_000),
     // Supabase's own default for anonymous sign-ins: 30 an hour per IP.

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChatStore } from '../store/types.ts';
 import { question, useTestApi } from '../testing/api.ts';
 import { basis } from '../testing/vectors.ts';
-import { AdmissionQueue } from './admission.ts';
+import { AdmissionQueue, MAX_RETRY_AFTER_SECONDS } from './admission.ts';
 
 // The queue's clock is faked (timers and performance.now), so "at once" and "after the bound" are exact, not
 // timings of this machine.
@@ -28,7 +28,7 @@ describe('AdmissionQueue', () => {
   }
 
   it('admits up to `concurrency` at once and the rest in arrival order', async () => {
-    const queue = new AdmissionQueue({ concurrency: 2, maxWaitMs: 5_000 });
+    const queue = new AdmissionQueue({ concurrency: 2, budgetMs: 5_000 });
     const order: number[] = [];
     const leaves = await Promise.all([queue.enter(), queue.enter()]);
     const later = [2, 3, 4].map((n) => queue.enter().then((leave) => (order.push(n), leave)));
@@ -42,28 +42,35 @@ describe('AdmissionQueue', () => {
     await vi.advanceTimersByTimeAsync(0);
     for (const leave of await Promise.all(later.slice(1))) leave();
     expect(order).toEqual([2, 3, 4]);
-    expect(queue.expectedWaitMs()).toBe(0);
+    // Both places are free again: two requests are admitted at once.
+    const again = [await settled(queue.enter()), await settled(queue.enter())];
+    expect(again.map((a) => typeof a?.value)).toEqual(['function', 'function']);
   });
 
-  it('turns a request away at once when its estimated wait is over the bound', async () => {
-    const queue = new AdmissionQueue({ concurrency: 1, maxWaitMs: 50 });
-    // Eight requests of 100 ms each: the moving average of a request's duration climbs past 80 ms.
-    for (let i = 0; i < 8; i++) {
+  /** `count` requests of `ms` each, one after another: the moving average of a service time climbs towards `ms`. */
+  async function serve(queue: AdmissionQueue, count: number, ms: number) {
+    for (let i = 0; i < count; i++) {
       const leave = await queue.enter();
-      await vi.advanceTimersByTimeAsync(100);
+      await vi.advanceTimersByTimeAsync(ms);
       leave();
     }
+  }
+
+  it('turns a request away at once when its expected time is over the budget', async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, budgetMs: 150, random: () => 0 });
+    await serve(queue, 8, 100); // the service time's moving average passes 80 ms
     const holder = await queue.enter();
-    expect(queue.expectedWaitMs()).toBeGreaterThan(50);
+    expect(queue.expectedMs()).toBeGreaterThan(150); // a wait of one service time, then its own
     const outcome = await settled(queue.enter()); // no time passes
     expect(outcome?.error?.status).toBe(503);
     expect(outcome?.error?.retryAfterSeconds).toBe(1);
     holder();
   });
 
-  it('sends a waiting request away when its actual wait passes the bound', async () => {
-    const queue = new AdmissionQueue({ concurrency: 1, maxWaitMs: 40 });
-    const holder = await queue.enter(); // the estimate starts low (10 ms), so the next one queues
+  it('sends a waiting request away when its actual wait passes what its budget leaves', async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, budgetMs: 50 });
+    // The service time starts at 10 ms: the next one queues, and may wait 50 - 10 = 40 ms.
+    const holder = await queue.enter();
     let outcome: number | 'admitted' | undefined;
     queue.enter().then(
       () => (outcome = 'admitted'),
@@ -79,7 +86,7 @@ describe('AdmissionQueue', () => {
   });
 
   it('loses no place when a waiter times out just as its turn comes (found by npm run bench -- load)', async () => {
-    const queue = new AdmissionQueue({ concurrency: 1, maxWaitMs: 40 });
+    const queue = new AdmissionQueue({ concurrency: 1, budgetMs: 50 });
     const holder = await queue.enter();
     // The holder leaves 40 ms in, just before the waiters' 40 ms bounds expire (its timer was set first):
     // its place goes to the first waiter on the next macrotask, after that waiter's bound has run out.
@@ -96,15 +103,63 @@ describe('AdmissionQueue', () => {
     for (const leave of await Promise.all(waiters)) if (leave) leave();
     expect(outcomes).toHaveLength(2);
     // Every place is free again: as many requests as `concurrency` are admitted at once, with no wait.
-    expect(queue.expectedWaitMs()).toBe(0);
+    expect(queue.expectedMs()).toBeLessThan(50);
     const next = await settled(queue.enter());
     expect(next?.value).toBeTypeOf('function');
     next!.value!();
-    expect(queue.expectedWaitMs()).toBe(0);
+    expect(queue.expectedMs()).toBeLessThan(50);
+  });
+
+  it('runs fewer at once when service times grow, but always admits the first two', async () => {
+    const queue = new AdmissionQueue({ concurrency: 4, budgetMs: 150 });
+    await serve(queue, 8, 200); // as when the cores are busy: the moving average passes 160 ms
+    const first = await settled(queue.enter());
+    const second = await settled(queue.enter());
+    // Admitted although each is expected to take 160 ms > 150 ms.
+    expect([typeof first?.value, typeof second?.value]).toEqual(['function', 'function']);
+    // A place is free, but a third request is expected to take its own service time, over the budget.
+    expect((await settled(queue.enter()))?.error?.status).toBe(503);
+    first!.value!();
+    expect((await settled(queue.enter()))?.value).toBeTypeOf('function');
+    second!.value!();
+  });
+
+  it('counts how late the event loop has been: a late loop sheds all but the first two requests', async () => {
+    let lag = 0;
+    const queue = new AdmissionQueue({ concurrency: 4, budgetMs: 100, loopDelayMs: () => lag, random: () => 0 });
+    const holders = [await queue.enter(), await queue.enter()];
+    const third = await settled(queue.enter());
+    expect(third?.value).toBeTypeOf('function'); // 10 ms expected, well inside 100
+    lag = 120; // e.g. another process held the core for 120 ms
+    const fourth = await settled(queue.enter());
+    expect(fourth?.error?.status).toBe(503);
+    expect(fourth?.error?.retryAfterSeconds).toBe(1);
+    for (const leave of holders) leave();
+    third!.value!();
+    expect((await settled(queue.enter()))?.value).toBeTypeOf('function'); // idle again: admitted
+  });
+
+  it('tells a crowd it turns away to come back over the time it needs to serve them, jittered', async () => {
+    let jitter = 0;
+    const queue = new AdmissionQueue({ concurrency: 1, budgetMs: 150, random: () => jitter });
+    await serve(queue, 8, 100); // ≈ 8 finished in the last second
+    const holder = await queue.enter();
+    const retryAfter = async () => (await settled(queue.enter()))?.error?.retryAfterSeconds;
+    expect(await retryAfter()).toBe(1); // one turned away: room again well within a second
+    for (let i = 0; i < 38; i++) await retryAfter();
+    // 40 turned away at ≈ 5 finished a second (a count that decays while none finish): ≈ 8 s to serve them,
+    // sent as 8 × (0.5 + jitter) s.
+    const low = await retryAfter();
+    jitter = 0.99;
+    const high = await retryAfter();
+    expect(low).toBeGreaterThanOrEqual(3);
+    expect(high).toBeGreaterThan(low!);
+    expect(high).toBeLessThanOrEqual(MAX_RETRY_AFTER_SECONDS);
+    holder();
   });
 
   it('admits no one beyond `concurrency` while a freed place is being handed over', async () => {
-    const queue = new AdmissionQueue({ concurrency: 1, maxWaitMs: 5_000 });
+    const queue = new AdmissionQueue({ concurrency: 1, budgetMs: 5_000 });
     const holder = await queue.enter();
     let admitted = 0;
     const waiting = queue.enter().then((leave) => (admitted++, leave));
@@ -122,11 +177,11 @@ describe('AdmissionQueue', () => {
 describe('POST /api/chat behind admission control', () => {
   // The real app and database, with the first question's search held until the test lets it go (a wrapper
   // around the real store): everyone after it waits past the bound whatever the speed of this machine.
-  const api = useTestApi({ seed: true, overrides: { admission: { concurrency: 1, maxWaitMs: 50 } } });
+  const api = useTestApi({ seed: true, overrides: { admission: { concurrency: 1, budgetMs: 50 } } });
 
   it('serves what fits in the wait bound, answers the rest 503 + Retry-After, and writes nothing for them', async () => {
     const held = heldSearch(api().store);
-    const app = api().instance({ store: held.store, admission: { concurrency: 1, maxWaitMs: 50 } });
+    const app = api().instance({ store: held.store, admission: { concurrency: 1, budgetMs: 50 } });
     const tokens = await Promise.all(Array.from({ length: 12 }, () => api().signIn(app)));
     const ask = (token: string) =>
       api().chat(token, question(basis(0)), { headers: { Accept: 'application/json' } }, app);

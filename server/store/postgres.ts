@@ -11,7 +11,7 @@
 import pg from 'pg';
 import { migrate } from './migrate.ts';
 import type { SqlDb, SqlLocks, SqlQueryable, SqlSession, Unlock } from './sql-db.ts';
-import { type OpenStore, type StoreKeyOptions, withAnswerWriteKey } from './sql-store.ts';
+import { type OpenStore, type StoreKeyOptions, VISITOR_SETTINGS, withAnswerWriteKey } from './sql-store.ts';
 
 export interface PostgresDb extends SqlDb, SqlLocks {
   readonly pool: pg.Pool;
@@ -73,6 +73,7 @@ export function postgresDb(
     query: (sql, params) => rowsOf(pool, sql, params),
     exec: (sql) => pool.query(sql),
     transaction: (fn) => withClient((client) => inTransaction(client, fn)),
+    visitorTransaction: (claims, fn) => withClient((client) => inTransaction(client, fn, visitorBegin(client, claims))),
     withSession: (fn) => withClient((client) => fn(clientSession(client))),
     tryLock: async (name: string): Promise<Unlock | null> => {
       const client = await pool.connect();
@@ -109,7 +110,22 @@ export function postgresDb(
 /** One pinned connection as a session: its transactions run on it. */
 function clientSession(client: pg.PoolClient): SqlSession {
   const q = queryable(client);
-  return { ...q, transaction: (fn) => inTransaction(client, fn) };
+  return {
+    ...q,
+    transaction: (fn) => inTransaction(client, fn),
+    visitorTransaction: (claims, fn) => inTransaction(client, fn, visitorBegin(client, claims)),
+  };
+}
+
+/**
+ * `begin` and a visitor's settings as one simple-protocol message: one round trip to the server instead of
+ * two (PostgreSQL runs the statements of one message in order, and the `begin` among them opens a
+ * transaction that outlasts the message). That protocol takes no parameters, so the claims are quoted by
+ * the driver's own literal escaping.
+ */
+function visitorBegin(client: pg.PoolClient, claims: string): string {
+  // A function, not a string, as the replacement: a `$&` or `$'` in the claims must stay as it is.
+  return `begin; ${VISITOR_SETTINGS.replace('$1', () => client.escapeLiteral(claims))}`;
 }
 
 function queryable(client: pg.PoolClient): SqlQueryable {
@@ -125,8 +141,12 @@ function rowsOf<T = any>(on: pg.Pool | pg.PoolClient, sql: string, params?: unkn
   return on.query(sql, params) as unknown as Promise<{ rows: T[] }>;
 }
 
-async function inTransaction<T>(client: pg.PoolClient, fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {
-  await client.query('begin');
+async function inTransaction<T>(
+  client: pg.PoolClient,
+  fn: (tx: SqlQueryable) => Promise<T>,
+  begin = 'begin',
+): Promise<T> {
+  await client.query(begin);
   try {
     const result = await fn(queryable(client));
     await client.query('commit');

@@ -13,6 +13,12 @@ export interface SqlQueryable {
 export interface SqlSession extends SqlQueryable {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>;
+  /**
+   * `transaction`, run as a visitor: `claims` (JSON) as `request.jwt.claims` and the role `authenticated`,
+   * both local to it. Optional: a driver on a network connection sends them with `begin` in one round trip;
+   * without it the store sets them with a query of its own.
+   */
+  visitorTransaction?<T>(claims: string, fn: (tx: SqlQueryable) => Promise<T>): Promise<T>;
 }
 
 export interface SqlDb extends SqlSession {

@@ -548,14 +548,14 @@ export class SqlStore<D extends SqlDb> implements OpenStore<D> {
 
   /** Runs as the visitor: one transaction, claims set, role `authenticated` — what PostgREST does. */
   private asVisitor<T>(claims: JwtClaims, fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {
+    const json = JSON.stringify(claims);
     return this.run((db) =>
-      db.transaction(async (tx) => {
-        // One round trip for both, as PostgREST does it (set_config('role') is `set local role`).
-        await tx.query("select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)", [
-          JSON.stringify(claims),
-        ]);
-        return fn(tx);
-      }),
+      db.visitorTransaction
+        ? db.visitorTransaction(json, fn)
+        : db.transaction(async (tx) => {
+            await tx.query(VISITOR_SETTINGS, [json]);
+            return fn(tx);
+          }),
     );
   }
 
@@ -568,6 +568,13 @@ export class SqlStore<D extends SqlDb> implements OpenStore<D> {
     }
   }
 }
+
+/**
+ * What a visitor's transaction starts with: the claims (`$1`, JSON) and the role, both local to it — one
+ * statement for both, as PostgREST does it (set_config('role') is `set local role`).
+ */
+export const VISITOR_SETTINGS =
+  "select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)";
 
 /** At most this many ended refresh-token rows are deleted per token issued: more than one is added. */
 export const REFRESH_PRUNE_BATCH = 100;

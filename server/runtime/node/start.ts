@@ -13,6 +13,7 @@ import { ensureDemo } from './demo-kb.ts';
 import { DEMO_KB_DIR } from './paths.ts';
 import { turnstileConfig, turnstileVerifier, type CaptchaOptions } from '../../auth/captcha.ts';
 import { MemoryClientLimiter } from '../../http/client-limit.ts';
+import { monitorLoopDelay } from '../../http/loop-delay.ts';
 import { localAnswerWriteKey } from './answer-key.ts';
 import { localJwtSecret } from './jwt-secret.ts';
 import { startNodeServer } from './server.ts';
@@ -70,8 +71,13 @@ const { url, shutdown } = await startNodeServer({
     : {}),
   // PGlite answers one query at a time: two requests in the database phase keep it busy while the other
   // does its JavaScript (token check, extraction); more only interleave and make everyone later. On
-  // PostgreSQL, as many as the pool has connections. Either way admission is this process's own.
-  admission: { concurrency: database ? database.poolSize : 2, maxWaitMs: config.maxWaitMs },
+  // PostgreSQL, at most as many as the pool has connections. Either way admission is this process's own,
+  // to a latency budget measured in this process (its queue, its service times, its event loop's lateness).
+  admission: {
+    concurrency: database ? database.poolSize : 2,
+    budgetMs: config.maxWaitMs,
+    loopDelayMs: monitorLoopDelay().delayMs,
+  },
   admin: {
     ...(config.adminSignInLimit.limit > 0
       ? { signInLimiter: new MemoryClientLimiter(config.adminSignInLimit.limit, config.adminSignInLimit.windowSeconds) }
