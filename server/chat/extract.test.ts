@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChunkMatch } from '../store/types.ts';
 import { extractAnswer, MAX_RELATED } from './extract.ts';
-import { MAX_CODE_LINES, MAX_LIST_ITEMS, MAX_TABLE_ROWS, unitsOf } from './units.ts';
 
 const make = (
   id: string,
@@ -44,40 +43,6 @@ const refunds = make(
   0.71,
 );
 
-describe('unitsOf', () => {
-  it('splits paragraphs into verbatim sentences and keeps lists, code and tables whole, each block tied to its lead-in', () => {
-    const units = unitsOf(refunds.content, new Set());
-    expect(units.map((u) => [u.kind, u.markdown])).toEqual([
-      ['sentence', 'Our plans renew monthly.'],
-      ['sentence', 'Refunds are available within 14 days of a charge.'],
-      ['sentence', 'To request a refund, run this from the billing folder:'],
-      ['code', '```sh\nrefund --all\n```'],
-      ['sentence', 'Refund rules:'],
-      ['list', '- Annual plans are refunded pro rata.\n- Credits are never refunded.'],
-    ]);
-    expect([units[2]!.introduces, units[3]!.leadIn, units[4]!.introduces, units[5]!.leadIn]).toEqual([3, 2, 5, 4]);
-    // A sentence not ending in ":" introduces nothing.
-    expect(units[1]!.introduces).toBeUndefined();
-  });
-
-  it('bounds blocks: code lines, list items, and a long table keeps its header and the rows the question names', () => {
-    const code = `\`\`\`\n${Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n')}\n\`\`\``;
-    const list = Array.from({ length: 12 }, (_, i) => `${i + 1}. Step ${i}`).join('\n');
-    const table = [
-      '| Plan | Price |',
-      '| --- | --- |',
-      ...Array.from({ length: 10 }, (_, i) => `| Plan${i} | $${i} |`),
-      '| Hobby | $5 |',
-    ].join('\n');
-    const [c, l, t] = unitsOf(`${code}\n\n${list}\n\n${table}`, new Set(['hobby']));
-    expect(c!.markdown.split('\n')).toHaveLength(MAX_CODE_LINES + 2);
-    expect(l!.markdown.split('\n')).toHaveLength(MAX_LIST_ITEMS);
-    expect(t!.markdown).toBe('| Plan | Price |\n| --- | --- |\n| Hobby | $5 |');
-    const [t2] = unitsOf(table, new Set(['nothing']));
-    expect(t2!.markdown.split('\n')).toHaveLength(2 + MAX_TABLE_ROWS);
-  });
-});
-
 describe('extractAnswer', () => {
   it('quotes the command with the sentence that introduces it', () => {
     const answer = extractAnswer('How do I request a refund from the command line?', [refunds]);
@@ -95,9 +60,10 @@ describe('extractAnswer', () => {
   });
 
   it('a one-sentence answer stays one sentence: units far below the best are not quoted', () => {
+    // Five sentences: longer than a short section, which is quoted whole (whole-section.ts).
     const chunk = make(
       'a',
-      'The city has a large port. The city has a port and a city hall.\n\nThe Normans conquered the city in 1066.\n\nThe city is old.',
+      'The city has a large port. The city has a port and a city hall.\n\nThe Normans conquered the city in 1066.\n\nThe city is old. The city has a market.',
     );
     const answer = extractAnswer('When did the Normans conquer the city?', [chunk]);
     expect(answer.text).toBe('The Normans conquered the city in 1066. [1]');
@@ -106,7 +72,7 @@ describe('extractAnswer', () => {
   it('the best sentence brings the rest of its thought: the next sentences of its paragraph', () => {
     const chunk = make(
       't',
-      'Intro text here.\n\nIf every question gets the reply "The knowledge base is empty." no documents were indexed. Run the ingest command. Then restart.',
+      'Intro text here. More intro.\n\nIf every question gets the reply "The knowledge base is empty." no documents were indexed. Run the ingest command. Then restart.',
     );
     const answer = extractAnswer('Every question gets "The knowledge base is empty". Why?', [chunk]);
     expect(answer.text).toBe(
@@ -363,8 +329,9 @@ describe('the sentence that holds the value', () => {
     expect(answer.text).toContain('`500`');
     expect(answer.text).not.toContain('> **Note**');
   });
-  it('a question asking for no value is answered as before', () => {
-    const answer = extractAnswer('Why does the build compare the uncompressed chunk size?', [option()]);
+  it('a question asking for no value is answered as before (in a section too long to quote whole)', () => {
+    const more = 'Each chunk is measured on its own. Chunks shared by several entries count once.';
+    const answer = extractAnswer('Why does the build compare the uncompressed chunk size?', [option(more)]);
     expect(answer.text).toContain('Limit for chunk size warnings');
     expect(answer.text).not.toContain('`500`');
   });
