@@ -80,6 +80,24 @@ describe('extractAnswer', () => {
     );
   });
 
+  it('a how-to heading asks its question without the question mark', () => {
+    const intro = make('i', 'Railway conducts its support over the Central Station platform.', {}, 'd1', 0.7);
+    const how = make(
+      'h',
+      'When you reach out for help, be specific. Please include as much information as you can, including:\n\n- IDs of the project\n- Logs',
+      { section: 'Support › How to ask for help', heading_path: ['Support', 'How to ask for help'] },
+      'd1',
+      0.5,
+    );
+    const filler = make('f', 'Central Station hosts the community.', {}, 'd2', 0.6);
+    const answer = extractAnswer('What information should I include when I ask for help on Central Station?', [
+      intro,
+      filler,
+      how,
+    ]);
+    expect(answer.text).toContain('- IDs of the project');
+  });
+
   it('a section whose heading asks the question answers with its opening', () => {
     const browsers = make(
       'b',

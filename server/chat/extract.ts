@@ -184,11 +184,19 @@ interface Heading {
   asks: boolean;
 }
 
+/**
+ * A heading that is a visitor's question: "Which browsers are supported?", or a how-to heading ("How to ask for
+ * help", "How do I …") that asks it without the question mark. Only "how to/do/can": with any question word
+ * (What…, When…, Can…) the answer to "How do I enable skipped builds?" gave way to a list of another section
+ * of the page (replay on the tuning sets).
+ */
+const QUESTION_HEADING = /\?\s*$|^how (to|do|can)\b/i;
+
 function headingOf(chunk: ChunkMatch): Heading {
   const path = chunk.meta.heading_path;
   const last = Array.isArray(path) && path.length > 0 ? path[path.length - 1] : chunk.meta.section?.split(' › ').pop();
   return typeof last === 'string'
-    ? { words: contentWords(last), asks: /\?\s*$/.test(last) }
+    ? { words: contentWords(last), asks: QUESTION_HEADING.test(last) }
     : { words: [], asks: false };
 }
 
