@@ -22,7 +22,6 @@ import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
 import { mayRepeat, repeatWeightInUse, saidBefore } from './follow-up-units.ts';
 import { unitsOf, type Unit } from './units.ts';
-import { quoteWhole, shortSection } from './whole-section.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
 export const MAX_ANSWER_BLOCKS = 1;
@@ -143,9 +142,9 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
       };
     });
   });
-  const weights = score(candidates, asked, type, own);
+  score(candidates, asked, type, own);
 
-  return compose(choose(candidates, question, own, type, said, weights), chunks);
+  return compose(choose(candidates, question, own, type, said), chunks);
 }
 
 /**
@@ -184,28 +183,15 @@ interface Heading {
   asks: boolean;
 }
 
-/**
- * A heading that is a visitor's question: "Which browsers are supported?", or a how-to heading ("How to ask for
- * help", "How do I …") that asks it without the question mark. Only "how to/do/can": with any question word
- * (What…, When…, Can…) the answer to "How do I enable skipped builds?" gave way to a list of another section
- * of the page (replay on the tuning sets).
- */
-const QUESTION_HEADING = /\?\s*$|^how (to|do|can)\b/i;
-
 function headingOf(chunk: ChunkMatch): Heading {
   const path = chunk.meta.heading_path;
   const last = Array.isArray(path) && path.length > 0 ? path[path.length - 1] : chunk.meta.section?.split(' › ').pop();
   return typeof last === 'string'
-    ? { words: contentWords(last), asks: QUESTION_HEADING.test(last) }
+    ? { words: contentWords(last), asks: /\?\s*$/.test(last) }
     : { words: [], asks: false };
 }
 
-function score(
-  candidates: Candidate[],
-  asked: Set<string>,
-  type: AnswerType | null,
-  own: Set<string>,
-): Map<string, number> {
+function score(candidates: Candidate[], asked: Set<string>, type: AnswerType | null, own: Set<string>): void {
   const weight = new Map<string, number>();
   for (const word of asked) {
     const df = candidates.filter((c) => c.words.has(word)).length;
@@ -221,7 +207,6 @@ function score(
     c.score = (covered / total) * c.weight + (covered > 0 ? c.bonus : 0);
     if (type !== null && covered > 0 && holdsType(c.unit, type, asked)) c.score *= 1 + TYPE_BOOST;
   }
-  return weight;
 }
 
 /**
@@ -278,7 +263,6 @@ function choose(
   own: Set<string>,
   type: AnswerType | null,
   said: (unit: Unit, chunk: number) => boolean = () => false,
-  weights: Map<string, number> = new Map(),
 ): Candidate[] {
   // A title is the heading of what follows it, not an answer.
   const ranked = candidates.filter((c) => c.score > 0 && !c.unit.title).sort((a, b) => b.score - a.score);
@@ -404,12 +388,6 @@ function choose(
       continue;
     if (refersBack(c.unit.markdown, before.unit.words)) take(before, MAX_ANSWER_SENTENCES);
   }
-  // A short section is quoted whole rather than cut (whole-section.ts): its few lines hold the value beside
-  // the words that matched.
-  // Not when nothing matched (the best chunk's opening stands in), nor around what a follow-up's earlier answer
-  // already quoted.
-  const section = top.score > 0 ? shortSection(candidates, top.chunk, MAX_ANSWER_BLOCKS) : [];
-  if (!section.some((c) => said(c.unit, c.chunk))) quoteWhole(chosen, section, own, weights, MAX_ANSWER_SENTENCES);
   // Chunks in the order of their best quoted unit; units in reading order within a chunk.
   const list = [...chosen.values()];
   const chunkRank = new Map<number, number>();

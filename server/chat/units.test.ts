@@ -50,22 +50,3 @@ describe('unitsOf', () => {
     expect(t2!.markdown.split('\n')).toHaveLength(2 + MAX_TABLE_ROWS);
   });
 });
-
-describe("unitsOf: a code block's label", () => {
-  it('belongs to the block, and the sentence above the label introduces the block', () => {
-    const units = unitsOf(
-      'Here is an example with express:\n\n**server.js**\n\n```js\nconst app = express()\n```\n\n**Usage**\n\nRun it.',
-      new Set(),
-    );
-    expect(units.map((u) => [u.kind, u.markdown])).toEqual([
-      ['sentence', 'Here is an example with express:'],
-      ['code', '**server.js**\n\n```js\nconst app = express()\n```'],
-      // A bold line over prose is a title (an FAQ entry's question), as before.
-      ['sentence', '**Usage**'],
-      ['sentence', 'Run it.'],
-    ]);
-    expect([units[0]!.introduces, units[1]!.leadIn]).toEqual([1, 0]);
-    // The label's words are the block's: "server" finds the server's code.
-    expect(units[1]!.words.has('server')).toBe(true);
-  });
-});

@@ -60,29 +60,11 @@ export function unitsOf(markdown: string, question: Set<string>): Unit[] {
   };
   // The last sentence of the paragraph just read, if the token before this one was a paragraph.
   let lastSentence: Unit | null = null;
-  // A code block's label (a bold line right above its fence: ingestion writes a tab's or title bar's label so,
-  // fence-meta.ts `codeMarkdown`) belongs to the block, and the sentence above the label introduces the block.
-  let label: string | null = null;
-  const tokens = marked.lexer(markdown).filter((t) => t.type !== 'space');
-  for (const [i, token] of tokens.entries()) {
-    const next = tokens[i + 1];
-    if (
-      (token.type === 'paragraph' || token.type === 'text') &&
-      TITLE.test(token.raw.trim()) &&
-      next?.type === 'code' &&
-      (next as Tokens.Code).codeBlockStyle !== 'indented'
-    ) {
-      label = token.raw.trim();
-      continue;
-    }
+  for (const token of marked.lexer(markdown)) {
+    if (token.type === 'space') continue;
     const before = lastSentence;
     lastSentence = null;
     const block = blockUnit(token, question);
-    if (block && label !== null) {
-      block.markdown = `${label}\n\n${block.markdown}`;
-      for (const w of contentWords(label)) block.words.add(w);
-    }
-    label = null;
     if (block) {
       const unit = push(block);
       // A sentence ending in ":" right before the block introduces it.
