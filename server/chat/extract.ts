@@ -144,7 +144,7 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
   });
   score(candidates, asked, type, own);
 
-  return compose(choose(candidates, question, type, said), chunks);
+  return compose(choose(candidates, question, own, type, said), chunks);
 }
 
 /**
@@ -256,10 +256,11 @@ export function refersBack(sentence: string, before: Set<string>): boolean {
   return false;
 }
 
-/** The quoted units: best first within the bounds, a lead-in and its block always together. */
+/** The quoted units: best first within the bounds, a lead-in and its block always together. `own`: the question's content words. */
 function choose(
   candidates: Candidate[],
   question: string,
+  own: Set<string>,
   type: AnswerType | null,
   said: (unit: Unit, chunk: number) => boolean = () => false,
 ): Candidate[] {
@@ -319,10 +320,9 @@ function choose(
   // A note (an aside: a warning, a tip) quoted as the answer's block gives way to a block of its chunk that holds
   // the answer type: "How do I remove the notice?" wants the configuration, not the plea to keep it.
   const note = [...chosen.entries()].find(([, c]) => c.unit.kind === 'note');
-  const asked = new Set(contentWords(question));
-  if (note && type !== null && !holdsType(note[1].unit, type, asked)) {
+  if (note && type !== null && !holdsType(note[1].unit, type, own)) {
     const block = ranked.find(
-      (c) => c.chunk === note[1].chunk && c.unit.kind !== 'sentence' && holdsType(c.unit, type, asked),
+      (c) => c.chunk === note[1].chunk && c.unit.kind !== 'sentence' && holdsType(c.unit, type, own),
     );
     if (block) {
       chosen.delete(note[0]);

@@ -23,6 +23,8 @@ export function contentWords(text: string): string[] {
  */
 function stem(word: string): string {
   if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  // "retried" meets "retry" ("If my command fails, does Railway retry it?" — "it will not be retried").
+  if (word.length > 4 && word.endsWith('ied')) return `${word.slice(0, -3)}y`;
   if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3);
   if (word.length > 4 && word.endsWith('ed') && !word.endsWith('eed')) return word.slice(0, -2);
   if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
