@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Citation } from '../../protocol/index.ts';
 import type { MessageRow } from '../store/types.ts';
-import { followUpFrom, followUpOf, restsOnOwnWords, termsHeldBy } from './context.ts';
+import { followUpFrom, followUpOf, restsOnOwnWords } from './context.ts';
 
 let n = 0;
 function message(role: MessageRow['role'], content: string, documents: string[] = []): MessageRow {
@@ -67,10 +67,5 @@ describe('a follow-up asked again as a new question (restsOnOwnWords)', () => {
     expect(restsOnOwnWords('And the variable?', chunks)).toBe(true);
     expect(restsOnOwnWords('How do I raise it?', chunks)).toBe(true);
     expect(restsOnOwnWords('And then?', chunks)).toBe(true);
-  });
-
-  it('borrows only the earlier words some nearest page holds', () => {
-    expect(termsHeldBy(['pay', 'bitcoin', 'variables'], chunks)).toEqual(['variables']);
-    expect(termsHeldBy(['bitcoin'], [])).toEqual([]);
   });
 });

@@ -135,9 +135,3 @@ export function restsOnOwnWords(question: string, chunks: { content: string }[])
   if (own.size === 0 || pointsBack(question)) return true;
   return chunks.some((c) => contentWords(c.content).some((w) => own.has(w)));
 }
-
-/** The borrowed terms some of `chunks` hold (stemmed as extraction stems), in their order. */
-export function termsHeldBy(terms: string[], chunks: { content: string }[]): string[] {
-  const held = new Set(chunks.flatMap((c) => contentWords(c.content)));
-  return terms.filter((t) => contentWords(t).some((w) => held.has(w)));
-}
