@@ -86,6 +86,8 @@ export interface AppDeps {
   confidence?: { high: number; medium: number };
   /** Retrieval tuning beyond the threshold (mode, candidate counts…); see server/retrieval. */
   retrieval?: Partial<RetrievalOptions>;
+  /** A follow-up's repeat weight other than the one in use: only scripts/eval/thread-sweep.ts sets it. */
+  repeatWeight?: number;
   streaming?: Partial<StreamOptions> & { maxConcurrent?: number };
   /** The open-stream accounting, when the entry needs to see it (the Node entry's graceful shutdown). */
   streams?: StreamSlots;
@@ -270,6 +272,7 @@ export function createApp(deps: AppDeps) {
       settings: readSettings,
       generationModel: deps.generationModel ?? DEFAULT_GENERATION_MODEL,
       webhooks: deps.webhooks,
+      ...(deps.repeatWeight !== undefined ? { repeatWeight: deps.repeatWeight } : {}),
     }),
   );
   app.route(API_PATHS.search, searchRoute({ store, auth, rateLimit }));

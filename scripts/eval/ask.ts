@@ -39,7 +39,7 @@ const QUESTIONS_PER_VISITOR = 5;
 
 export function createAsker(
   store: PgliteStore,
-  options: { evidenceThreshold: number; retrieval?: Partial<RetrievalOptions> },
+  options: { evidenceThreshold: number; retrieval?: Partial<RetrievalOptions>; repeatWeight?: number },
 ): Asker {
   const app = createApp({
     store,
@@ -48,6 +48,7 @@ export function createAsker(
     evidenceThreshold: options.evidenceThreshold,
     embedModel: 'eval',
     retrieval: options.retrieval,
+    ...(options.repeatWeight !== undefined ? { repeatWeight: options.repeatWeight } : {}),
   });
   let token: string | null = null;
   let asked = 0;

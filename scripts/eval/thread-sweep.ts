@@ -6,7 +6,8 @@
  *
  * - the thread margin (`c_thread_margin` of search_chunks, migration 20261127110000): the function is created
  *   again in this process's in-memory database with the value tried, the migration's text otherwise as is;
- * - the repeat weight (server/chat/follow-up-units.ts `REPEAT_WEIGHT`), through `setRepeatWeightForSweep`.
+ * - the repeat weight (server/chat/follow-up-units.ts `REPEAT_WEIGHT`), passed to the app the conversations are
+ *   asked through (`repeatWeight`, down to extraction's scoring call).
  *
  * It prints, per set and value, later turns' fact in answer / right page first and the later turns refused
  * whose complete rewrite is answered alone; then, with three sets or more, for each set the value chosen on
@@ -18,7 +19,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { followUpText } from '../../protocol/index.ts';
-import { REPEAT_WEIGHT, setRepeatWeightForSweep } from '../../server/chat/follow-up-units.ts';
+import { REPEAT_WEIGHT } from '../../server/chat/follow-up-units.ts';
 import { readConfig } from '../../server/config/index.ts';
 import { createEmbedder } from '../../server/ingest/embedder.ts';
 import { createAsker, type Reply } from './ask.ts';
@@ -82,10 +83,13 @@ for (const file of positionals) {
   const convo = await readConversationFile(file);
   const kb = await buildKb(path.resolve(convo.corpus), embedder);
   const sourceOf = new Map((await kb.store.listDocuments()).map((d) => [d.id, d.source]));
-  const asker = createAsker(kb.store, {
-    evidenceThreshold: env.evidenceThreshold,
-    retrieval: { ...thresholdsFromEnv(process.env), mode },
-  });
+  const askerAt = (repeatWeight?: number) =>
+    createAsker(kb.store, {
+      evidenceThreshold: env.evidenceThreshold,
+      retrieval: { ...thresholdsFromEnv(process.env), mode },
+      ...(repeatWeight !== undefined ? { repeatWeight } : {}),
+    });
+  const asker = askerAt();
   const embed = async (text: string) => (mode === 'lexical' ? undefined : (await embedder.embed([text]))[0]);
   const cited = (r: Reply) => (r.kind === 'answer' ? sourceOf.get(r.citations[0]?.document_id ?? '') : undefined);
   // The complete rewrites asked alone do not depend on the weights: asked once.
@@ -94,7 +98,7 @@ for (const file of positionals) {
     for (const t of c.turns.slice(1))
       if (t.standalone) alone.set(t, await (await asker.visitor()).ask(t.standalone, await embed(t.standalone)));
 
-  async function run(show: boolean): Promise<Omit<Row, 'set' | 'param' | 'value'>> {
+  async function run(show: boolean, asker = askerAt()): Promise<Omit<Row, 'set' | 'param' | 'value'>> {
     let n = 0;
     let fact = 0;
     let page = 0;
@@ -140,10 +144,8 @@ for (const file of positionals) {
   await kb.store.db.exec(withMargin(MARGIN_IN_USE));
   for (const w of list(values.repeats!)) {
     if (w === REPEAT_WEIGHT) continue;
-    setRepeatWeightForSweep(w);
-    rows.push({ set, param: 'repeat', value: w, ...(await run(false)) });
+    rows.push({ set, param: 'repeat', value: w, ...(await run(false, askerAt(w))) });
   }
-  setRepeatWeightForSweep(REPEAT_WEIGHT);
   // The margin in use was run with the repeat weight in use: the same row serves both sweeps.
   const inUse = rows.find((r) => r.set === set && r.param === 'margin' && r.value === MARGIN_IN_USE);
   if (inUse) rows.push({ ...inUse, param: 'repeat', value: REPEAT_WEIGHT });

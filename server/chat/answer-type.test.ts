@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from './answer-type.ts';
+import {
+  expectedType,
+  holdsType,
+  holdsValue,
+  QUANTITY_KINDS,
+  quantityIn,
+  valueAsked,
+  type AnswerType,
+} from './answer-type.ts';
 import type { Unit } from './units.ts';
 
 const unit = (kind: Unit['kind'], markdown: string) => ({ kind, markdown });
@@ -83,5 +91,22 @@ describe('valueAsked and holdsValue', () => {
     expect(holdsValue(unit('sentence', 'The default is `Xenova/all-MiniLM-L6-v2`.'), 'quantity')).toBe(false);
     expect(holdsValue(unit('sentence', 'Logs are kept for 7 days.'), 'quantity')).toBe(true);
     expect(holdsValue(unit('code', '```\ndefault: 5\n```'), 'default')).toBe(false);
+  });
+});
+
+describe('QUANTITY_KINDS', () => {
+  it('tells the kinds of quantity apart, and every kind is a quantity', () => {
+    const duration = quantityIn(QUANTITY_KINDS.duration.units);
+    const size = quantityIn(QUANTITY_KINDS.size.units);
+    const amount = quantityIn(QUANTITY_KINDS.amount.units, true);
+    expect(duration.test('Daily backups are kept for 6 days.')).toBe(true);
+    expect(duration.test('The model is about 23 MB.')).toBe(false);
+    expect(size.test('The model is about 23 MB.')).toBe(true);
+    expect(size.test('limited to 50% of the volume')).toBe(true);
+    expect(size.test('Daily backups are kept for 6 days.')).toBe(false);
+    expect(amount.test('The hard limit is at least $10.')).toBe(true);
+    expect(QUANTITY_KINDS.duration.asks.test('How long are they kept?')).toBe(true);
+    for (const value of ['6 days', '23 MB', '500 tokens', '$10', '3 replicas'])
+      expect(holdsType({ kind: 'sentence', markdown: `It is ${value}.` }, 'quantity')).toBe(true);
   });
 });

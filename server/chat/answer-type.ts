@@ -53,8 +53,31 @@ export function expectedType(question: string): AnswerType | null {
 
 const NUMBER_WORD =
   '(one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|ninety|\\d[\\d,.]*(?:-\\d+)?)';
+/**
+ * The kinds of quantity: the words of a question that ask for one ("how long" wants a duration) and the units
+ * a value of that kind is stated in. One table for single questions (QUANTITY: any of them) and for a
+ * follow-up that may repeat an earlier sentence only when it holds the kind asked (follow-up-units.ts).
+ */
+export const QUANTITY_KINDS = {
+  duration: {
+    asks: /\bhow (long|soon|quickly|often|fast)\b|\bfar back\b/i,
+    units: 'ms|seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|months?|years?',
+  },
+  size: { asks: /\bhow (big|large|heavy)\b|\bsize\b/i, units: '[kmgt]i?b|gb-months?|bytes?|tokens?|characters?|%' },
+  amount: { asks: /\bhow much\b|\b(cost|price)\b/i, units: '[kmgt]i?b|%|credits?' },
+  count: {
+    asks: null,
+    units: 'vcpus?|cpus?|rps|rph|requests?|times|restarts|connections|services|replicas|volumes|members|seats|tlds',
+  },
+} as const;
+/** A number in one kind's units ("60 days", "23 MB"; any money amount is one): `units` of QUANTITY_KINDS. */
+export function quantityIn(units: string, money = false): RegExp {
+  return new RegExp(`${money ? '\\$\\s?\\d|' : ''}\\b${NUMBER_WORD}\\s?(${units})(?!\\w)`, 'i');
+}
 const QUANTITY = new RegExp(
-  `\\$\\s?\\d|\\b${NUMBER_WORD}\\s?(%|ms|seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|months?|years?|[kmgt]i?b|gb-months?|vcpus?|cpus?|rps|rph|requests?|times|restarts|connections|services|replicas|volumes|members|seats|tlds)\\b|\\d[\\d,.]*\\s?%`,
+  `\\$\\s?\\d|\\b${NUMBER_WORD}\\s?(%|${Object.values(QUANTITY_KINDS)
+    .map((k) => k.units)
+    .join('|')})\\b|\\d[\\d,.]*\\s?%`,
   'i',
 );
 const DATE =

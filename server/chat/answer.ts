@@ -24,7 +24,7 @@ import {
   type StoredAnswer,
   type TurnState,
 } from '../store/types.ts';
-import { followUpOf, threadOf } from './context.ts';
+import { followUpOf, restsOnOwnWords, threadOf } from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
@@ -74,6 +74,8 @@ export interface AnswerTurnOptions {
    * of the meta, so a visitor cannot set it.
    */
   channel?: Channel;
+  /** A follow-up's repeat weight other than REPEAT_WEIGHT: only scripts/eval/thread-sweep.ts sets it. */
+  repeatWeight?: number;
 }
 
 export type Channel = 'mcp';
@@ -85,7 +87,7 @@ export async function answerTurn(
   claims: JwtClaims,
   request: ReadChatRequest,
   retrieval: RetrievalOptions,
-  { settings, channel }: AnswerTurnOptions = {},
+  { settings, channel, repeatWeight }: AnswerTurnOptions = {},
 ): Promise<Outcome> {
   // Without a settings reader (tests, tools): the given retrieval options, extractive mode. The app's reader
   // already falls back to the server's defaults and never rejects (server/settings/runtime.ts); the catch only
@@ -125,6 +127,19 @@ export async function answerTurn(
       ? await retrieve(store, { ...question, context: { ...thread.sql, own_required: true } }, options).catch(rethrow)
       : null;
     if (again?.kind === 'answer') [found, followUp] = [again, thread];
+  } else if (found.kind === 'refuse' && followUp) {
+    // And the other way round: a follow-up refused within the thread's scope is asked once more as a new
+    // question (what "Ask as a new question" does, with the embedding the browser sent, which holds the
+    // borrowed words), gated as a complete question is. The thread can be what refuses it: the earlier
+    // answer was refused or cited the wrong page, and off the thread a page without the earlier topic's words
+    // counts as about something else. Only the refusal path pays for the second search. As for a complete
+    // question retried in the thread, the earlier topic alone does not carry it ("And lunch?" after the
+    // evidence threshold stays refused). Answered so, it is a new question's answer: no "About: …" of a topic
+    // that did not answer it, and extraction as for a question alone. Its own words only in the text search:
+    // with the borrowed words the refused search's nearest pages hold added, Railway keyword mode refused 5
+    // in-sample follow-ups answered when complete, against 3 with its own words (Vite: 1 either way).
+    const alone = await retrieve(store, question, options).catch(rethrow);
+    if (alone.kind === 'answer' && restsOnOwnWords(request.query, alone.chunks)) [found, followUp] = [alone, null];
   }
   if (found.kind === 'refuse') {
     // Only a refusal needs to know whether the knowledge base is empty (a check that stops at the first
@@ -146,7 +161,11 @@ export async function answerTurn(
     request.query,
     found.chunks,
     followUp
-      ? { borrowed: followUp.terms, ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}) }
+      ? {
+          borrowed: followUp.terms,
+          ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}),
+          ...(repeatWeight !== undefined ? { repeatWeight } : {}),
+        }
       : {},
   );
   const passages = answerMode === 'generative' ? passagesOf(citations, found.chunks) : undefined;

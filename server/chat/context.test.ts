@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Citation } from '../../protocol/index.ts';
 import type { MessageRow } from '../store/types.ts';
-import { followUpFrom, followUpOf } from './context.ts';
+import { followUpFrom, followUpOf, restsOnOwnWords } from './context.ts';
 
 let n = 0;
 function message(role: MessageRow['role'], content: string, documents: string[] = []): MessageRow {
@@ -57,5 +57,15 @@ describe('the thread of a follow-up', () => {
     expect(reads).toBe(0);
     expect(await followUpOf(store, claims, { ...base, query: 'How do I change it?' })).not.toBe(null);
     expect(reads).toBe(1);
+  });
+});
+
+describe('a follow-up asked again as a new question (restsOnOwnWords)', () => {
+  const chunks = [{ content: 'The evidence threshold is set with the CHAT_EVIDENCE_THRESHOLD environment variable.' }];
+  it('keeps an answer only when a retrieved chunk holds one of its own words, or it points back', () => {
+    expect(restsOnOwnWords('And lunch?', chunks)).toBe(false);
+    expect(restsOnOwnWords('And the variable?', chunks)).toBe(true);
+    expect(restsOnOwnWords('How do I raise it?', chunks)).toBe(true);
+    expect(restsOnOwnWords('And then?', chunks)).toBe(true);
   });
 });

@@ -15,6 +15,7 @@ import {
   type Citation,
 } from '../../protocol/index.ts';
 import type { ChatStore, JwtClaims, MessageRow } from '../store/types.ts';
+import { contentWords } from './text.ts';
 
 /**
  * Messages read at most: the last three turns. The latest is what a follow-up leans on; the two before it
@@ -119,4 +120,18 @@ function citedBy(reply: MessageRow | null): Citation[] {
 function aboutOf(reply: MessageRow | null): string | null {
   const context = (reply?.meta as { context?: AnswerContext } | undefined)?.context;
   return context?.used && typeof context.about === 'string' ? context.about : null;
+}
+
+/**
+ * Whether an answer found for a follow-up searched as a new question (its own words and the borrowed ones,
+ * server/chat/answer.ts) rests on what the follow-up itself asks: it points back (its pronoun stands for the
+ * borrowed words), it has no word of its own, or one of the retrieved chunks holds one of its own words. A
+ * follow-up none of whose words any retrieved chunk holds ("And lunch?" after the evidence threshold) asks
+ * about something the knowledge base does not have; the earlier topic's words alone would answer it with the
+ * earlier page.
+ */
+export function restsOnOwnWords(question: string, chunks: { content: string }[]): boolean {
+  const own = new Set(contentWords(question));
+  if (own.size === 0 || pointsBack(question)) return true;
+  return chunks.some((c) => contentWords(c.content).some((w) => own.has(w)));
 }

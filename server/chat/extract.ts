@@ -20,7 +20,7 @@ import type { ChunkMatch } from '../store/types.ts';
 import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from './answer-type.ts';
 import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
-import { mayRepeat, repeatWeightInUse, saidBefore } from './follow-up-units.ts';
+import { mayRepeat, REPEAT_WEIGHT, saidBefore } from './follow-up-units.ts';
 import { unitsOf, type Unit } from './units.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
@@ -93,6 +93,8 @@ export interface FollowUpInput {
   borrowed?: string[];
   /** The earlier answer's text: its units already told the visitor that (follow-up-units.ts). */
   earlierAnswer?: string;
+  /** Share of its score a repeated unit keeps; REPEAT_WEIGHT unless the leave-one-site-out sweep tries another. */
+  repeatWeight?: number;
 }
 
 /**
@@ -129,7 +131,7 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
         weight:
           Math.max(0.2, 1 - c * CHUNK_RANK_PENALTY) *
           (unit.pointer ? POINTER_WEIGHT : 1) *
-          (said(unit, c) ? repeatWeightInUse() : 1),
+          (said(unit, c) ? (followUp.repeatWeight ?? REPEAT_WEIGHT) : 1),
         bonus: 0.05 * chunks[c]!.similarity - unit.index * 1e-3,
         score: 0,
         // A follow-up's heading must also share a word it asks now: the earlier topic's heading answered the

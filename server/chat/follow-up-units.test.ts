@@ -59,6 +59,14 @@ describe('extractAnswer for a follow-up', () => {
     });
     expect(text).toContain('50%');
   });
+
+  it('scores a repeat at the weight it is given (the sweep tries others through the same call)', () => {
+    const followUp = { borrowed: ['size', 'limit', 'manual', 'volume', 'backups'], earlierAnswer: EARLIER };
+    const asked = 'How long are the daily ones kept?';
+    expect(extractAnswer(asked, [SCHEDULES, LIMITS], followUp).text).not.toContain('50%');
+    // At 1 a repeat is not demoted at all: the earlier answer's sentence comes back beside the new fact.
+    expect(extractAnswer(asked, [SCHEDULES, LIMITS], { ...followUp, repeatWeight: 1 }).text).toContain('50%');
+  });
 });
 
 const STARTUP = chunk(
@@ -82,6 +90,9 @@ describe('mayRepeat', () => {
     expect(mayRepeat(unit('Daily backups are kept for 6 days.'), 1, new Set(['long']), 'quantity', 'How long?')).toBe(
       true,
     );
+    const share = unit('Backups are limited to 50% of the volume size.');
+    expect(mayRepeat(share, 1, new Set(['big']), 'quantity', 'How big can they be?')).toBe(true);
+    expect(mayRepeat(share, 1, new Set(['long']), 'quantity', 'How long are they kept?')).toBe(false);
   });
 });
 

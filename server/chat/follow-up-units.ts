@@ -9,7 +9,7 @@
  * nothing else on the cited pages answers (then it is the answer), never as padding around the new fact.
  * Unless it holds what is asked now (`mayRepeat`): then it is quoted as any other unit.
  */
-import { holdsType, type AnswerType } from './answer-type.ts';
+import { holdsType, quantityIn, QUANTITY_KINDS, type AnswerType } from './answer-type.ts';
 import type { Unit } from './units.ts';
 
 /**
@@ -19,21 +19,9 @@ import type { Unit } from './units.ts';
  * sentence outscored, a quarter weight and all, the new one that says how the threshold is set). Chosen
  * leave-one-site-out among 0.05, 0.25 and 1 (`npx tsx scripts/eval/thread-sweep.ts` on the Vite, MkDocs and
  * Railway in-sample conversation sets, hybrid): every fold keeps 0.05; 1 costs Railway one later turn's fact.
+ * The sweep passes the values it tries through `FollowUpInput.repeatWeight` (server/chat/extract.ts).
  */
 export const REPEAT_WEIGHT = 0.05;
-
-/**
- * The weight in use: REPEAT_WEIGHT, changed only by the leave-one-site-out sweep
- * (scripts/eval/thread-sweep.ts), which measures other values through the real API without a rebuild.
- */
-let repeatWeight = REPEAT_WEIGHT;
-export function repeatWeightInUse(): number {
-  return repeatWeight;
-}
-/** For scripts/eval/thread-sweep.ts only: the server never calls it. */
-export function setRepeatWeightForSweep(weight: number): void {
-  repeatWeight = weight;
-}
 
 /** Units shorter than this are not compared: a short line ("Yes.") may be in any answer. */
 const MIN_COMPARED = 16;
@@ -66,19 +54,16 @@ export function mayRepeat(
   return chunk === 0 && [...own].some((w) => unit.words.has(w));
 }
 
-const NUMBER = '(?:\\d[\\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|sixty|ninety)';
 /**
- * The kind of quantity a question names, and the values of that kind: "how long" wants a duration, "how big"
- * a size. A repeated unit holding another kind ("limited to 50% of the volume's total size" when "How long
- * are the daily ones kept?" follows a question about the backup limit) is not what is asked now.
+ * The kind of quantity a question names, and the values of that kind (answer-type.ts `QUANTITY_KINDS`): "how
+ * long" wants a duration, "how big" a size. A repeated unit holding another kind ("limited to 50% of the
+ * volume's total size" when "How long are the daily ones kept?" follows a question about the backup limit)
+ * is not what is asked now.
  */
 const DIMENSIONS: [RegExp, RegExp][] = [
-  [
-    /\bhow (long|soon|quickly|often|fast)\b|\bfar back\b/i,
-    new RegExp(`\\b${NUMBER}\\s?(ms|seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|months?|years?)\\b`, 'i'),
-  ],
-  [/\bhow (big|large|heavy)\b|\bsize\b/i, new RegExp(`\\b${NUMBER}\\s?([kmgt]i?b|bytes?|tokens?|characters?|%)`, 'i')],
-  [/\bhow much\b|\b(cost|price)\b/i, new RegExp(`\\$\\s?\\d|\\b${NUMBER}\\s?([kmgt]i?b|%|credits?)`, 'i')],
+  [QUANTITY_KINDS.duration.asks, quantityIn(QUANTITY_KINDS.duration.units)],
+  [QUANTITY_KINDS.size.asks, quantityIn(QUANTITY_KINDS.size.units)],
+  [QUANTITY_KINDS.amount.asks, quantityIn(QUANTITY_KINDS.amount.units, true)],
 ];
 function holdsDimension(markdown: string, question: string): boolean {
   const named = DIMENSIONS.find(([asks]) => asks.test(question));

@@ -69,6 +69,29 @@ async function ask(
   return answer as Answer;
 }
 
+/** As `ask`, with the whole answer or the refusal as one JSON body. */
+async function askJson(
+  mode: RetrievalMode,
+  token: string,
+  message: string,
+  { earlier = null, session_id }: { earlier?: string | null; session_id?: string } = {},
+): Promise<Partial<Answer> & { type: string }> {
+  const text = followUpText(message, earlier ? { question: earlier } : null);
+  const embedding = mode === 'lexical' ? undefined : (await embedder.embed([text]))[0];
+  const res = await api.chat(
+    token,
+    {
+      message,
+      message_id: crypto.randomUUID(),
+      ...(embedding ? { embedding } : {}),
+      ...(session_id ? { session_id } : {}),
+    },
+    { headers: { Accept: 'application/json' } },
+    api.instance({ retrieval: { mode } }),
+  );
+  return (await res.json()) as Partial<Answer> & { type: string };
+}
+
 const THRESHOLD = 'What is the evidence threshold?';
 const CHANGE = 'How do I change it?';
 
@@ -170,6 +193,30 @@ describe('follow-ups and the session', () => {
     expect(follow.citations?.[0]?.title).toBe('How kb-chat works');
     expect(follow.text).toContain('Clicking a citation opens the source page');
   });
+
+  // The earlier question was refused, so the thread has no page, and a follow-up that points back counts a
+  // page without the earlier words as about something else: refused in the thread, it is asked once more as a
+  // new question and answered as when asked alone (vector mode cannot: the browser embedded the borrowed
+  // words, and the server has no text search to fall back on).
+  it.each(['hybrid', 'lexical'] as const)(
+    'asks a follow-up refused within the thread once more as a new question (%s)',
+    async (mode) => {
+      const { token } = await api.signIn();
+      const session_id = crypto.randomUUID();
+      const earlier = 'Can I pay with bitcoin?';
+      const browsers = 'Which browsers does it support?';
+      expect((await askJson(mode, token, earlier, { session_id })).type).toBe('refusal');
+      const follow = await askJson(mode, token, browsers, { earlier, session_id });
+      const alone = await askJson(mode, (await api.signIn()).token, browsers);
+      expect(follow.type).toBe('answer');
+      expect(follow.text).toContain('Chrome, Edge, Firefox and Safari');
+      expect(follow.text).toBe(alone.text);
+      // Answered as a new question: not "About: pay bitcoin".
+      expect(follow.context).toBeUndefined();
+      // "And lunch?" has no word of its own that the knowledge base holds: still refused.
+      expect((await askJson(mode, token, 'And lunch?', { earlier: browsers, session_id })).type).toBe('refusal');
+    },
+  );
 
   it("answers another visitor's session id as a new conversation, without their context", async () => {
     const alice = await api.signIn();

@@ -41,6 +41,8 @@ export interface ChatRouteOptions {
   generationModel: string;
   /** `question.refused` goes out here (server/webhooks); none when unset. */
   webhooks?: Webhooks;
+  /** For scripts/eval/thread-sweep.ts only (AnswerTurnOptions.repeatWeight); unset everywhere else. */
+  repeatWeight?: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -55,6 +57,7 @@ export function chatRoute({
   settings,
   generationModel,
   webhooks,
+  repeatWeight,
 }: ChatRouteOptions) {
   const app = new Hono<{ Variables: AuthVariables & { chatRequest: ReadChatRequest; generated: Generated } }>();
 
@@ -75,7 +78,10 @@ export function chatRoute({
     }
     const release = wantsJson ? () => {} : once(() => streams.release());
     try {
-      const outcome = await answerTurn(store, claims, request, retrieval, { settings });
+      const outcome = await answerTurn(store, claims, request, retrieval, {
+        settings,
+        ...(repeatWeight !== undefined ? { repeatWeight } : {}),
+      });
       if (outcome.kind === 'refusal') {
         release();
         // After the refusal is stored, off the request path: the visitor's answer never waits for it. A
