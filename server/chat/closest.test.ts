@@ -71,7 +71,10 @@ describe('closest pages under a refusal', () => {
       document_url: null,
       similarity: 0.3,
     }));
-    const refused = (mode: 'hybrid' | 'lexical' | 'vector', evidence: number): Extract<Retrieval, { kind: 'refuse' }> => ({
+    const refused = (
+      mode: 'hybrid' | 'lexical' | 'vector',
+      evidence: number,
+    ): Extract<Retrieval, { kind: 'refuse' }> => ({
       kind: 'refuse',
       mode,
       evidence,
