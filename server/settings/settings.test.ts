@@ -59,8 +59,8 @@ describe('GET/PUT /api/admin/settings: thresholds, greeting, refusal suggestions
       server_evidence_threshold: 0.35,
       lexical_threshold: 0.65,
       server_lexical_threshold: 0.65,
-      hybrid_threshold: 0.38,
-      server_hybrid_threshold: 0.38,
+      hybrid_threshold: 0.39,
+      server_hybrid_threshold: 0.39,
       greeting: null,
       greeting_source: 'server',
       refusal_suggestions: ['Contact support', 'Rephrase your question'],
@@ -138,7 +138,7 @@ describe('GET/PUT /api/admin/settings: thresholds, greeting, refusal suggestions
     {
       mode: 'hybrid',
       field: 'hybrid_threshold',
-      server: 0.38,
+      server: 0.39,
       atServer: 'answer',
       steps: [
         [0.46, 'refusal'],

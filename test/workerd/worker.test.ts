@@ -167,7 +167,7 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
       expect(await set.json()).toMatchObject({
         hybrid_threshold: 0.99,
         hybrid_threshold_source: 'admin',
-        server_hybrid_threshold: 0.38,
+        server_hybrid_threshold: 0.39,
         greeting_source: 'admin',
       });
       // The same isolate, no restart: the next question reads the settings from the database.
@@ -198,7 +198,7 @@ describe('Worker in workerd against Supabase (PostgREST over PGlite)', () => {
       expect(((await bad.json()) as ErrorBody).error.message).toMatch(/^refusal_suggestions\.0: /);
 
       expect(await (await put({ hybrid_threshold: null })).json()).toMatchObject({
-        hybrid_threshold: 0.38,
+        hybrid_threshold: 0.39,
         hybrid_threshold_source: 'server',
       });
       expect((await ask()).type).toBe('answer');
