@@ -5,8 +5,8 @@
  *
  * The objective is the one the gate is held to: as many off-topic questions refused as possible with no
  * site's in-KB refusals higher than at the baseline (in-KB refusals fewer as the tie-break). The baseline is
- * the threshold and least coverage in use, or `--base <threshold>` without a floor (the pair in
- * docs/retrieval-and-answers.md, "The gate: a coverage floor", was chosen with `--base 0.39`). Printed:
+ * the threshold and least coverage in use, or `--base <threshold>` without a floor (the hybrid defaults were
+ * chosen with `--base 0.39`, the threshold in use before there was a floor). Printed:
  * leave one site out (chosen on the tuning sets of two sites, measured on the third, the demo beside it) and
  * the choice on all three; `--floor-only` keeps the threshold in use and chooses the least coverage alone;
  * `--grid` prints every pair.

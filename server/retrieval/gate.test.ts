@@ -31,7 +31,7 @@ describe('the gate', () => {
     expect(passes(0.349, 0.35)).toBe(false);
   });
   it('takes CHAT_EVIDENCE_THRESHOLD for vector mode and calibrated defaults for the others', () => {
-    expect(thresholdsOf({ evidenceThreshold: 0.3 })).toEqual({ vector: 0.3, lexical: 0.65, hybrid: 0.39 });
+    expect(thresholdsOf({ evidenceThreshold: 0.3 })).toEqual({ vector: 0.3, lexical: 0.65, hybrid: 0.37 });
     expect(thresholdsOf({ evidenceThreshold: 0.3, lexicalThreshold: 0.5, hybridThreshold: 0.4 })).toEqual({
       vector: 0.3,
       lexical: 0.5,
