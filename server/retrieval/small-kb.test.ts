@@ -2,21 +2,24 @@
  * The hybrid gate's coverage floor on a knowledge base of three chunks, with the default threshold and floor
  * (gate.ts): an everyday word of the question that no chunk uses must not outweigh the word the knowledge
  * base holds (migration 20261128030000 weighs it as a word one chunk holds), while a question whose rare
- * words the knowledge base lacks is still refused, whatever its cosine. Real PGlite and the SQL search.
+ * words the knowledge base lacks is still refused, whatever its cosine. The SQL search on real PGlite and,
+ * with KB_TEST_DATABASE_URL, on PostgreSQL 15 + pgvector.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
-import { useKbStore, VISITOR } from '../testing/store.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { OpenStore } from '../store/sql-store.ts';
+import { describeStores } from '../testing/pg.ts';
+import { VISITOR } from '../testing/store.ts';
 import { basis, withSimilarity } from '../testing/vectors.ts';
 import { DEFAULT_HYBRID_MIN_COVERAGE, DEFAULT_HYBRID_THRESHOLD } from './gate.ts';
 import { retrieve } from './index.ts';
 
-const kb = useKbStore();
-
-const ask = (question: string, embedding: number[]) =>
-  retrieve(kb.store, { claims: VISITOR, question, embedding }, { evidenceThreshold: 0.35 });
-
-describe('the coverage floor on a three-chunk knowledge base (defaults)', () => {
-  beforeEach(async () => {
+describeStores('the coverage floor on a three-chunk knowledge base (defaults)', (kind) => {
+  const kb = {} as { store: OpenStore };
+  const ask = (question: string, embedding: number[]) =>
+    retrieve(kb.store, { claims: VISITOR, question, embedding }, { evidenceThreshold: 0.35 });
+  afterAll(() => kb.store?.close());
+  beforeAll(async () => {
+    kb.store = await kind.open();
     await kb.store.ingestDocument({
       source: 'billing.md',
       name: 'Billing',
