@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 37 migrations, the last 20261128060000_words_only_chunks.sql. What each function is for, and who may call it: docs/database.md.
+-- 38 migrations, the last 20261128060000_words_only_chunks.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -1597,7 +1597,9 @@ begin
     from websearch_to_tsquery('english'::regconfig, v_text) q;
     select greatest(s.total_length::double precision / nullif(s.chunks, 0), 1),
       coalesce(array_agg(t.lexeme order by t.df, t.lexeme), '{}'),
-      coalesce(array_agg(ln(1 + (s.chunks - t.df + 0.5) / (t.df + 0.5)) order by t.df, t.lexeme), '{}'),
+      -- A lexeme no chunk holds is weighed as one that a single chunk holds (the header).
+      coalesce(array_agg(ln(1 + (s.chunks - greatest(t.df, 1) + 0.5) / (greatest(t.df, 1) + 0.5))
+        order by t.df, t.lexeme), '{}'),
       string_agg(quote_literal(t.lexeme), ' | ' order by t.df, t.lexeme)
         filter (where t.rarity = 1 or t.cumulative_df <= c_probe_budget)::tsquery
       into v_avgdl, v_lexemes, v_idf, v_probe
@@ -1688,7 +1690,7 @@ begin
   order by r.score desc, c.id;
 end;
 $function$;
-comment on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The search behind search_chunks: vector and BM25 full-text candidates fused by reciprocal rank, with the evidence signals (cosine; coverage of the question by the chunk, its section path and its page title) that the gate reads.';
+comment on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The search behind search_chunks: vector and BM25 full-text candidates fused by reciprocal rank, with the evidence signals (cosine; coverage of the question by the chunk, its section path and its page title) that the gate reads. A question lexeme no chunk holds is weighed in coverage as one a single chunk holds (migration 20261128030000).';
 revoke all on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) from public;
 grant execute on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) to service_role;
 

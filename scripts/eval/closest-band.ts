@@ -11,8 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readConfig } from '../../server/config/index.ts';
 import { createEmbedder } from '../../server/ingest/embedder.ts';
-import { evidenceOf, gatherEvidence, thresholdsOf } from '../../server/retrieval/index.ts';
-import { passes } from '../../server/retrieval/gate.ts';
+import { decide, gatherEvidence, thresholdsOf } from '../../server/retrieval/index.ts';
 import { readQaFile } from './docs-qa.ts';
 import { parseMode, thresholdsFromEnv } from './options.ts';
 import { buildKb } from './squad.ts';
@@ -46,8 +45,15 @@ for (const file of positionals) {
       { claims: CLAIMS, question: q, embedding: embeddings?.[i] },
       { mode },
     );
-    const best = Math.max(0, ...rows.map((r) => evidenceOf(r, mode)));
-    if (passes(best, threshold)) {
+    // The gate as the chat endpoint applies it (decide: in hybrid mode only chunks with enough coverage count).
+    const found = decide(
+      rows,
+      mode,
+      { evidenceThreshold: env.evidenceThreshold, ...thresholdsFromEnv(process.env) },
+      q,
+    );
+    const best = found.evidence;
+    if (found.kind === 'answer') {
       if (!off) answered++;
       else offAnswered++; // answered anyway: no refusal, so no closest pages either way
       continue;
@@ -73,7 +79,7 @@ console.log(`off-topic refused, best evidence / threshold: ${fmt(offTopic)}`);
 console.log(`in-KB refusals within 10 % of the threshold:\n  ${nearInKb.join('\n  ') || '(none)'}`);
 console.log(`off-topic refusals within 10 % of the threshold:\n  ${nearOffTopic.join('\n  ') || '(none)'}`);
 console.log('band (share of threshold below it)  in-KB refusals with pages  off-topic with pages');
-for (const band of [0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3]) {
+for (const band of [0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3]) {
   const count = (xs: number[]) => xs.filter((x) => x >= 1 - band).length;
   console.log(
     `${band.toFixed(2).padStart(5)}  ${String(count(inKb)).padStart(30)}  ${String(count(offTopic)).padStart(20)}`,

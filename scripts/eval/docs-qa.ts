@@ -135,7 +135,14 @@ export async function evaluateQa(
       const open = decide(
         rows,
         mode,
-        { evidenceThreshold: 0, lexicalThreshold: 0, hybridThreshold: 0, citationFloor: 0, matchCount: CANDIDATES },
+        {
+          evidenceThreshold: 0,
+          lexicalThreshold: 0,
+          hybridThreshold: 0,
+          hybridMinCoverage: 0,
+          citationFloor: 0,
+          matchCount: CANDIDATES,
+        },
         item.q,
       );
       candidates.push(open.kind === 'answer' ? open.chunks.map((c) => sourceOf.get(c.document_id) ?? '?') : []);

@@ -20,6 +20,7 @@ import type { SearchChunkRow } from '../../server/store/types.ts';
 import type { SiteQuestion, SiteSignals } from './site-signals.ts';
 import { evidenceOf } from '../../server/retrieval/gate.ts';
 import { readConfig } from '../../server/config/index.ts';
+import { retrievalFromEnv } from '../../server/retrieval/config.ts';
 import { extractAnswer } from '../../server/chat/extract.ts';
 import { readdir } from 'node:fs/promises';
 import { readQaFile } from './docs-qa.ts';
@@ -173,7 +174,12 @@ if (what === 'answers') {
         offRefused = 0;
       for (const q of qs) {
         const rows = q.rows[mode];
-        const got = decide(rows, mode, { evidenceThreshold: env.evidenceThreshold }, q.q);
+        const got = decide(
+          rows,
+          mode,
+          { evidenceThreshold: env.evidenceThreshold, ...retrievalFromEnv(process.env) },
+          q.q,
+        );
         if (q.source === null) {
           off++;
           if (got.kind === 'refuse') offRefused++;

@@ -71,15 +71,19 @@ describe('closest pages under a refusal', () => {
       document_url: null,
       similarity: 0.3,
     }));
-    const refused = (mode: 'hybrid' | 'lexical', evidence: number): Extract<Retrieval, { kind: 'refuse' }> => ({
+    const refused = (
+      mode: 'hybrid' | 'lexical' | 'vector',
+      evidence: number,
+    ): Extract<Retrieval, { kind: 'refuse' }> => ({
       kind: 'refuse',
       mode,
       evidence,
       threshold: 0.4,
       nearest,
     });
-    expect(closestPages(refused('hybrid', 0.39)).map((p) => p.title)).toEqual(['Doc 1', 'Doc 2', 'Doc 3']);
-    expect(closestPages(refused('hybrid', 0.38))).toEqual([]);
+    expect(closestPages(refused('hybrid', 0.397)).map((p) => p.title)).toEqual(['Doc 1', 'Doc 2', 'Doc 3']);
+    expect(closestPages(refused('hybrid', 0.39))).toEqual([]);
+    expect(closestPages(refused('vector', 0.37)).map((p) => p.title)).toEqual(['Doc 1', 'Doc 2', 'Doc 3']);
     expect(closestPages(refused('lexical', 0.399))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evidenceOf, passes } from './gate.ts';
+import { eligible, evidenceOf, passes } from './gate.ts';
 import { retrievalFromEnv } from './config.ts';
 import { confidenceOf, thresholdsOf } from './index.ts';
 
@@ -17,13 +17,21 @@ describe('the evidence of a chunk per mode', () => {
 });
 
 describe('the gate', () => {
+  it('lets a chunk carry the hybrid gate only with enough coverage; other modes need none', () => {
+    expect(eligible({ coverage: 0.35 }, 'hybrid', 0.35)).toBe(true);
+    expect(eligible({ coverage: 0.34 }, 'hybrid', 0.35)).toBe(false);
+    expect(eligible({ coverage: null }, 'hybrid', 0.35)).toBe(false);
+    expect(eligible({ coverage: null }, 'hybrid', 0)).toBe(true);
+    expect(eligible({ coverage: 0 }, 'vector', 0.35)).toBe(true);
+    expect(eligible({ coverage: 0 }, 'lexical', 0.35)).toBe(true);
+  });
   it('passes at the threshold (float4 tolerance) and not below it', () => {
     expect(passes(0.35, 0.35)).toBe(true);
     expect(passes(0.35 - 1e-7, 0.35)).toBe(true);
     expect(passes(0.349, 0.35)).toBe(false);
   });
   it('takes CHAT_EVIDENCE_THRESHOLD for vector mode and calibrated defaults for the others', () => {
-    expect(thresholdsOf({ evidenceThreshold: 0.3 })).toEqual({ vector: 0.3, lexical: 0.65, hybrid: 0.39 });
+    expect(thresholdsOf({ evidenceThreshold: 0.3 })).toEqual({ vector: 0.3, lexical: 0.65, hybrid: 0.37 });
     expect(thresholdsOf({ evidenceThreshold: 0.3, lexicalThreshold: 0.5, hybridThreshold: 0.4 })).toEqual({
       vector: 0.3,
       lexical: 0.5,
@@ -49,5 +57,7 @@ describe('retrievalFromEnv', () => {
       citationFloor: 1,
     });
     expect(() => retrievalFromEnv({ CHAT_CITATION_FLOOR: '1.5' })).toThrow(/CHAT_CITATION_FLOOR/);
+    expect(retrievalFromEnv({ CHAT_HYBRID_MIN_COVERAGE: '0' })).toEqual({ hybridMinCoverage: 0 });
+    expect(() => retrievalFromEnv({ CHAT_HYBRID_MIN_COVERAGE: 'half' })).toThrow(/CHAT_HYBRID_MIN_COVERAGE/);
   });
 });

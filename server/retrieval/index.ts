@@ -12,8 +12,10 @@ import type { Confidence, RetrievalMode, SearchFilters } from '../../protocol/in
 import type { ChatStore, ChunkMatch, JwtClaims, SearchChunkRow } from '../store/types.ts';
 import {
   DEFAULT_CITATION_FLOOR,
+  DEFAULT_HYBRID_MIN_COVERAGE,
   DEFAULT_HYBRID_THRESHOLD,
   DEFAULT_LEXICAL_THRESHOLD,
+  eligible,
   evidenceOf,
   passes,
   type GateThresholds,
@@ -26,6 +28,7 @@ export { search, type SearchHit, type SearchInput, type SearchOutput } from './s
 export {
   evidenceOf,
   DEFAULT_CITATION_FLOOR,
+  DEFAULT_HYBRID_MIN_COVERAGE,
   DEFAULT_HYBRID_THRESHOLD,
   DEFAULT_LEXICAL_THRESHOLD,
   type GateThresholds,
@@ -38,6 +41,8 @@ export interface RetrievalOptions {
   lexicalThreshold?: number;
   /** Minimum mean of cosine and coverage of the best chunk in hybrid mode (CHAT_HYBRID_THRESHOLD). */
   hybridThreshold?: number;
+  /** In hybrid mode, the least coverage of a chunk that passes the gate (CHAT_HYBRID_MIN_COVERAGE, 0…1). */
+  hybridMinCoverage?: number;
   /**
    * Once the best chunk passed the gate, other chunks are cited when their evidence reaches this share of
    * the threshold (CHAT_CITATION_FLOOR, 0…1; 1 = every cited chunk must pass the gate itself).
@@ -118,7 +123,10 @@ export function decide(
     evidence: evidenceOf(row, mode),
     order: evidenceOf(row, mode) + bonus[i]!,
   }));
-  const best = Math.max(0, ...scored.map((s) => s.evidence));
+  // The gate reads only chunks that may carry it (in hybrid mode: enough coverage, gate.ts); a refusal
+  // reports the best of those, so one refused for lack of the question's words lists no closest pages.
+  const minCoverage = options.hybridMinCoverage ?? DEFAULT_HYBRID_MIN_COVERAGE;
+  const best = Math.max(0, ...scored.filter((s) => eligible(s.row, mode, minCoverage)).map((s) => s.evidence));
   if (!passes(best, threshold))
     return { kind: 'refuse', mode, evidence: best, threshold, nearest: nearestPages(scored) };
 

@@ -98,7 +98,7 @@ describe('search_chunks: modes and fusion', () => {
     expect((await search(kb.store, { claims, embedding: basis(1), topK: 1 })).mode).toBe('vector');
   });
 
-  it('reports coverage: the IDF-weighted share of the question the chunk contains, unseen words weighing most', async () => {
+  it('reports coverage: the IDF-weighted share of the question the chunk contains, an unseen word weighing as the rarest', async () => {
     const rows = await kb.store.searchChunks(claims, {
       embedding: null,
       text: 'invoices zebra',
@@ -106,9 +106,11 @@ describe('search_chunks: modes and fusion', () => {
       mode: 'lexical',
       filters: {},
     });
-    // N = 3 chunks; df(invoic) = 1, df(zebra) = 0; idf = ln(1 + (N − df + 0.5) / (df + 0.5)).
+    // N = 3 chunks; df(invoic) = 1, df(zebra) = 0; idf = ln(1 + (N − df + 0.5) / (df + 0.5)), a word no chunk
+    // holds weighed as one a single chunk holds (migration 20261128030000): each half of the question.
     const idf = (df: number) => Math.log(1 + (3 - df + 0.5) / (df + 0.5));
-    expect(rows[0]!.coverage).toBeCloseTo(idf(1) / (idf(1) + idf(0)), 10);
+    expect(rows[0]!.coverage).toBeCloseTo(idf(1) / (idf(1) + idf(1)), 10);
+    expect(rows[0]!.coverage).toBeCloseTo(0.5, 10);
     const full = await kb.store.searchChunks(claims, {
       embedding: null,
       text: 'How are invoices sent?',
@@ -216,8 +218,28 @@ describe('retrieve: the evidence gate per mode', () => {
     expect(at).toMatchObject({ kind: 'answer', mode: 'hybrid' });
     expect(at.evidence).toBeCloseTo(0.5, 5);
     expect((await ask('refunds issued', withSimilarity(2, 1), { hybridThreshold: 0.51 })).kind).toBe('refuse');
-    // A perfect embedding match without the words: cosine 1, coverage 0 → 0.5.
-    expect((await ask('zebra', basis(1))).evidence).toBeCloseTo(0.5, 5);
+    // A perfect embedding match without the words: cosine 1, coverage 0 → 0.5, but below the least coverage
+    // (CHAT_HYBRID_MIN_COVERAGE) the chunk cannot carry the gate, and the refusal reports no evidence.
+    expect((await ask('zebra', basis(1), { hybridMinCoverage: 0 })).evidence).toBeCloseTo(0.5, 5);
+    expect(await ask('zebra', basis(1))).toMatchObject({ kind: 'refuse', evidence: 0 });
+  });
+
+  it('hybrid: a chunk carries the gate only with coverage at least the least coverage, boundary included', async () => {
+    // "refunds zebra": the first chunk covers "refund" only (part of the IDF), cosine 1 → mean above 0.5.
+    const found = await ask('refunds zebra', basis(0), { hybridThreshold: 0.3, hybridMinCoverage: 0 });
+    expect(found.kind).toBe('answer');
+    const coverage = 2 * found.evidence - 1;
+    expect(coverage).toBeGreaterThan(0);
+    expect(coverage).toBeLessThan(1);
+    const exact = Math.floor(coverage * 1e4) / 1e4;
+    expect((await ask('refunds zebra', basis(0), { hybridThreshold: 0.3, hybridMinCoverage: exact })).kind).toBe(
+      'answer',
+    );
+    expect(
+      (await ask('refunds zebra', basis(0), { hybridThreshold: 0.3, hybridMinCoverage: coverage + 0.01 })).kind,
+    ).toBe('refuse');
+    // The floor is hybrid's alone: in vector mode the same chunk answers on its cosine.
+    expect((await ask('refunds zebra', basis(0), { mode: 'vector', hybridMinCoverage: 1 })).kind).toBe('answer');
   });
 
   it('cites, in order of evidence, chunks that reach the citation floor (a share of the threshold)', async () => {

@@ -52,7 +52,7 @@ it('shows every setting with its value in effect, its source and the server defa
     .poll(() => view().locator('#evidence_threshold-about').textContent())
     .toContain('In effect: 0.35 (server default); server default 0.35 (CHAT_EVIDENCE_THRESHOLD)');
   expect(await view().locator('#hybrid_threshold-about').textContent()).toContain(
-    'server default 0.39 (CHAT_HYBRID_THRESHOLD)',
+    'server default 0.37 (CHAT_HYBRID_THRESHOLD)',
   );
   expect(await view().locator('#lexical_threshold-about').textContent()).toContain(
     'server default 0.65 (CHAT_LEXICAL_THRESHOLD)',
