@@ -1011,7 +1011,7 @@ grant execute on function public.get_recent_chat_messages(p_session_id uuid, p_l
 CREATE OR REPLACE FUNCTION public.ingest_document(p_source text, p_name text, p_meta jsonb, p_checksum text, p_model text, p_chunks jsonb)
  RETURNS uuid
  LANGUAGE plpgsql
- SET search_path TO 'public', 'extensions'
+ SET search_path TO 'public', 'extensions', 'pg_temp'
 AS $function$
 declare
   v_document_id uuid;

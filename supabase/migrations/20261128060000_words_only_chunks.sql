@@ -16,7 +16,7 @@ create or replace function ingest_document(
 )
 returns uuid
 language plpgsql
-set search_path = public, extensions
+set search_path = public, extensions, pg_temp
 as $$
 declare
   v_document_id uuid;
