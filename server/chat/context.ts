@@ -123,8 +123,8 @@ function aboutOf(reply: MessageRow | null): string | null {
 }
 
 /**
- * Whether an answer found for a follow-up searched as a new question (its own words and the borrowed ones,
- * server/chat/answer.ts) rests on what the follow-up itself asks: it points back (its pronoun stands for the
+ * Whether an answer found for a follow-up searched as a new question (its own words in the text search, the
+ * browser's embedding holding the borrowed ones; server/chat/answer.ts) rests on what the follow-up itself asks: it points back (its pronoun stands for the
  * borrowed words), it has no word of its own, or one of the retrieved chunks holds one of its own words. A
  * follow-up none of whose words any retrieved chunk holds ("And lunch?" after the evidence threshold) asks
  * about something the knowledge base does not have; the earlier topic's words alone would answer it with the
