@@ -44,4 +44,29 @@ describe('ensureDemo', () => {
     expect(stats.embeddings).toBe(stats.chunks);
     expect(await demo(unreachable)).toBe('present');
   });
+
+  it('says so and returns when the demo cannot be stored even without the model (the server starts anyway)', async () => {
+    // The real PGlite store with its write failing (a fault injected at that one method), and no model: the
+    // ingestion without embeddings fails too, which must not stop the start.
+    const empty = await openPgliteStore(null);
+    const failing = Object.create(empty, {
+      ingestDocument: { value: async () => Promise.reject(new Error('no space left on device')) },
+    }) as typeof empty;
+    try {
+      const said: string[] = [];
+      const outcome = await ensureDemo({
+        store: failing,
+        embedder: unreachable,
+        model: MODEL,
+        dir: DEMO_KB_DIR,
+        log,
+        warn: (l) => said.push(l),
+      });
+      expect(outcome).toBe('failed');
+      expect(said.join('\n')).toMatch(/could not be ingested\. demo\/kb\/configuration\.md: no space left on device/);
+      expect((await empty.kbStats()).documents).toBe(0);
+    } finally {
+      await empty.close();
+    }
+  });
 });

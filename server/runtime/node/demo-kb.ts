@@ -31,19 +31,22 @@ export type DemoOutcome = 'present' | 'embedded' | 'words-only' | 'failed';
  */
 export async function ensureDemo(options: DemoOptions): Promise<DemoOutcome> {
   const { store, dir, log = console.log, warn = console.warn } = options;
-  if ((await store.kbStats()).documents === 0) {
-    log(`First run: ingesting the demo knowledge base (${relative(process.cwd(), dir)}) …`);
-    return ingestDemo(options, [dir], 'first');
-  }
-  const stale = await staleDemoFiles(options);
-  if (stale.length === 0) return 'present';
-  log(
-    `The demo knowledge base is stored without embeddings of ${options.model}: embedding ${stale.length} documents …`,
-  );
-  return ingestDemo(options, stale, 'again').catch((error: unknown) => {
-    warn(`⚠  The demo could not be embedded: ${message(error)}`);
+  try {
+    if ((await store.kbStats()).documents === 0) {
+      log(`First run: ingesting the demo knowledge base (${relative(process.cwd(), dir)}) …`);
+      return await ingestDemo(options, [dir], 'first');
+    }
+    const stale = await staleDemoFiles(options);
+    if (stale.length === 0) return 'present';
+    log(
+      `The demo knowledge base is stored without embeddings of ${options.model}: embedding ${stale.length} documents …`,
+    );
+    return await ingestDemo(options, stale, 'again');
+  } catch (error) {
+    // Also when storing it without the model fails: the server starts with whatever was stored.
+    warn(`\n⚠  The demo knowledge base could not be ingested. ${message(error)}\n`);
     return 'failed';
-  });
+  }
 }
 
 async function ingestDemo(options: DemoOptions, inputs: string[], run: 'first' | 'again'): Promise<DemoOutcome> {
@@ -53,10 +56,7 @@ async function ingestDemo(options: DemoOptions, inputs: string[], run: 'first' |
     log(`Ingested ${summary.added + summary.updated} documents, ${summary.chunks} chunks.`);
     return 'embedded';
   } catch (error) {
-    if (!(error instanceof EmbedderLoadError)) {
-      warn(`\n⚠  The demo knowledge base could not be ingested. ${message(error)}\n`);
-      return 'failed';
-    }
+    if (!(error instanceof EmbedderLoadError)) throw error;
     // The embedder's own message says what to set (KB_MODEL_DIR, network, the offline test model).
     if (run === 'again') {
       warn(`The model still cannot be loaded; the demo keeps answering by its words. ${firstLine(error)}`);
