@@ -72,3 +72,41 @@ describeStores('the coverage floor on a three-chunk knowledge base (defaults)', 
     expect(none).toMatchObject({ kind: 'refuse', mode: 'hybrid', evidence: 0 });
   });
 });
+
+describeStores('a follow-up on a three-chunk knowledge base (defaults)', (kind) => {
+  const kb = {} as { store: OpenStore; billing: string };
+  afterAll(() => kb.store?.close());
+  beforeAll(async () => {
+    kb.store = await kind.open();
+    kb.billing = await kb.store.ingestDocument({
+      source: 'billing.md',
+      name: 'Billing',
+      meta: {},
+      checksum: 'billing',
+      model: 'm',
+      chunks: [
+        { content: 'Refunds are issued within 14 days.', meta: { section: 'Refunds' }, embedding: basis(0) },
+        { content: 'Invoices are emailed monthly.', meta: { section: 'Invoices' }, embedding: basis(1) },
+        { content: 'Support answers within a day.', meta: { section: 'Support' }, embedding: basis(2) },
+      ],
+    });
+  });
+
+  it('weighs a word no chunk uses like the rarest one in a follow-up too, as in a complete question', async () => {
+    // After an answer about refunds: "And how long do they take?" — "long" and "take" are in no chunk.
+    const context = { terms: 'refunds', documents: [kb.billing], thread: [], sections: [], points_back: true };
+    const [best] = await kb.store.searchChunks(VISITOR, {
+      embedding: withSimilarity(0, 0.3),
+      text: 'And how long do they take?',
+      count: 1,
+      mode: 'hybrid',
+      filters: { context },
+    });
+    expect(best!.content).toMatch(/^Refunds/);
+    // Own "long" and "take" at df 1 each, the borrowed "refund" (present on the thread's page) at half its
+    // IDF, plus the last answer's page margin (0.01): 0.01 + 0.5 / (2 + 0.5) = 0.21. At df 0 the two absent
+    // words weighed 2.08 each and the same chunk covered 0.115.
+    const idf = (df: number) => Math.log(1 + (3 - df + 0.5) / (df + 0.5));
+    expect(best!.coverage).toBeCloseTo(0.01 + idf(1) / 2 / (2 * idf(1) + idf(1) / 2), 6);
+  });
+});
