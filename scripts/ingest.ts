@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { readConfig } from '../server/config/index.ts';
-import { createEmbedder } from '../server/ingest/embedder.ts';
+import { createEmbedder, EmbedderLoadError } from '../server/ingest/embedder.ts';
 import { SUPPORTED_EXTENSIONS } from '../server/ingest/files.ts';
 import { openCliStore } from '../server/ingest/open-store.ts';
 import type { IngestProgress, IngestSummary } from '../server/ingest/pipeline.ts';
@@ -37,6 +37,8 @@ for with If-None-Match / If-Modified-Since: a 304 downloads nothing. Each input 
                        metadata addresses stay refused; only on a trusted network: what is crawled is
                        served as public answers)
   --workers <n>        embedding worker threads (default: number of cores; 0 = main thread)
+  --words-only         store chunks without embeddings, for keyword search only (no model is loaded:
+                       for a machine that cannot load it); a later run without this flag embeds them
   --json               print the summary as JSON on stdout (progress goes to stderr)
 
 Environment: KB_EMBED_MODEL, KB_MODEL_DIR, KB_DATA_DIR; SUPABASE_URL + SUPABASE_SERVICE_ROLE_KEY to
@@ -55,6 +57,7 @@ try {
       concurrency: { type: 'string' },
       'allow-private': { type: 'boolean' },
       workers: { type: 'string' },
+      'words-only': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -132,6 +135,7 @@ try {
     baseUrl: args.values['base-url'] ?? null,
     onProgress: progress.update,
     dryRun,
+    wordsOnly: args.values['words-only'] === true,
     prune: args.values.prune === true,
     crawl: {
       ...(maxPages ? { maxPages } : {}),
@@ -146,6 +150,10 @@ try {
 } catch (error) {
   progress.stop();
   console.error(error instanceof Error ? error.message : String(error));
+  // Keyword search needs no model: say so to an owner whose machine cannot load it.
+  if (error instanceof EmbedderLoadError) {
+    console.error('Or store the documents for keyword search only, without the model: add --words-only');
+  }
   exitCode = 1;
 } finally {
   await webhooks?.settle(WEBHOOK_EXIT_WAIT_MS);

@@ -23,14 +23,24 @@ const siteHits: string[] = [];
 const cli = (...args: string[]) => run(SCRIPT, args);
 const docs = (...args: string[]) => run(path.join(ROOT, 'scripts/documents.ts'), args);
 
-function run(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       TSX,
       [script, ...args],
       {
         cwd: dir,
-        env: { ...process.env, KB_DATA_DIR: path.join(dir, 'data'), KB_MODEL_DIR: MODEL_DIR, KB_EMBED_MODEL: MODEL },
+        env: {
+          ...process.env,
+          KB_DATA_DIR: path.join(dir, 'data'),
+          KB_MODEL_DIR: MODEL_DIR,
+          KB_EMBED_MODEL: MODEL,
+          ...env,
+        },
         timeout: 110_000,
       },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
@@ -192,5 +202,31 @@ describe('scripts/ingest.ts on URLs', () => {
     } finally {
       for (const server of [v6, other, named]) server.close();
     }
+  });
+
+  // A machine that cannot load the model (offline, no KB_MODEL_DIR holding it) can still serve keyword search.
+  it('--words-only stores documents without the model, and a run with the model embeds them', {
+    timeout: 240_000,
+  }, async () => {
+    const env = { KB_DATA_DIR: path.join(dir, 'words-only-data') };
+    await mkdir(path.join(dir, 'words-only'));
+    for (const file of ['guide.mdx', 'notes.txt']) {
+      await cp(path.join(FIXTURES_DIR, file), path.join(dir, 'words-only', file));
+    }
+    const noModel = { ...env, KB_EMBED_MODEL: 'test-double/absent-model' };
+    const refused = await run(SCRIPT, ['words-only', '--json'], noModel);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Could not load the embedding model "test-double/absent-model"');
+    expect(refused.stderr).toContain('add --words-only');
+
+    const stored = await run(SCRIPT, ['words-only', '--json', '--words-only'], noModel);
+    expect(stored.code).toBe(0);
+    expect(JSON.parse(stored.stdout)).toMatchObject({ added: 2, failed: [] });
+    expect(JSON.parse(stored.stdout).chunks).toBeGreaterThanOrEqual(5);
+
+    // The documents lack embeddings for the model, so a run that can load it embeds them again.
+    const embedded = await run(SCRIPT, ['words-only', '--json'], env);
+    expect(embedded.code).toBe(0);
+    expect(JSON.parse(embedded.stdout)).toMatchObject({ added: 0, updated: 2, unchanged: 0, failed: [] });
   });
 });
