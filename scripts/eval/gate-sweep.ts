@@ -20,8 +20,7 @@ import {
   DEFAULT_LEXICAL_THRESHOLD,
   DEFAULT_VECTOR_MIN_COVERAGE,
 } from '../../server/retrieval/gate.ts';
-import { evidenceOf, mayCarry, passes } from '../../server/retrieval/gate.ts';
-import { asksPastTime } from '../../server/retrieval/time-asked.ts';
+import { eligible, evidenceOf, passes } from '../../server/retrieval/gate.ts';
 import { readConfig } from '../../server/config/index.ts';
 import type { SiteQuestion, SiteSignals } from './site-signals.ts';
 
@@ -34,8 +33,7 @@ interface Counts {
 
 /** Whether the gate answers `q` at threshold `t` with least coverage `c` (the rule of `decide`; vector rows need the coverage of migration 20261128090000). */
 export function answered(q: SiteQuestion, mode: RetrievalMode, t: number, c: number): boolean {
-  const pastTime = asksPastTime(q.q);
-  return q.rows[mode].some((r) => mayCarry(r, mode, c, pastTime) && passes(evidenceOf(r, mode), t));
+  return q.rows[mode].some((r) => eligible(r, mode, c) && passes(evidenceOf(r, mode), t));
 }
 
 export function countsOf(questions: SiteQuestion[], mode: RetrievalMode, t: number, c: number): Counts {

@@ -20,7 +20,6 @@
  */
 import type { RetrievalMode } from '../../protocol/index.ts';
 import type { SearchChunkRow } from '../store/types.ts';
-import { statesTime } from './time-asked.ts';
 
 export interface GateThresholds {
   /** Cosine similarity (CHAT_EVIDENCE_THRESHOLD). */
@@ -101,20 +100,6 @@ export function evidenceOf(row: Pick<SearchChunkRow, 'cosine' | 'coverage'>, mod
  */
 export function eligible(row: Pick<SearchChunkRow, 'coverage'>, mode: RetrievalMode, minCoverage: number): boolean {
   return mode === 'lexical' || passes(row.coverage ?? 0, minCoverage);
-}
-
-/**
- * Whether a chunk may carry the gate for `question`: enough coverage (`eligible`) and, for a question asking
- * when something happened, a point in time in the chunk (time-asked.ts). `pastTime`: asksPastTime(question),
- * computed once per question by the caller.
- */
-export function mayCarry(
-  row: Pick<SearchChunkRow, 'coverage' | 'content'>,
-  mode: RetrievalMode,
-  minCoverage: number,
-  pastTime: boolean,
-): boolean {
-  return eligible(row, mode, minCoverage) && (!pastTime || statesTime(row.content));
 }
 
 export function passes(evidence: number, threshold: number): boolean {

@@ -16,13 +16,12 @@ import {
   DEFAULT_HYBRID_THRESHOLD,
   DEFAULT_LEXICAL_THRESHOLD,
   DEFAULT_VECTOR_MIN_COVERAGE,
+  eligible,
   evidenceOf,
-  mayCarry,
   passes,
   type GateThresholds,
 } from './gate.ts';
 import { fieldBonuses } from './fields.ts';
-import { asksPastTime } from './time-asked.ts';
 import { effectiveMode, sqlFilters } from './search.ts';
 import { DEFAULT_CONFIDENCE } from '../config/defaults.ts';
 
@@ -128,18 +127,13 @@ export function decide(
     evidence: evidenceOf(row, mode),
     order: evidenceOf(row, mode) + bonus[i]!,
   }));
-  // The gate reads only chunks that may carry it (in hybrid and vector mode: enough coverage; for "when was…":
-  // a point in time; gate.ts); a refusal reports the best of those, so one refused for lack of the question's
-  // words lists no closest pages.
+  // The gate reads only chunks that may carry it (in hybrid and vector mode: enough coverage, gate.ts); a
+  // refusal reports the best of those, so one refused for lack of the question's words lists no closest pages.
   const minCoverage =
     mode === 'vector'
       ? (options.vectorMinCoverage ?? DEFAULT_VECTOR_MIN_COVERAGE)
       : (options.hybridMinCoverage ?? DEFAULT_HYBRID_MIN_COVERAGE);
-  const pastTime = asksPastTime(question);
-  const best = Math.max(
-    0,
-    ...scored.filter((s) => mayCarry(s.row, mode, minCoverage, pastTime)).map((s) => s.evidence),
-  );
+  const best = Math.max(0, ...scored.filter((s) => eligible(s.row, mode, minCoverage)).map((s) => s.evidence));
   if (!passes(best, threshold))
     return { kind: 'refuse', mode, evidence: best, threshold, nearest: nearestPages(scored) };
 
