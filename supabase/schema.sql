@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 39 migrations, the last 20261128070000_context_absent_word_idf.sql. What each function is for, and who may call it: docs/database.md.
+-- 40 migrations, the last 20261128090000_vector_coverage.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -1589,7 +1589,8 @@ begin
     end if;
   end if;
 
-  if v_mode in ('hybrid', 'lexical') then
+  -- The question's lexemes and their weights whenever there is text: coverage is computed in every mode.
+  if v_text is not null then
     -- The question as typed (websearch syntax); its AND becomes OR unless it uses negation ("-word"), which
     -- only makes sense as typed.
     select case when q::text like '%!%' then q else replace(q::text, ' & ', ' | ')::tsquery end
@@ -1679,7 +1680,7 @@ begin
   select
     c.id, c.content, c.meta, d.id, d.name, d.meta ->> 'url', d.meta,
     r.cosine, r.bm25,
-    case when v_mode in ('hybrid', 'lexical') then (
+    case when v_text is not null then (
       select sum(t.idf) filter (where c.fts @@ quote_literal(t.lexeme)::tsquery or t.lexeme = any (d.title_terms))
         / nullif(sum(t.idf), 0)
       from unnest(v_lexemes, v_idf) t(lexeme, idf)) end,
@@ -1690,7 +1691,7 @@ begin
   order by r.score desc, c.id;
 end;
 $function$;
-comment on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The search behind search_chunks: vector and BM25 full-text candidates fused by reciprocal rank, with the evidence signals (cosine; coverage of the question by the chunk, its section path and its page title) that the gate reads. A question lexeme no chunk holds is weighed in coverage as one a single chunk holds (migration 20261128030000).';
+comment on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The search behind search_chunks: vector and BM25 full-text candidates fused by reciprocal rank, with the evidence signals (cosine; coverage of the question by the chunk, its section path and its page title, in every mode when there is text) that the gate reads. A question lexeme no chunk holds is weighed in coverage as one a single chunk holds (migration 20261128030000); coverage in vector mode since 20261128090000.';
 revoke all on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) from public;
 grant execute on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) to service_role;
 

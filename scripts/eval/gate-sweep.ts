@@ -1,6 +1,7 @@
 /**
  * `npx tsx scripts/eval/gate-sweep.ts <signals.json> [hybrid|vector|lexical] [--base <threshold>] [--floor-only] [--grid]`: the evidence gate per
- * mode, threshold × least coverage (DEFAULT_HYBRID_MIN_COVERAGE in hybrid mode), on the candidates saved by
+ * mode, threshold × least coverage (DEFAULT_HYBRID_MIN_COVERAGE in hybrid mode, DEFAULT_VECTOR_MIN_COVERAGE in
+ * vector mode), on the candidates saved by
  * site-signals.ts. Tuning sets only (held-out sets are never used to choose).
  *
  * The objective is the one the gate is held to: as many off-topic questions refused as possible with no
@@ -17,6 +18,7 @@ import {
   DEFAULT_HYBRID_MIN_COVERAGE,
   DEFAULT_HYBRID_THRESHOLD,
   DEFAULT_LEXICAL_THRESHOLD,
+  DEFAULT_VECTOR_MIN_COVERAGE,
 } from '../../server/retrieval/gate.ts';
 import { eligible, evidenceOf, passes } from '../../server/retrieval/gate.ts';
 import { readConfig } from '../../server/config/index.ts';
@@ -29,7 +31,7 @@ interface Counts {
   off: number;
 }
 
-/** Whether the gate answers `q` at threshold `t` with least coverage `c` (the rule of `decide`). */
+/** Whether the gate answers `q` at threshold `t` with least coverage `c` (the rule of `decide`; vector rows need the coverage of migration 20261128090000). */
 export function answered(q: SiteQuestion, mode: RetrievalMode, t: number, c: number): boolean {
   return q.rows[mode].some((r) => eligible(r, mode, c) && passes(evidenceOf(r, mode), t));
 }
@@ -63,7 +65,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }[mode];
   const baseArg = process.argv.indexOf('--base');
   const baseT = baseArg > 0 ? Number(process.argv[baseArg + 1]) : inUse;
-  const baseC = baseArg > 0 || mode !== 'hybrid' ? 0 : DEFAULT_HYBRID_MIN_COVERAGE;
+  const baseC =
+    baseArg > 0 || mode === 'lexical'
+      ? 0
+      : mode === 'vector'
+        ? DEFAULT_VECTOR_MIN_COVERAGE
+        : DEFAULT_HYBRID_MIN_COVERAGE;
   const grid: [number, number][] = [];
   const floorOnly = process.argv.includes('--floor-only');
   for (let i = floorOnly ? 0 : -15; i <= (floorOnly ? 0 : 10); i++)

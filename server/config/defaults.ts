@@ -5,8 +5,12 @@
  */
 
 export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
-/** CHAT_EVIDENCE_THRESHOLD: the vector gate's cosine similarity. */
-export const DEFAULT_EVIDENCE_THRESHOLD = 0.35;
+/**
+ * CHAT_EVIDENCE_THRESHOLD: the vector gate's cosine similarity. 0.23 with the vector gate's least coverage
+ * (CHAT_VECTOR_MIN_COVERAGE, server/retrieval/gate.ts), chosen together with it on three docs sites; 0.35 before
+ * vector mode had a coverage floor.
+ */
+export const DEFAULT_EVIDENCE_THRESHOLD = 0.23;
 /**
  * SmolLM2-360M-Instruct: the smallest instruct model that follows "answer only from these passages" well enough
  * to be worth its download (docs/generative-mode.md gives its size and why not the 135M or Qwen2.5-0.5B).

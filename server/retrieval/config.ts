@@ -1,5 +1,5 @@
 /**
- * The gate thresholds of lexical and hybrid mode, the hybrid gate's least coverage and the citation floor from the environment
+ * The gate thresholds of lexical and hybrid mode, the hybrid and vector gates' least coverage and the citation floor from the environment
  * (CHAT_EVIDENCE_THRESHOLD, the vector gate, is read by server/config). Unset variables keep the
  * calibrated defaults of gate.ts.
  *
@@ -14,10 +14,12 @@ export function retrievalFromEnv(env: Record<string, string | undefined>): Parti
   const hybrid = threshold(env, 'CHAT_HYBRID_THRESHOLD');
   const floor = threshold(env, 'CHAT_CITATION_FLOOR');
   const minCoverage = threshold(env, 'CHAT_HYBRID_MIN_COVERAGE');
+  const vectorMinCoverage = threshold(env, 'CHAT_VECTOR_MIN_COVERAGE');
   if (lexical !== undefined) out.lexicalThreshold = lexical;
   if (hybrid !== undefined) out.hybridThreshold = hybrid;
   if (floor !== undefined) out.citationFloor = floor;
   if (minCoverage !== undefined) out.hybridMinCoverage = minCoverage;
+  if (vectorMinCoverage !== undefined) out.vectorMinCoverage = vectorMinCoverage;
   return out;
 }
 

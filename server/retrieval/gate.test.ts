@@ -17,12 +17,15 @@ describe('the evidence of a chunk per mode', () => {
 });
 
 describe('the gate', () => {
-  it('lets a chunk carry the hybrid gate only with enough coverage; other modes need none', () => {
+  it('lets a chunk carry the hybrid and vector gates only with enough coverage; lexical mode needs none', () => {
     expect(eligible({ coverage: 0.35 }, 'hybrid', 0.35)).toBe(true);
     expect(eligible({ coverage: 0.34 }, 'hybrid', 0.35)).toBe(false);
     expect(eligible({ coverage: null }, 'hybrid', 0.35)).toBe(false);
     expect(eligible({ coverage: null }, 'hybrid', 0)).toBe(true);
-    expect(eligible({ coverage: 0 }, 'vector', 0.35)).toBe(true);
+    expect(eligible({ coverage: 0.3 }, 'vector', 0.3)).toBe(true);
+    expect(eligible({ coverage: 0.29 }, 'vector', 0.3)).toBe(false);
+    expect(eligible({ coverage: null }, 'vector', 0.3)).toBe(false);
+    expect(eligible({ coverage: null }, 'vector', 0)).toBe(true);
     expect(eligible({ coverage: 0 }, 'lexical', 0.35)).toBe(true);
   });
   it('passes at the threshold (float4 tolerance) and not below it', () => {
@@ -58,6 +61,8 @@ describe('retrievalFromEnv', () => {
     });
     expect(() => retrievalFromEnv({ CHAT_CITATION_FLOOR: '1.5' })).toThrow(/CHAT_CITATION_FLOOR/);
     expect(retrievalFromEnv({ CHAT_HYBRID_MIN_COVERAGE: '0' })).toEqual({ hybridMinCoverage: 0 });
+    expect(retrievalFromEnv({ CHAT_VECTOR_MIN_COVERAGE: '0.2' })).toEqual({ vectorMinCoverage: 0.2 });
+    expect(() => retrievalFromEnv({ CHAT_VECTOR_MIN_COVERAGE: '-1' })).toThrow(/CHAT_VECTOR_MIN_COVERAGE/);
     expect(() => retrievalFromEnv({ CHAT_HYBRID_MIN_COVERAGE: 'half' })).toThrow(/CHAT_HYBRID_MIN_COVERAGE/);
   });
 });

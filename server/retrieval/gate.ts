@@ -11,9 +11,9 @@
  *            and contain the question's rare words (each alone lets through different false positives).
  *
  * The question is answered when the best candidate's evidence (the maximum over every candidate, whatever
- * its fusion rank) reaches the mode's threshold; in hybrid mode only a candidate whose coverage also reaches
- * DEFAULT_HYBRID_MIN_COVERAGE counts, so a high cosine cannot carry a chunk that lacks the question's rare
- * words past the gate. The gate answers "does the knowledge base hold this?";
+ * its fusion rank) reaches the mode's threshold; in hybrid and vector mode only a candidate whose coverage also
+ * reaches the mode's least coverage (DEFAULT_HYBRID_MIN_COVERAGE, DEFAULT_VECTOR_MIN_COVERAGE) counts, so a
+ * high cosine cannot carry a chunk that lacks the question's rare words past the gate. The gate answers "does the knowledge base hold this?";
  * which sources to show is a second, softer question: chunks are cited in order of evidence while their
  * evidence reaches the citation floor, a share (DEFAULT_CITATION_FLOOR) of the threshold, so a relevant
  * paragraph just under the gate is not hidden behind the one that passed it.
@@ -60,6 +60,19 @@ export const DEFAULT_HYBRID_THRESHOLD = 0.37;
 export const DEFAULT_HYBRID_MIN_COVERAGE = 0.35;
 
 /**
+ * The least coverage a chunk must have to pass the vector gate, whatever its cosine (CHAT_VECTOR_MIN_COVERAGE;
+ * vector rows carry a coverage since migration 20261128090000). With the test double a page that names the site
+ * throughout is close to every question naming it: "Can Material for MkDocs file my taxes?" had cosine 0.80
+ * with "Welcome to Material for MkDocs.", and half the three sites' off-topic questions passed the vector gate.
+ * Chosen with the cosine threshold (DEFAULT_EVIDENCE_THRESHOLD, 0.35 → 0.23) on the tuning sets of the three
+ * sites (`npx tsx scripts/eval/gate-sweep.ts <signals.json> vector --base 0.35`): off-topic refused Railway
+ * 7 → 12 of 15, Vite 7 → 14 of 14, MkDocs 7 → 12 of 14, with in-KB refusals lower on every site (3 → 2 of 104,
+ * 4 → 0 of 38, 3 → 1 of 40); leave one site out in docs/retrieval-and-answers.md ("Round 5: the gate on three
+ * sites").
+ */
+export const DEFAULT_VECTOR_MIN_COVERAGE = 0.3;
+
+/**
  * Share of the mode's threshold a chunk's own evidence must reach to be cited once the best chunk passed
  * (CHAT_CITATION_FLOOR). A share rather than an absolute number so that it follows the threshold of every
  * mode and every model's calibration. 0.75: on the SQuAD eval (test double) it puts the right paragraph
@@ -81,11 +94,12 @@ export function evidenceOf(row: Pick<SearchChunkRow, 'cosine' | 'coverage'>, mod
 }
 
 /**
- * Whether a chunk may carry the gate in `mode`: in hybrid mode only with coverage at least `minCoverage`;
- * in vector and lexical mode always (lexical evidence is the coverage itself).
+ * Whether a chunk may carry the gate in `mode`: in hybrid and vector mode only with coverage at least
+ * `minCoverage` (the mode's own least coverage); in lexical mode always (its evidence is the coverage itself).
+ * A missing coverage counts as 0: `search_chunks` returns none for a chunk holding none of the question's words.
  */
 export function eligible(row: Pick<SearchChunkRow, 'coverage'>, mode: RetrievalMode, minCoverage: number): boolean {
-  return mode !== 'hybrid' || passes(row.coverage ?? 0, minCoverage);
+  return mode === 'lexical' || passes(row.coverage ?? 0, minCoverage);
 }
 
 export function passes(evidence: number, threshold: number): boolean {

@@ -15,6 +15,7 @@ import {
   DEFAULT_HYBRID_MIN_COVERAGE,
   DEFAULT_HYBRID_THRESHOLD,
   DEFAULT_LEXICAL_THRESHOLD,
+  DEFAULT_VECTOR_MIN_COVERAGE,
   eligible,
   evidenceOf,
   passes,
@@ -31,6 +32,7 @@ export {
   DEFAULT_HYBRID_MIN_COVERAGE,
   DEFAULT_HYBRID_THRESHOLD,
   DEFAULT_LEXICAL_THRESHOLD,
+  DEFAULT_VECTOR_MIN_COVERAGE,
   type GateThresholds,
 } from './gate.ts';
 
@@ -43,6 +45,8 @@ export interface RetrievalOptions {
   hybridThreshold?: number;
   /** In hybrid mode, the least coverage of a chunk that passes the gate (CHAT_HYBRID_MIN_COVERAGE, 0…1). */
   hybridMinCoverage?: number;
+  /** In vector mode, the least coverage of a chunk that passes the gate (CHAT_VECTOR_MIN_COVERAGE, 0…1). */
+  vectorMinCoverage?: number;
   /**
    * Once the best chunk passed the gate, other chunks are cited when their evidence reaches this share of
    * the threshold (CHAT_CITATION_FLOOR, 0…1; 1 = every cited chunk must pass the gate itself).
@@ -123,9 +127,12 @@ export function decide(
     evidence: evidenceOf(row, mode),
     order: evidenceOf(row, mode) + bonus[i]!,
   }));
-  // The gate reads only chunks that may carry it (in hybrid mode: enough coverage, gate.ts); a refusal
-  // reports the best of those, so one refused for lack of the question's words lists no closest pages.
-  const minCoverage = options.hybridMinCoverage ?? DEFAULT_HYBRID_MIN_COVERAGE;
+  // The gate reads only chunks that may carry it (in hybrid and vector mode: enough coverage, gate.ts); a
+  // refusal reports the best of those, so one refused for lack of the question's words lists no closest pages.
+  const minCoverage =
+    mode === 'vector'
+      ? (options.vectorMinCoverage ?? DEFAULT_VECTOR_MIN_COVERAGE)
+      : (options.hybridMinCoverage ?? DEFAULT_HYBRID_MIN_COVERAGE);
   const best = Math.max(0, ...scored.filter((s) => eligible(s.row, mode, minCoverage)).map((s) => s.evidence));
   if (!passes(best, threshold))
     return { kind: 'refuse', mode, evidence: best, threshold, nearest: nearestPages(scored) };

@@ -53,8 +53,9 @@ export async function createTestApi(overrides: Partial<AppDeps> = {}): Promise<T
       jwtSecret: TEST_SECRET,
       evidenceThreshold: 0.35,
       embedModel: 'test-model',
-      // Vector mode pins the cosine gate (CHAT_EVIDENCE_THRESHOLD) exactly; the fused modes have their own tests.
-      retrieval: { mode: 'vector' },
+      // Vector mode pins the cosine gate (CHAT_EVIDENCE_THRESHOLD) exactly, without its coverage floor (a long
+      // question's extra words would lower the coverage); the floor and the fused modes have their own tests.
+      retrieval: { mode: 'vector', vectorMinCoverage: 0 },
       streaming: { deltaDelayMs: 0 },
       // Fixed windows reset on the clock; an hour-long window keeps a test from straddling a reset.
       rateLimit: { limit: 20, windowSeconds: 3600 },
