@@ -3,7 +3,6 @@
  * and the Workers entry (server/runtime/workers/worker.ts) wrap it; tests call `app.request()` directly.
  */
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import {
   ADMIN_BASE,
@@ -38,6 +37,7 @@ import { searchRoute } from './search/route.ts';
 import { llmsRoute } from './llms/route.ts';
 import { MCP_PATH, mcpRoute } from './mcp/route.ts';
 import { admission, AdmissionQueue, type AdmissionOptions } from './http/admission.ts';
+import { declaredBodyLimit } from './http/body-limit.ts';
 import { errorBody, fromStoreError, onAppError } from './http/errors.ts';
 import { setBaseSecurityHeaders } from './http/security-headers.ts';
 import { settingsReader, type SettingsDefaults } from './settings/runtime.ts';
@@ -201,9 +201,9 @@ export function createApp(deps: AppDeps) {
     app.use(MCP_PATH, admission(queue));
   }
   const tooLarge = (c: Context) => c.json(errorBody('payload_too_large', 'The request body is too large.'), 413);
-  const defaultLimit = bodyLimit({ maxSize: deps.maxBodyBytes ?? 64 * 1024, onError: tooLarge });
+  const defaultLimit = declaredBodyLimit({ maxSize: deps.maxBodyBytes ?? 64 * 1024, onError: tooLarge });
   // A console upload carries a document (multipart overhead included); nothing else may.
-  const uploadLimit = bodyLimit({ maxSize: UPLOAD_MAX_BYTES + 64 * 1024, onError: tooLarge });
+  const uploadLimit = declaredBodyLimit({ maxSize: UPLOAD_MAX_BYTES + 64 * 1024, onError: tooLarge });
   app.use('/api/*', function bodyLimits(c, next) {
     return (c.req.path === ADMIN_PATHS.uploads ? uploadLimit : defaultLimit)(c, next);
   });

@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/bench/cpu-cost.ts --database-url postgres://…/kb_bench_100000 [--questions 200]`
+ * `npx tsx scripts/bench/cpu-cost.ts --database-url postgres://…/kb_bench_100000 [--questions 200] [--from DIR] [--port N]`
  *
  * What one answer costs in CPU time, on the Node server and in PostgreSQL, for a capacity plan. Wall-clock
  * latencies on a shared machine say mostly how long a request waited for a core; CPU time (Linux
@@ -7,6 +7,10 @@
  * database (a bench database from `npm run bench -- --database postgres`), warmed up, then asked the bench
  * questions one at a time through /api/chat and /api/search (hybrid); the CPU time of the server process and
  * of every PostgreSQL backend connected to that database is read before and after. Linux only.
+ *
+ * `--from DIR` runs the server of another checkout (its root directory, e.g. `git archive <commit> | tar -x`
+ * beside a node_modules link), so two commits can be measured one after the other on the same database;
+ * `--port` puts the server on that port instead of a free one.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -18,7 +22,12 @@ import { embeddedQuestions } from './questions.ts';
 import { startServer } from './server.ts';
 
 const { values } = parseArgs({
-  options: { 'database-url': { type: 'string' }, questions: { type: 'string', default: '200' } },
+  options: {
+    'database-url': { type: 'string' },
+    questions: { type: 'string', default: '200' },
+    from: { type: 'string' },
+    port: { type: 'string' },
+  },
 });
 const url = values['database-url'];
 if (!url) throw new Error('--database-url is required (a bench database: kb_bench_<scale>)');
@@ -45,7 +54,12 @@ const databaseCpu = (before: Map<number, number>, after: Map<number, number>) =>
 
 const { questions, warmUp } = await embeddedQuestions(Number(values.questions));
 const dataDir = await mkdtemp(path.join(tmpdir(), 'kb-cpu-cost-'));
-const server = await startServer(dataDir, 300_000, { DATABASE_URL: url });
+const server = await startServer(
+  dataDir,
+  300_000,
+  { DATABASE_URL: url, ...(values.port ? { PORT: values.port } : {}) },
+  values.from ? path.resolve(values.from) : undefined,
+);
 const load = () => Math.round(loadavg()[0]! * 10) / 10;
 try {
   await chatLatency(server.url, warmUp, []);
