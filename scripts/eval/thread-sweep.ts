@@ -15,7 +15,7 @@
  * `--show` prints every later turn's answer at the values in use (for reading in-sample answers only).
  * Embeddings: KB_EMBED_MODEL / KB_MODEL_DIR, default the test double, as `npm run eval`.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { followUpText } from '../../protocol/index.ts';
@@ -28,9 +28,12 @@ import { containsFact } from './metrics.ts';
 import { parseMode, thresholdsFromEnv } from './options.ts';
 import { buildKb } from './squad.ts';
 
-const MIGRATION = 'supabase/migrations/20261127110000_thread_margin.sql';
+// The newest migration that creates search_chunks: an older one's text would undo what came after it.
+const MIGRATIONS = 'supabase/migrations';
+const MIGRATION = await newestDefining(MIGRATIONS, 'create or replace function search_chunks(');
 /** The margin in use in hybrid and vector mode (keyword mode: c_lexical_margin, 0.1). */
 const MARGIN_IN_USE = 0.01;
+const LEXICAL_MARGIN_IN_USE = 0.1;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -42,12 +45,25 @@ const { values, positionals } = parseArgs({
   },
 });
 const mode = parseMode(values.mode!);
+/** The margin in use in this mode (search_chunks reads c_lexical_margin when it searches full text only). */
+const inUseMargin = mode === 'lexical' ? LEXICAL_MARGIN_IN_USE : MARGIN_IN_USE;
 const list = (s: string) => s.split(',').map(Number);
 const env = readConfig(process.env);
 const embedder = await createEmbedder({
   model: process.env.KB_EMBED_MODEL ? env.embedModel : 'test-double/bert-384',
   modelDir: process.env.KB_MODEL_DIR ? env.modelDir : 'test/fixtures/models',
 });
+
+async function newestDefining(dir: string, text: string): Promise<string> {
+  for (const name of (await readdir(dir))
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .reverse()) {
+    const file = path.join(dir, name);
+    if ((await readFile(file, 'utf8')).includes(text)) return file;
+  }
+  throw new Error(`${dir}: no migration holds ${text}`);
+}
 
 /** The migration's `create or replace function search_chunks(…) … $$;` with another margin. */
 const migration = await readFile(MIGRATION, 'utf8');
@@ -139,15 +155,15 @@ for (const file of positionals) {
 
   for (const m of list(values.margins!)) {
     await kb.store.db.exec(withMargin(m));
-    rows.push({ set, param: 'margin', value: m, ...(await run(values.show! && m === MARGIN_IN_USE)) });
+    rows.push({ set, param: 'margin', value: m, ...(await run(values.show! && m === inUseMargin)) });
   }
-  await kb.store.db.exec(withMargin(MARGIN_IN_USE));
+  await kb.store.db.exec(created);
   for (const w of list(values.repeats!)) {
     if (w === REPEAT_WEIGHT) continue;
     rows.push({ set, param: 'repeat', value: w, ...(await run(false, askerAt(w))) });
   }
   // The margin in use was run with the repeat weight in use: the same row serves both sweeps.
-  const inUse = rows.find((r) => r.set === set && r.param === 'margin' && r.value === MARGIN_IN_USE);
+  const inUse = rows.find((r) => r.set === set && r.param === 'margin' && r.value === inUseMargin);
   if (inUse) rows.push({ ...inUse, param: 'repeat', value: REPEAT_WEIGHT });
   await kb.close();
   for (const r of rows.filter((r) => r.set === set))
@@ -161,7 +177,7 @@ await embedder.dispose();
 const sets = [...new Set(rows.map((r) => r.set))];
 if (sets.length >= 3)
   for (const [param, inUse] of [
-    ['margin', MARGIN_IN_USE],
+    ['margin', inUseMargin],
     ['repeat', REPEAT_WEIGHT],
   ] as const) {
     const tried = [...new Set(rows.filter((r) => r.param === param).map((r) => r.value))];
