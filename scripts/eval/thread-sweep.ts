@@ -1,11 +1,12 @@
 /**
  * `npx tsx scripts/eval/thread-sweep.ts [--mode hybrid] [--margins 0,0.05,0.1,0.2] [--repeats 0.05,0.25,1]
- * [--show] <conversations.json>...`: the follow-up weights chosen leave-one-site-out. Each set's corpus is
+ * [--show] [--migration <file>] <conversations.json>...`: the follow-up weights chosen leave-one-site-out. Each set's corpus is
  * ingested once; its conversations are asked through the real API (scripts/eval/ask.ts) once per value tried,
  * one weight changed at a time, the other at the value in use:
  *
- * - the thread margin (`c_thread_margin` of search_chunks, migration 20261127110000): the function is created
- *   again in this process's in-memory database with the value tried, the migration's text otherwise as is;
+ * - the thread margin (`c_thread_margin` of search_chunks): the function is created again in this process's
+ *   in-memory database with the value tried, the text of the newest migration that creates it (or of
+ *   `--migration`) otherwise as is;
  * - the repeat weight (server/chat/follow-up-units.ts `REPEAT_WEIGHT`), passed to the app the conversations are
  *   asked through (`repeatWeight`, down to extraction's scoring call).
  *
@@ -28,9 +29,6 @@ import { containsFact } from './metrics.ts';
 import { parseMode, thresholdsFromEnv } from './options.ts';
 import { buildKb } from './squad.ts';
 
-// The newest migration that creates search_chunks: an older one's text would undo what came after it.
-const MIGRATIONS = 'supabase/migrations';
-const MIGRATION = await newestDefining(MIGRATIONS, 'create or replace function search_chunks(');
 /** The margin in use in hybrid and vector mode (keyword mode: c_lexical_margin, 0.1). */
 const MARGIN_IN_USE = 0.01;
 const LEXICAL_MARGIN_IN_USE = 0.1;
@@ -42,11 +40,16 @@ const { values, positionals } = parseArgs({
     margins: { type: 'string', default: '0,0.05,0.1,0.2' },
     repeats: { type: 'string', default: '0.05,0.25,1' },
     show: { type: 'boolean', default: false },
+    migration: { type: 'string' },
   },
 });
 const mode = parseMode(values.mode!);
 /** The margin in use in this mode (search_chunks reads c_lexical_margin when it searches full text only). */
 const inUseMargin = mode === 'lexical' ? LEXICAL_MARGIN_IN_USE : MARGIN_IN_USE;
+// The newest migration that creates search_chunks: an older one's text would undo what came after it.
+const MIGRATIONS = 'supabase/migrations';
+// `--migration <file>`: an earlier one's search_chunks instead, to measure what a later migration changed.
+const MIGRATION = values.migration ?? (await newestDefining(MIGRATIONS, 'create or replace function search_chunks('));
 const list = (s: string) => s.split(',').map(Number);
 const env = readConfig(process.env);
 const embedder = await createEmbedder({
