@@ -2353,9 +2353,9 @@ begin
   cross join lateral (
     select p.document_id = any (v_thread) as in_thread, (case
       when p.document_id = any (v_docs) and (p.meta ->> 'section' = any (v_sections) or exists (
-        -- The chunk just before or after one the last answer quoted: the next fact is usually beside it.
+        -- The chunk right after one the last answer quoted: the next fact is usually what follows it.
         select 1 from kb_chunks k where k.id = any (v_cited) and k.document_id = c.document_id
-          and abs(k.position - c.position) = 1)) then v_margin + c_section_prior
+          and c.position = k.position + 1)) then v_margin + c_section_prior
       when p.document_id = any (v_docs) then v_margin
       when p.document_id = any (v_thread) then v_margin / 2
       else 0
@@ -2364,7 +2364,7 @@ begin
   order by p.score desc, p.chunk_id;
 end;
 $function$;
-comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, chunks, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin (0.01; 0.1 in keyword mode) on cosine and coverage, earlier answers'' half of it, the cited sections and the chunks just before and after the cited chunks (chunks) a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000, 20261127110000, 20261128070000 and 20261128100000.';
+comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, chunks, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin (0.01; 0.1 in keyword mode) on cosine and coverage, earlier answers'' half of it, the cited sections and the chunk right after each cited chunk (chunks) a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000, 20261127110000, 20261128070000 and 20261128100000.';
 revoke all on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) from public;
 grant execute on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) to authenticated, service_role;
 

@@ -1,10 +1,12 @@
--- A follow-up's next fact is usually beside the one the last answer quoted ("What port does the dev server
--- use?", then "Can I make it fail instead?": the section after the port's is the one that says how). search_chunks
--- gives the chunk just before or after a chunk the last answer cited (filters.context.chunks, its citations'
--- chunk ids) the prior of the cited section (the last answer's margin plus c_section_prior), as it gives the
--- cited section itself; a chunk is the unit the knowledge base stores in order (kb_chunks.position), so the
--- neighbour is the text the visitor would read next on the page. The function below is the one of
--- 20261128070000 with that condition added; everything else is unchanged.
+-- A follow-up's next fact is usually the text right after the one the last answer quoted ("What port does the
+-- dev server use?", then "Can I make it fail instead?": the section after the port's says how). search_chunks
+-- gives the chunk right after a chunk the last answer cited (filters.context.chunks, its citations' chunk ids)
+-- the prior of the cited section (the last answer's margin plus c_section_prior), as it gives the cited section
+-- itself; chunks are stored in the page's order (kb_chunks.position), so it is what the visitor would read
+-- next. Not the chunk before: that is mostly the lead-in of what was quoted (with the one before too, Railway's
+-- "What if my usage is lower than that?" after the committed spend tiers' table quoted the page's
+-- introduction, docs/conversation.md). The function below is the one of 20261128070000 with that condition
+-- added; everything else is unchanged.
 
 create or replace function search_chunks(
   query_embedding extensions.vector(384) default null,
@@ -184,9 +186,9 @@ begin
   cross join lateral (
     select p.document_id = any (v_thread) as in_thread, (case
       when p.document_id = any (v_docs) and (p.meta ->> 'section' = any (v_sections) or exists (
-        -- The chunk just before or after one the last answer quoted: the next fact is usually beside it.
+        -- The chunk right after one the last answer quoted: the next fact is usually what follows it.
         select 1 from kb_chunks k where k.id = any (v_cited) and k.document_id = c.document_id
-          and abs(k.position - c.position) = 1)) then v_margin + c_section_prior
+          and c.position = k.position + 1)) then v_margin + c_section_prior
       when p.document_id = any (v_docs) then v_margin
       when p.document_id = any (v_thread) then v_margin / 2
       else 0
@@ -197,4 +199,4 @@ end;
 $$;
 
 comment on function search_chunks(extensions.vector, text, integer, text, jsonb, integer) is
-  'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, chunks, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin (0.01; 0.1 in keyword mode) on cosine and coverage, earlier answers'' half of it, the cited sections and the chunks just before and after the cited chunks (chunks) a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000, 20261127110000, 20261128070000 and 20261128100000.';
+  'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, chunks, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin (0.01; 0.1 in keyword mode) on cosine and coverage, earlier answers'' half of it, the cited sections and the chunk right after each cited chunk (chunks) a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000, 20261127110000, 20261128070000 and 20261128100000.';
