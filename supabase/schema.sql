@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 40 migrations, the last 20261128100000_thread_neighbours.sql. What each function is for, and who may call it: docs/database.md.
+-- 39 migrations, the last 20261128070000_context_absent_word_idf.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -2215,7 +2215,6 @@ declare
   v_terms text;
   v_docs uuid[];
   v_sections text[];
-  v_cited uuid[];
   v_thread uuid[];
   v_scope uuid[];
   v_own_known boolean;
@@ -2249,12 +2248,6 @@ begin
     select left(x, 300) from jsonb_array_elements_text(
       case when jsonb_typeof(v_context -> 'sections') = 'array' then v_context -> 'sections' else '[]'::jsonb end) x
     limit 10);
-
-  v_cited := array(
-    select x::uuid from jsonb_array_elements_text(
-      case when jsonb_typeof(v_context -> 'chunks') = 'array' then v_context -> 'chunks' else '[]'::jsonb end) x
-    where x ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-    limit 20);
 
   -- A follow-up none of whose own words the knowledge base knows is not about the earlier topic (20261127030000's header, 7.).
   if not coalesce(v_context -> 'points_back' = 'true'::jsonb, false) and exists (select 1 from unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query_text, ''))))) and not exists (
@@ -2352,10 +2345,7 @@ begin
   join kb_chunks c on c.id = p.chunk_id
   cross join lateral (
     select p.document_id = any (v_thread) as in_thread, (case
-      when p.document_id = any (v_docs) and (p.meta ->> 'section' = any (v_sections) or exists (
-        -- The chunk right after one the last answer quoted: the next fact is usually what follows it.
-        select 1 from kb_chunks k where k.id = any (v_cited) and k.document_id = c.document_id
-          and c.position = k.position + 1)) then v_margin + c_section_prior
+      when p.document_id = any (v_docs) and p.meta ->> 'section' = any (v_sections) then v_margin + c_section_prior
       when p.document_id = any (v_docs) then v_margin
       when p.document_id = any (v_thread) then v_margin / 2
       else 0
@@ -2364,7 +2354,7 @@ begin
   order by p.score desc, p.chunk_id;
 end;
 $function$;
-comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, chunks, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin (0.01; 0.1 in keyword mode) on cosine and coverage, earlier answers'' half of it, the cited sections and the chunk right after each cited chunk (chunks) a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000, 20261127110000, 20261128070000 and 20261128100000.';
+comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin (0.01; 0.1 in keyword mode) on cosine and coverage, earlier answers'' half of it, the cited section a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000, 20261127110000 and 20261128070000.';
 revoke all on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) from public;
 grant execute on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) to authenticated, service_role;
 

@@ -29,8 +29,6 @@ describe('the thread of a follow-up', () => {
     const follow = followUpFrom('How do I change that?', recent);
     expect(follow?.sql.documents).toEqual(['config', 'how']);
     expect(follow?.sql.thread).toEqual(['trouble', 'privacy']);
-    // Only the last answer's quoted chunks: the ones beside them are where the next fact usually is.
-    expect(follow?.sql.chunks).toEqual(['c-config', 'c-how']);
     expect(follow?.terms).toEqual(['port', 'server', 'listen']);
   });
 

@@ -33,15 +33,7 @@ export interface FollowUp {
   /** What `search_chunks` reads under `filters.context`. */
   /** `points_back`: the question says it, its, they… (protocol/context.ts `pointsBack`). */
   /** `thread`: the documents earlier answers cited, newest first, after the last answer's `documents`. */
-  /** `chunks`: the chunks the last answer cited; the ones just before and after them are preferred too. */
-  sql: {
-    terms: string;
-    documents: string[];
-    thread: string[];
-    sections: string[];
-    chunks: string[];
-    points_back: boolean;
-  };
+  sql: { terms: string; documents: string[]; thread: string[]; sections: string[]; points_back: boolean };
   context: AnswerContext;
 }
 
@@ -114,8 +106,6 @@ export function followUpFrom(question: string, recent: MessageRow[]): FollowUp |
       documents,
       thread,
       sections: [...new Set(cited.flatMap((c) => (c.section ? [c.section] : [])))],
-      // The next fact is usually beside the one just quoted (migration 20261128100000).
-      chunks: [...new Set(cited.map((c) => c.chunk_id))],
       points_back: pointsBack(question),
     },
     context: { used: true, ...(about ? { about } : {}) },

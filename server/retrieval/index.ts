@@ -70,7 +70,6 @@ export interface RetrieveInput {
     documents: string[];
     thread?: string[];
     sections: string[];
-    chunks?: string[];
     points_back?: boolean;
     own_required?: boolean;
   };
