@@ -14,6 +14,13 @@ describe('dependsOnContext', () => {
     'Can I use replicas with them?',
     'Why was mine denied?',
     'How many can I add on Hobby?',
+    // Carries on from the turn before ("instead" of what was said; "then", after it).
+    'How do I build for staging instead?',
+    'What happens to the search index then?',
+    'So how do I check types for a production build?',
+    // A default or an extreme with nothing named to own it.
+    'What is the default limit?',
+    "What's the shortest interval?",
   ])('reads %j as a follow-up', (q) => expect(dependsOnContext(q)).toBe(true));
 
   it.each([
@@ -24,6 +31,10 @@ describe('dependsOnContext', () => {
     'Where is chat history stored?',
     'How many custom domains can I add to a service on the Hobby plan?',
     'How much did the gross agricultural product increase since 2004?',
+    // "then" and "instead" inside a question, and a default that names its owner.
+    'If I cancel, what happens then to my volume data?',
+    'What is the default limit of build.assetsInlineLimit?',
+    'What is the evidence threshold?',
   ])('reads %j as a complete question', (q) => expect(dependsOnContext(q)).toBe(false));
 });
 

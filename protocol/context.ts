@@ -10,7 +10,12 @@
  * - it is very short: at most one content word ("What is the limit?", "How long?"), or two in at most three
  *   words ("Pro plan?");
  * - it counts something it does not name: "how many" straight before a verb ("How many can I add on
- *   Hobby?"), with at most three content words ("how much" is left out: "How much did it cost?" is whole).
+ *   Hobby?"), with at most three content words ("how much" is left out: "How much did it cost?" is whole);
+ * - it says it goes on from what was said: it opens with "so" ("So how do I check types for a production
+ *   build?") or ends with "then" or "instead" ("How do I build for staging instead?": instead of what?);
+ * - it asks for "the" thing of at most two words and names no owner ("What is the default limit?", "What's
+ *   the shortest interval?": the default of what?), where a complete question says whose ("What is the
+ *   default limit of …?").
  * `npm run eval -- --qa` reports how often this fires on complete questions (docs/conversation.md).
  */
 import * as v from 'valibot';
@@ -28,6 +33,37 @@ const CONNECTIVE = /^\s*(?:and|also|plus|what about|how about|same for|same with
 /** "How many" with no noun after it: the thing counted was named before. */
 const UNNAMED_COUNT =
   /^\s*how many\s+(?:can|could|do|does|did|are|is|was|were|will|should|would|may|might|must|have|has)\b/i;
+/** Discourse words that carry on from the turn before: "So …", "… then?", "… instead?". */
+const CARRIES_ON = /^\s*so\b|\b(?:then|instead)\s*[?.!]*\s*$/i;
+/**
+ * "What is the default X?" and nothing more: a value or extreme that belongs to something ("the default of
+ * what?") with nothing named to own it. Only these words: "What is the evidence threshold?" is whole.
+ */
+const OWNERLESS = new RegExp(
+  `^\\s*what(?:['’]s|\\s+is|\\s+are|\\s+was|\\s+were)\\s+the\\s+(?:${[
+    'default',
+    'minimum',
+    'maximum',
+    'lowest',
+    'highest',
+    'smallest',
+    'largest',
+    'biggest',
+    'shortest',
+    'longest',
+    'fastest',
+    'cheapest',
+    'earliest',
+    'latest',
+    'first',
+    'last',
+    'next',
+    'current',
+    'recommended',
+    'usual',
+  ].join('|')})(?:\\s+[\\p{L}\\p{N}-]+)?\\s*[?.!]*\\s*$`,
+  'iu',
+);
 /** Words that point back at something said before; "that", "this" and "there" are often only relative or
  * demonstrative in a complete question, so they count only in a question with fewer words of its own. */
 const POINTING = new Set(['it', 'its', "it's", 'itself', 'they', 'them', 'their', 'one', 'ones', 'mine']);
@@ -56,7 +92,7 @@ export function pointsBack(question: string): boolean {
 
 /** Whether `question` needs the conversation to be understood (see the file's comment for the rules). */
 export function dependsOnContext(question: string): boolean {
-  if (CONNECTIVE.test(question)) return true;
+  if (CONNECTIVE.test(question) || CARRIES_ON.test(question) || OWNERLESS.test(question)) return true;
   const words = (question.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/’/g, "'"));
   const own = topicWords(question).length;
   if (words.some((w) => POINTING.has(w)) && own <= 4) return true;

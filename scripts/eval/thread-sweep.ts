@@ -1,11 +1,12 @@
 /**
  * `npx tsx scripts/eval/thread-sweep.ts [--mode hybrid] [--margins 0,0.05,0.1,0.2] [--repeats 0.05,0.25,1]
- * [--show] <conversations.json>...`: the follow-up weights chosen leave-one-site-out. Each set's corpus is
+ * [--show] [--migration <file>] <conversations.json>...`: the follow-up weights chosen leave-one-site-out. Each set's corpus is
  * ingested once; its conversations are asked through the real API (scripts/eval/ask.ts) once per value tried,
  * one weight changed at a time, the other at the value in use:
  *
- * - the thread margin (`c_thread_margin` of search_chunks, migration 20261127110000): the function is created
- *   again in this process's in-memory database with the value tried, the migration's text otherwise as is;
+ * - the thread margin (`c_thread_margin` of search_chunks): the function is created again in this process's
+ *   in-memory database with the value tried, the text of the newest migration that creates it (or of
+ *   `--migration`) otherwise as is;
  * - the repeat weight (server/chat/follow-up-units.ts `REPEAT_WEIGHT`), passed to the app the conversations are
  *   asked through (`repeatWeight`, down to extraction's scoring call).
  *
@@ -15,7 +16,7 @@
  * `--show` prints every later turn's answer at the values in use (for reading in-sample answers only).
  * Embeddings: KB_EMBED_MODEL / KB_MODEL_DIR, default the test double, as `npm run eval`.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { followUpText } from '../../protocol/index.ts';
@@ -28,9 +29,9 @@ import { containsFact } from './metrics.ts';
 import { parseMode, thresholdsFromEnv } from './options.ts';
 import { buildKb } from './squad.ts';
 
-const MIGRATION = 'supabase/migrations/20261127110000_thread_margin.sql';
 /** The margin in use in hybrid and vector mode (keyword mode: c_lexical_margin, 0.1). */
 const MARGIN_IN_USE = 0.01;
+const LEXICAL_MARGIN_IN_USE = 0.1;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -39,15 +40,33 @@ const { values, positionals } = parseArgs({
     margins: { type: 'string', default: '0,0.05,0.1,0.2' },
     repeats: { type: 'string', default: '0.05,0.25,1' },
     show: { type: 'boolean', default: false },
+    migration: { type: 'string' },
   },
 });
 const mode = parseMode(values.mode!);
+/** The margin in use in this mode (search_chunks reads c_lexical_margin when it searches full text only). */
+const inUseMargin = mode === 'lexical' ? LEXICAL_MARGIN_IN_USE : MARGIN_IN_USE;
+// The newest migration that creates search_chunks: an older one's text would undo what came after it.
+const MIGRATIONS = 'supabase/migrations';
+// `--migration <file>`: an earlier one's search_chunks instead, to measure what a later migration changed.
+const MIGRATION = values.migration ?? (await newestDefining(MIGRATIONS, 'create or replace function search_chunks('));
 const list = (s: string) => s.split(',').map(Number);
 const env = readConfig(process.env);
 const embedder = await createEmbedder({
   model: process.env.KB_EMBED_MODEL ? env.embedModel : 'test-double/bert-384',
   modelDir: process.env.KB_MODEL_DIR ? env.modelDir : 'test/fixtures/models',
 });
+
+async function newestDefining(dir: string, text: string): Promise<string> {
+  for (const name of (await readdir(dir))
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .reverse()) {
+    const file = path.join(dir, name);
+    if ((await readFile(file, 'utf8')).includes(text)) return file;
+  }
+  throw new Error(`${dir}: no migration holds ${text}`);
+}
 
 /** The migration's `create or replace function search_chunks(…) … $$;` with another margin. */
 const migration = await readFile(MIGRATION, 'utf8');
@@ -139,15 +158,15 @@ for (const file of positionals) {
 
   for (const m of list(values.margins!)) {
     await kb.store.db.exec(withMargin(m));
-    rows.push({ set, param: 'margin', value: m, ...(await run(values.show! && m === MARGIN_IN_USE)) });
+    rows.push({ set, param: 'margin', value: m, ...(await run(values.show! && m === inUseMargin)) });
   }
-  await kb.store.db.exec(withMargin(MARGIN_IN_USE));
+  await kb.store.db.exec(created);
   for (const w of list(values.repeats!)) {
     if (w === REPEAT_WEIGHT) continue;
     rows.push({ set, param: 'repeat', value: w, ...(await run(false, askerAt(w))) });
   }
   // The margin in use was run with the repeat weight in use: the same row serves both sweeps.
-  const inUse = rows.find((r) => r.set === set && r.param === 'margin' && r.value === MARGIN_IN_USE);
+  const inUse = rows.find((r) => r.set === set && r.param === 'margin' && r.value === inUseMargin);
   if (inUse) rows.push({ ...inUse, param: 'repeat', value: REPEAT_WEIGHT });
   await kb.close();
   for (const r of rows.filter((r) => r.set === set))
@@ -161,7 +180,7 @@ await embedder.dispose();
 const sets = [...new Set(rows.map((r) => r.set))];
 if (sets.length >= 3)
   for (const [param, inUse] of [
-    ['margin', MARGIN_IN_USE],
+    ['margin', inUseMargin],
     ['repeat', REPEAT_WEIGHT],
   ] as const) {
     const tried = [...new Set(rows.filter((r) => r.param === param).map((r) => r.value))];
