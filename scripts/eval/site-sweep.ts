@@ -16,12 +16,13 @@ import { readFile } from 'node:fs/promises';
 import type { RetrievalMode } from '../../protocol/index.ts';
 import { decide, thresholdsOf } from '../../server/retrieval/index.ts';
 import { FIELD_WEIGHT, fieldBonuses, type FieldWeights } from '../../server/retrieval/fields.ts';
-import type { SearchChunkRow } from '../../server/store/types.ts';
+import type { ChunkMatch, SearchChunkRow } from '../../server/store/types.ts';
 import type { SiteQuestion, SiteSignals } from './site-signals.ts';
 import { evidenceOf } from '../../server/retrieval/gate.ts';
 import { readConfig } from '../../server/config/index.ts';
 import { retrievalFromEnv } from '../../server/retrieval/config.ts';
-import { extractAnswer } from '../../server/chat/extract.ts';
+import { extractAnswer, type ExtractiveAnswer } from '../../server/chat/extract.ts';
+import { betterFromPage } from '../../server/chat/page.ts';
 import { readdir } from 'node:fs/promises';
 import { readQaFile } from './docs-qa.ts';
 import { containsFact } from './metrics.ts';
@@ -69,6 +70,20 @@ export function retrievalAlone(
     if (rank >= 0) top5++;
   }
   return { top1: top1 / (questions.length || 1), top5: top5 / (questions.length || 1) };
+}
+
+/**
+ * The endpoint's answer (server/chat/page.ts): extracted from the decided chunks, then again with the cited
+ * page's sections, from the page searches site-signals.ts saved (`KB_SWEEP_PAGE=0`: without the page step).
+ */
+function answerOf(q: SiteQuestion, chunks: ChunkMatch[]): ExtractiveAnswer {
+  const first = extractAnswer(q.q, chunks);
+  const documentId = first.citations[0]?.document_id;
+  const rows = documentId === undefined ? undefined : q.pages?.[documentId];
+  if (process.env.KB_SWEEP_PAGE === '0' || documentId === undefined || rows === undefined) return first;
+  return betterFromPage(q.q, { chunks, mode: 'hybrid' }, first, documentId, rows, (c, layout) =>
+    extractAnswer(q.q, c, {}, layout),
+  ).answer;
 }
 
 const sites = JSON.parse(await readFile(process.argv[2]!, 'utf8')) as SiteSignals[];
@@ -190,7 +205,7 @@ if (what === 'answers') {
           refused++;
           continue;
         }
-        const answer = extractAnswer(q.q, got.chunks);
+        const answer = answerOf(q, got.chunks);
         const sourceOf = new Map(rows.map((r) => [r.document_id, r.source]));
         const pages = answer.citations.map((c) => sourceOf.get(c.document_id));
         const hasFact = containsFact(answer.text, expectOf.get(q.q) ?? []);
