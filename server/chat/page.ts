@@ -7,9 +7,9 @@
  * `search_chunks` call, filtered to that document). Its sections whose heading names what the question asks
  * ("Supported identity providers" for "Does SAML SSO work with JumpCloud?") are discounted as the page's
  * best-ranked section; the others keep retrieval's rank (or come last, when retrieval did not return them).
- * The answer extracted so is kept only when it holds more of the question's words than the first one: a
- * sibling section that repeats the same words (another block of the same page) does not replace the answer
- * retrieval's best section gave.
+ * The answer extracted so is kept only when it holds every question word the first one held and one more:
+ * a sibling section that repeats the same words (another block of the same page) does not replace the
+ * answer retrieval's best section gave.
  */
 import type { RetrievalMode } from '../../protocol/index.ts';
 import { evidenceOf } from '../retrieval/gate.ts';
@@ -96,23 +96,22 @@ export function withPage(
 }
 
 /**
- * Does the section's own heading (the last of its path) name what the question asks: at least one of the
- * question's content words, and they make at least half of the heading's ("Site language" for "What is the
- * default site language?", not "Configuration" for every question about the page).
+ * Does the section's own heading (the last of its path) name what the question asks: every one of its
+ * content words is one of the question's ("Site language" for "What is the default site language?", not
+ * "server.ws" for "Which files will the dev server refuse to serve?", nor "Configuration").
  */
 export function namesQuestion(chunk: Pick<ChunkMatch, 'meta'>, own: Set<string>): boolean {
   const path = chunk.meta.heading_path;
   const last = Array.isArray(path) && path.length > 0 ? path[path.length - 1] : chunk.meta.section?.split(' › ').pop();
   if (typeof last !== 'string') return false;
   const words = new Set(contentWords(last));
-  const shared = [...words].filter((w) => own.has(w)).length;
-  return shared >= 1 && shared >= words.size / 2;
+  return words.size > 0 && [...words].every((w) => own.has(w));
 }
 
-/** How many of the question's content words an answer's text holds (its citation markers aside). */
-export function wordsHeld(text: string, own: Set<string>): number {
+/** The question's content words an answer's text holds (its citation markers aside). */
+export function wordsHeld(text: string, own: Set<string>): Set<string> {
   const words = new Set(contentWords(text.replace(/\[\d+\]/g, ' ')));
-  return [...own].filter((w) => words.has(w)).length;
+  return new Set([...own].filter((w) => words.has(w)));
 }
 
 /** An answer and the chunks it was extracted from (generative mode sends the cited ones' text). */
@@ -123,7 +122,7 @@ export interface PageAnswer<A> {
 
 /**
  * Extracts from retrieval's chunks, then once more with the cited page's sections (one page search); the
- * second answer is kept when it holds more of the question's content words. An answer without citations is
+ * second answer is kept when it adds a question word and drops none. An answer without citations is
  * returned as it is, with no search.
  */
 export async function answerFromPage<A extends { text: string; citations: { document_id: string }[] }>(
@@ -141,7 +140,7 @@ export async function answerFromPage<A extends { text: string; citations: { docu
 
 /**
  * The page step once the page search's rows are in (what the eval's replay runs on saved rows): the second
- * answer is kept only when it holds more of the question's content words than the first.
+ * answer is kept only when it holds every question word the first held and at least one more.
  */
 export function betterFromPage<A extends { text: string }>(
   question: string,
@@ -154,7 +153,11 @@ export function betterFromPage<A extends { text: string }>(
   const layout = withPage(question, found.chunks, documentId, rows, found.mode);
   const second = extract(layout.chunks, layout);
   const own = new Set(contentWords(question));
-  return wordsHeld(second.text, own) > wordsHeld(first.text, own)
+  const before = wordsHeld(first.text, own);
+  const after = wordsHeld(second.text, own);
+  // Every word the first answer held, and one more: a sibling section quoted in place of the one that
+  // answered, or beside it with nothing the first answer lacked, is no better for the visitor.
+  return [...before].every((w) => after.has(w)) && after.size > before.size
     ? { answer: second, chunks: layout.chunks }
     : { answer: first, chunks: found.chunks };
 }
