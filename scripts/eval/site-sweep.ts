@@ -8,8 +8,9 @@
  *   weights in use only, never used to choose.
  * - gate: per mode, the highest evidence of an off-topic question and the in-KB questions refused at the
  *   threshold in use and at the threshold that refuses every off-topic question of the tuning sets.
- * - answers: the answer every question gets (the chat endpoint's decide and extractAnswer), per set: fact in
- *   answer, right page first, page cited, fact when cited, refusals (`KB_SWEEP_SHOW=<set>` prints them).
+ * - answers: the answer every question gets (the chat endpoint's decide, extractAnswer and page step), per set:
+ *   fact in answer, right page first, page cited, fact when cited, refusals, citation precision (citations from
+ *   the answering page, of all) (`KB_SWEEP_SHOW=<set>` prints them; `KB_SWEEP_PAGE=0`: without the page step).
  * - agree: the gate's agreement signal (vector and full-text lists sharing a page among their first k).
  */
 import { readFile } from 'node:fs/promises';
@@ -175,7 +176,9 @@ if (what === 'answers') {
     if (f.endsWith('.json') && !f.includes('conversation'))
       for (const item of (await readQaFile(`scripts/eval/qa/${f}`)).items) expectOf.set(item.q, item.expect);
   const mode = (process.argv[4] ?? 'hybrid') as RetrievalMode;
-  console.log(`set | n | fact | first | cited | fact when cited | in-KB refused | off-topic refused (${mode})`);
+  console.log(
+    `set | n | fact | first | cited | fact when cited | in-KB refused | off-topic refused | citation precision (${mode})`,
+  );
   for (const site of sites)
     for (const set of [...new Set(site.questions.map((q) => q.set))].filter((s) => FINAL || !heldOut(s))) {
       const qs = site.questions.filter((q) => q.set === set);
@@ -186,7 +189,9 @@ if (what === 'answers') {
         factCited = 0,
         refused = 0,
         off = 0,
-        offRefused = 0;
+        offRefused = 0,
+        citations = 0,
+        fromPage = 0;
       for (const q of qs) {
         const rows = q.rows[mode];
         const got = decide(
@@ -211,6 +216,8 @@ if (what === 'answers') {
         const hasFact = containsFact(answer.text, expectOf.get(q.q) ?? []);
         if (hasFact) fact++;
         if (pages[0] === q.source) first++;
+        citations += pages.length;
+        fromPage += pages.filter((p) => p === q.source).length;
         if (pages.includes(q.source)) {
           cited++;
           if (hasFact) factCited++;
@@ -221,7 +228,7 @@ if (what === 'answers') {
           );
       }
       console.log(
-        `${set.padEnd(22)} ${String(n).padStart(3)} ${pct(fact / n).padStart(5)} ${pct(first / n).padStart(5)} ${pct(cited / n).padStart(5)} ${pct(factCited / (cited || 1)).padStart(5)} ${pct(refused / n).padStart(5)}  ${offRefused}/${off}`,
+        `${set.padEnd(22)} ${String(n).padStart(3)} ${pct(fact / n).padStart(5)} ${pct(first / n).padStart(5)} ${pct(cited / n).padStart(5)} ${pct(factCited / (cited || 1)).padStart(5)} ${pct(refused / n).padStart(5)}  ${offRefused}/${off}  ${pct(fromPage / (citations || 1))}`,
       );
     }
 }
