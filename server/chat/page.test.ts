@@ -2,7 +2,7 @@
  * The page step on real PGlite: retrieval returns one section of a page (matchCount 1), the answer holds
  * the value only once the page's section whose heading names the question is searched and quoted; a section
  * the page step added is never offered as a related source, and a page search that brings nothing better
- * leaves the first answer as it was.
+ * (or fails) leaves the first answer as it was.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retrieve } from '../retrieval/index.ts';
@@ -96,6 +96,21 @@ describe('the answer from the cited page (PGlite)', () => {
       extractAnswer(question, c, {}, l),
     );
     expect(answer).toEqual(first);
+    expect(chunks).toBe(found.chunks);
+  });
+
+  it('keeps the first answer when the page search fails', async () => {
+    const { found, embedding } = await ask();
+    const failing = Object.create(store, {
+      searchChunks: { value: () => Promise.reject(new Error('connection reset')) },
+    }) as PgliteStore;
+    const { answer, chunks } = await answerFromPage(
+      failing,
+      { claims: VISITOR, question: QUESTION, embedding },
+      found,
+      (c, layout) => extractAnswer(QUESTION, c, {}, layout),
+    );
+    expect(answer).toEqual(extractAnswer(QUESTION, found.chunks));
     expect(chunks).toBe(found.chunks);
   });
 

@@ -123,7 +123,7 @@ export interface PageAnswer<A> {
 /**
  * Extracts from retrieval's chunks, then once more with the cited page's sections (one page search); the
  * second answer is kept when it adds a question word and drops none. An answer without citations is
- * returned as it is, with no search.
+ * returned as it is, with no search; so is one whose page search fails.
  */
 export async function answerFromPage<A extends { text: string; citations: { document_id: string }[] }>(
   store: ChatStore,
@@ -134,7 +134,10 @@ export async function answerFromPage<A extends { text: string; citations: { docu
   const first = extract(found.chunks);
   const documentId = first.citations[0]?.document_id;
   if (documentId === undefined) return { answer: first, chunks: found.chunks };
-  const rows = await pageSearch(store, input, documentId, found.mode);
+  // The first answer is complete: a page search that fails (a transient store error) leaves it as it is
+  // rather than failing the visitor's turn.
+  const rows = await pageSearch(store, input, documentId, found.mode).catch(() => null);
+  if (rows === null) return { answer: first, chunks: found.chunks };
   return betterFromPage(input.question, found, first, documentId, rows, extract);
 }
 
