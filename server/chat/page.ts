@@ -25,19 +25,19 @@ export interface PageQuestion {
   embedding?: number[];
 }
 
-/** The cited page's chunks, best first for the question: `search_chunks` filtered to the one document. */
-export function pageSearch(
-  store: ChatStore,
-  input: PageQuestion,
-  documentId: string,
-  mode: RetrievalMode = 'hybrid',
-): Promise<SearchChunkRow[]> {
+/**
+ * The cited page's chunks, best first for the question: `search_chunks` filtered to the one document, by
+ * cosine when the question has an embedding. The vector branch then scans only that document's chunks,
+ * while the full-text branch runs its probe over the whole knowledge base and filters by document after it
+ * (kb_search_chunks), as costly as the first search's. Without an embedding, full text.
+ */
+export function pageSearch(store: ChatStore, input: PageQuestion, documentId: string): Promise<SearchChunkRow[]> {
   const embedding = input.embedding ?? null;
   return store.searchChunks(input.claims, {
     embedding,
     text: input.question,
     count: PAGE_SECTIONS * 2,
-    mode: embedding === null ? 'lexical' : mode,
+    mode: embedding === null ? 'lexical' : 'vector',
     filters: { document_ids: [documentId] },
   });
 }
@@ -136,7 +136,7 @@ export async function answerFromPage<A extends { text: string; citations: { docu
   if (documentId === undefined) return { answer: first, chunks: found.chunks };
   // The first answer is complete: a page search that fails (a transient store error) leaves it as it is
   // rather than failing the visitor's turn.
-  const rows = await pageSearch(store, input, documentId, found.mode).catch(() => null);
+  const rows = await pageSearch(store, input, documentId).catch(() => null);
   if (rows === null) return { answer: first, chunks: found.chunks };
   return betterFromPage(input.question, found, first, documentId, rows, extract);
 }
