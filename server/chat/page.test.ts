@@ -92,8 +92,15 @@ describe('the answer from the cited page (PGlite)', () => {
     );
     if (found.kind !== 'answer') throw new Error('refused');
     const first = extractAnswer(question, found.chunks);
-    const { answer, chunks } = await answerFromPage(store, { claims: VISITOR, question, embedding }, found, (c, l) =>
-      extractAnswer(question, c, {}, l),
+    // It holds every word of the question: the page is not even searched.
+    const unsearched = Object.create(store, {
+      searchChunks: { value: () => Promise.reject(new Error('searched')) },
+    }) as PgliteStore;
+    const { answer, chunks } = await answerFromPage(
+      unsearched,
+      { claims: VISITOR, question, embedding },
+      found,
+      (c, l) => extractAnswer(question, c, {}, l),
     );
     expect(answer).toEqual(first);
     expect(chunks).toBe(found.chunks);

@@ -123,7 +123,8 @@ export interface PageAnswer<A> {
 /**
  * Extracts from retrieval's chunks, then once more with the cited page's sections (one page search); the
  * second answer is kept when it adds a question word and drops none. An answer without citations is
- * returned as it is, with no search; so is one whose page search fails.
+ * returned as it is, with no search, as is one that already holds every content word of the question (the
+ * second could not add one); so is one whose page search fails.
  */
 export async function answerFromPage<A extends { text: string; citations: { document_id: string }[] }>(
   store: ChatStore,
@@ -134,6 +135,9 @@ export async function answerFromPage<A extends { text: string; citations: { docu
   const first = extract(found.chunks);
   const documentId = first.citations[0]?.document_id;
   if (documentId === undefined) return { answer: first, chunks: found.chunks };
+  // An answer that holds every content word of the question cannot gain one: no search (the cost).
+  const own = new Set(contentWords(input.question));
+  if (wordsHeld(first.text, own).size === own.size) return { answer: first, chunks: found.chunks };
   // The first answer is complete: a page search that fails (a transient store error) leaves it as it is
   // rather than failing the visitor's turn.
   const rows = await pageSearch(store, input, documentId).catch(() => null);
