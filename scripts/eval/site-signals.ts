@@ -10,9 +10,7 @@ import path from 'node:path';
 import type { RetrievalMode } from '../../protocol/index.ts';
 import { readConfig } from '../../server/config/index.ts';
 import { createEmbedder } from '../../server/ingest/embedder.ts';
-import { decide, gatherEvidence } from '../../server/retrieval/index.ts';
-import { retrievalFromEnv } from '../../server/retrieval/config.ts';
-import { pageSearch } from '../../server/chat/page.ts';
+import { gatherEvidence } from '../../server/retrieval/index.ts';
 import type { SearchChunkRow } from '../../server/store/types.ts';
 import { readQaFile } from './docs-qa.ts';
 import { buildKb } from './squad.ts';
@@ -27,11 +25,6 @@ export interface SiteQuestion {
   /** File the question came from (tuning and held-out sets are kept apart by it). */
   set: string;
   rows: Record<RetrievalMode, SignalRow[]>;
-  /**
-   * Hybrid: each document among the first PAGE_DOCUMENTS cited candidates, searched alone (the chat
-   * endpoint's page step, server/chat/page.ts), keyed by document id. Absent in files saved before it.
-   */
-  pages?: Record<string, SignalRow[]>;
 }
 
 export interface SiteSignals {
@@ -41,8 +34,6 @@ export interface SiteSignals {
 
 const CLAIMS = { sub: '00000000-0000-0000-0000-000000000000', role: 'authenticated' };
 const MODES: RetrievalMode[] = ['hybrid', 'vector', 'lexical'];
-/** Documents whose page search is saved per question: the first five distinct ones in the decided order. */
-const PAGE_DOCUMENTS = 5;
 
 async function collect(files: string[], save: (sites: SiteSignals[]) => Promise<void>): Promise<SiteSignals[]> {
   const env = readConfig(process.env);
@@ -50,7 +41,6 @@ async function collect(files: string[], save: (sites: SiteSignals[]) => Promise<
     model: process.env.KB_EMBED_MODEL ? env.embedModel : 'test-double/bert-384',
     modelDir: process.env.KB_MODEL_DIR ? env.modelDir : 'test/fixtures/models',
   });
-  const options = { evidenceThreshold: env.evidenceThreshold, ...retrievalFromEnv(process.env) };
   const byCorpus = new Map<string, { file: string; q: string; source: string | null }[]>();
   for (const file of files) {
     const qa = await readQaFile(file);
@@ -77,14 +67,7 @@ async function collect(files: string[], save: (sites: SiteSignals[]) => Promise<
           );
           rows[mode] = found.rows.map((r) => ({ ...r, source: sourceOf.get(r.document_id) ?? '?' }));
         }
-        const pages: Record<string, SignalRow[]> = {};
-        const decided = decide(rows.hybrid, 'hybrid', options, item.q);
-        const documents = decided.kind === 'answer' ? [...new Set(decided.chunks.map((c) => c.document_id))] : [];
-        for (const id of documents.slice(0, PAGE_DOCUMENTS)) {
-          const page = await pageSearch(kb.store, { claims: CLAIMS, question: item.q, embedding: embeddings[i]! }, id);
-          pages[id] = page.map((r) => ({ ...r, source: sourceOf.get(r.document_id) ?? '?' }));
-        }
-        questions.push({ q: item.q, source: item.source, set: item.file, rows, pages });
+        questions.push({ q: item.q, source: item.source, set: item.file, rows });
       }
       out.push({ corpus, questions });
       await save(out);

@@ -8,22 +8,20 @@
  *   weights in use only, never used to choose.
  * - gate: per mode, the highest evidence of an off-topic question and the in-KB questions refused at the
  *   threshold in use and at the threshold that refuses every off-topic question of the tuning sets.
- * - answers: the answer every question gets (the chat endpoint's decide, extractAnswer and page step), per set:
- *   fact in answer, right page first, page cited, fact when cited, refusals, citation precision (citations from
- *   the answering page, of all) (`KB_SWEEP_SHOW=<set>` prints them; `KB_SWEEP_PAGE=0`: without the page step).
+ * - answers: the answer every question gets (the chat endpoint's decide and extractAnswer), per set: fact in
+ *   answer, right page first, page cited, fact when cited, refusals (`KB_SWEEP_SHOW=<set>` prints them).
  * - agree: the gate's agreement signal (vector and full-text lists sharing a page among their first k).
  */
 import { readFile } from 'node:fs/promises';
 import type { RetrievalMode } from '../../protocol/index.ts';
 import { decide, thresholdsOf } from '../../server/retrieval/index.ts';
 import { FIELD_WEIGHT, fieldBonuses, type FieldWeights } from '../../server/retrieval/fields.ts';
-import type { ChunkMatch, SearchChunkRow } from '../../server/store/types.ts';
+import type { SearchChunkRow } from '../../server/store/types.ts';
 import type { SiteQuestion, SiteSignals } from './site-signals.ts';
 import { evidenceOf } from '../../server/retrieval/gate.ts';
 import { readConfig } from '../../server/config/index.ts';
 import { retrievalFromEnv } from '../../server/retrieval/config.ts';
-import { extractAnswer, type ExtractiveAnswer } from '../../server/chat/extract.ts';
-import { betterFromPage } from '../../server/chat/page.ts';
+import { extractAnswer } from '../../server/chat/extract.ts';
 import { readdir } from 'node:fs/promises';
 import { readQaFile } from './docs-qa.ts';
 import { containsFact } from './metrics.ts';
@@ -71,20 +69,6 @@ export function retrievalAlone(
     if (rank >= 0) top5++;
   }
   return { top1: top1 / (questions.length || 1), top5: top5 / (questions.length || 1) };
-}
-
-/**
- * The endpoint's answer (server/chat/page.ts): extracted from the decided chunks, then again with the cited
- * page's sections, from the page searches site-signals.ts saved (`KB_SWEEP_PAGE=0`: without the page step).
- */
-function answerOf(q: SiteQuestion, chunks: ChunkMatch[]): ExtractiveAnswer {
-  const first = extractAnswer(q.q, chunks);
-  const documentId = first.citations[0]?.document_id;
-  const rows = documentId === undefined ? undefined : q.pages?.[documentId];
-  if (process.env.KB_SWEEP_PAGE === '0' || documentId === undefined || rows === undefined) return first;
-  return betterFromPage(q.q, { chunks, mode: 'hybrid' }, first, documentId, rows, (c, layout) =>
-    extractAnswer(q.q, c, {}, layout),
-  ).answer;
 }
 
 const sites = JSON.parse(await readFile(process.argv[2]!, 'utf8')) as SiteSignals[];
@@ -176,9 +160,7 @@ if (what === 'answers') {
     if (f.endsWith('.json') && !f.includes('conversation'))
       for (const item of (await readQaFile(`scripts/eval/qa/${f}`)).items) expectOf.set(item.q, item.expect);
   const mode = (process.argv[4] ?? 'hybrid') as RetrievalMode;
-  console.log(
-    `set | n | fact | first | cited | fact when cited | in-KB refused | off-topic refused | citation precision (${mode})`,
-  );
+  console.log(`set | n | fact | first | cited | fact when cited | in-KB refused | off-topic refused (${mode})`);
   for (const site of sites)
     for (const set of [...new Set(site.questions.map((q) => q.set))].filter((s) => FINAL || !heldOut(s))) {
       const qs = site.questions.filter((q) => q.set === set);
@@ -189,9 +171,7 @@ if (what === 'answers') {
         factCited = 0,
         refused = 0,
         off = 0,
-        offRefused = 0,
-        citations = 0,
-        fromPage = 0;
+        offRefused = 0;
       for (const q of qs) {
         const rows = q.rows[mode];
         const got = decide(
@@ -210,14 +190,12 @@ if (what === 'answers') {
           refused++;
           continue;
         }
-        const answer = answerOf(q, got.chunks);
+        const answer = extractAnswer(q.q, got.chunks);
         const sourceOf = new Map(rows.map((r) => [r.document_id, r.source]));
         const pages = answer.citations.map((c) => sourceOf.get(c.document_id));
         const hasFact = containsFact(answer.text, expectOf.get(q.q) ?? []);
         if (hasFact) fact++;
         if (pages[0] === q.source) first++;
-        citations += pages.length;
-        fromPage += pages.filter((p) => p === q.source).length;
         if (pages.includes(q.source)) {
           cited++;
           if (hasFact) factCited++;
@@ -228,7 +206,7 @@ if (what === 'answers') {
           );
       }
       console.log(
-        `${set.padEnd(22)} ${String(n).padStart(3)} ${pct(fact / n).padStart(5)} ${pct(first / n).padStart(5)} ${pct(cited / n).padStart(5)} ${pct(factCited / (cited || 1)).padStart(5)} ${pct(refused / n).padStart(5)}  ${offRefused}/${off}  ${pct(fromPage / (citations || 1))}`,
+        `${set.padEnd(22)} ${String(n).padStart(3)} ${pct(fact / n).padStart(5)} ${pct(first / n).padStart(5)} ${pct(cited / n).padStart(5)} ${pct(factCited / (cited || 1)).padStart(5)} ${pct(refused / n).padStart(5)}  ${offRefused}/${off}`,
       );
     }
 }

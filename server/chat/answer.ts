@@ -25,8 +25,7 @@ import {
   type TurnState,
 } from '../store/types.ts';
 import { followUpOf, restsOnOwnWords, threadOf } from './context.ts';
-import { extractAnswer, type FollowUpInput } from './extract.ts';
-import { answerFromPage } from './page.ts';
+import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
 import type { RuntimeSettings } from '../settings/runtime.ts';
@@ -158,21 +157,18 @@ export async function answerTurn(
 
   // A follow-up's sentences are scored against the question and, at a lower weight, the words it borrows;
   // what the earlier answer already quoted is not quoted again unless nothing else answers.
-  const input: FollowUpInput = followUp
-    ? {
-        borrowed: followUp.terms,
-        ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}),
-        ...(repeatWeight !== undefined ? { repeatWeight } : {}),
-      }
-    : {};
-  // Then once more with the cited page's other sections (one page search, server/chat/page.ts).
-  const {
-    answer: { text, citations, related },
-    chunks,
-  } = await answerFromPage(store, question, found, (chunks, layout) =>
-    extractAnswer(request.query, chunks, input, layout),
-  ).catch(rethrow);
-  const passages = answerMode === 'generative' ? passagesOf(citations, chunks) : undefined;
+  const { text, citations, related } = extractAnswer(
+    request.query,
+    found.chunks,
+    followUp
+      ? {
+          borrowed: followUp.terms,
+          ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}),
+          ...(repeatWeight !== undefined ? { repeatWeight } : {}),
+        }
+      : {},
+  );
+  const passages = answerMode === 'generative' ? passagesOf(citations, found.chunks) : undefined;
   return {
     kind: 'answer',
     session_id: turn.session_id,

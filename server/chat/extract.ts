@@ -100,15 +100,8 @@ export interface FollowUpInput {
 /**
  * `chunks` best first, all above the evidence threshold (one per document section, see retrieval).
  * `followUp`: a follow-up's context; without it the answer is exactly the single question's.
- * `layout`: the cited page's sections added by page.ts: the rank each chunk is discounted by (default its
- * index), and how many chunks are retrieval's (the rest are never offered as related sources).
  */
-export function extractAnswer(
-  question: string,
-  chunks: ChunkMatch[],
-  followUp: FollowUpInput = {},
-  layout?: { ranks: number[]; retrieved: number },
-): ExtractiveAnswer {
+export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: FollowUpInput = {}): ExtractiveAnswer {
   const borrowed = followUp.borrowed ?? [];
   const repeated = saidBefore(followUp.earlierAnswer);
   const own = new Set(contentWords(question));
@@ -136,7 +129,7 @@ export function extractAnswer(
         words,
         // Retrieval's order of the chunks counts: the 2nd chunk's units weigh 0.65, the 3rd's 0.3, the rest 0.2.
         weight:
-          Math.max(0.2, 1 - (layout?.ranks[c] ?? c) * CHUNK_RANK_PENALTY) *
+          Math.max(0.2, 1 - c * CHUNK_RANK_PENALTY) *
           (unit.pointer ? POINTER_WEIGHT : 1) *
           (said(unit, c) ? (followUp.repeatWeight ?? REPEAT_WEIGHT) : 1),
         bonus: 0.05 * chunks[c]!.similarity - unit.index * 1e-3,
@@ -153,7 +146,7 @@ export function extractAnswer(
   });
   score(candidates, asked, type, own);
 
-  return compose(choose(candidates, question, own, type, said), chunks, layout?.retrieved ?? chunks.length);
+  return compose(choose(candidates, question, own, type, said), chunks);
 }
 
 /**
@@ -405,7 +398,7 @@ function choose(
   return list.sort((a, b) => chunkRank.get(a.chunk)! - chunkRank.get(b.chunk)! || a.unit.index - b.unit.index);
 }
 
-function compose(chosen: Candidate[], chunks: ChunkMatch[], retrieved: number): ExtractiveAnswer {
+function compose(chosen: Candidate[], chunks: ChunkMatch[]): ExtractiveAnswer {
   // One citation per document section, numbered in order of first appearance.
   const numberOf = new Map<string, number>();
   const citations: Citation[] = [];
@@ -444,8 +437,7 @@ function compose(chosen: Candidate[], chunks: ChunkMatch[], retrieved: number): 
 
   const quoted = new Set(numberOf.keys());
   const related: Related[] = [];
-  // Related sources are retrieval's: a section the page step added (page.ts) is offered only when quoted.
-  for (const chunk of chunks.slice(0, retrieved)) {
+  for (const chunk of chunks) {
     const key = sectionKey(chunk);
     if (quoted.has(key) || related.length >= MAX_RELATED) continue;
     quoted.add(key);

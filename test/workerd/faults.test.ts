@@ -107,12 +107,6 @@ async function ask(tokenValue: string, body: object): Promise<Outcome> {
   return { status: res.status, kind: 'other', message: JSON.stringify(json) };
 }
 
-/**
- * Calls a healthy question makes to `target`: an answered question searches twice, retrieval and then the
- * cited page alone (server/chat/page.ts; its first answer here lacks the question's word "work").
- */
-const healthyCalls = (target: string, kind: Kind) => (target === 'search_chunks' && kind === 'answer' ? 2 : 1);
-
 /** Attempts the Worker made at `target`. */
 const attempts = (target: string) => h.supabase.log.filter((e) => e.path === `/rest/v1/rpc/${target}`).length;
 
@@ -172,7 +166,7 @@ describe('Supabase faults on every call of a question', () => {
         if (isRetried(target)) {
           // The lost answer is asked for again; the second attempt finds what the first stored.
           expect(first.kind).toBe(kind);
-          expect(attempts(target)).toBe(healthyCalls(target, kind) + 1);
+          expect(attempts(target)).toBe(2);
         } else {
           expectClean(first);
           expect(attempts(target)).toBe(1);
@@ -190,7 +184,7 @@ describe('Supabase faults on every call of a question', () => {
       const body = question(kind);
       h.supabase.inject({ target, fault: { kind: 'slow', ms: 300 } });
       expect((await ask(visitor, body)).kind).toBe(kind);
-      expect(attempts(target)).toBe(healthyCalls(target, kind));
+      expect(attempts(target)).toBe(1);
       await expectStoredOnce(body.message_id, kind);
     },
   );
