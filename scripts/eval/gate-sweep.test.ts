@@ -15,10 +15,13 @@ describe('the gate sweep', () => {
   const offTopic = question(null, [row(0.536, 0.266)]);
   const inKb = question('a.md', [row(0.3, 0.5)]);
 
-  it('answers as decide does: the mean against the threshold, in hybrid mode from a chunk with enough coverage', () => {
+  it('answers as decide does: the mean against the threshold, in hybrid and vector mode from a chunk with enough coverage', () => {
     expect(answered(offTopic, 'hybrid', 0.39, 0)).toBe(true);
     expect(answered(offTopic, 'hybrid', 0.39, 0.35)).toBe(false);
-    expect(answered(offTopic, 'vector', 0.5, 0.35)).toBe(true);
+    // Vector mode weighs the cosine alone, and since the vector floor it too needs the coverage.
+    expect(answered(offTopic, 'vector', 0.5, 0)).toBe(true);
+    expect(answered(offTopic, 'vector', 0.5, 0.35)).toBe(false);
+    expect(answered(offTopic, 'lexical', 0.25, 0.35)).toBe(true);
     expect(answered(inKb, 'hybrid', 0.4, 0.35)).toBe(true);
     expect(answered(inKb, 'hybrid', 0.41, 0)).toBe(false);
   });
