@@ -76,6 +76,7 @@ if (args.positionals.length === 0) {
 
 const json = args.values.json === true;
 const dryRun = args.values['dry-run'] === true;
+const wordsOnly = args.values['words-only'] === true;
 const config = readConfig(process.env);
 const count = (name: 'max-pages' | 'concurrency' | 'workers', min: number): number | undefined => {
   const raw = args.values[name];
@@ -135,7 +136,7 @@ try {
     baseUrl: args.values['base-url'] ?? null,
     onProgress: progress.update,
     dryRun,
-    wordsOnly: args.values['words-only'] === true,
+    wordsOnly,
     prune: args.values.prune === true,
     crawl: {
       ...(maxPages ? { maxPages } : {}),
@@ -171,7 +172,7 @@ function report(summary: IngestSummary & { model_load_seconds: number }, reports
   const working = summary.seconds - summary.model_load_seconds;
   const rate =
     summary.chunks > 0 && working > 0
-      ? ` (${Math.round(summary.chunks / working)} chunks/s after a ${summary.model_load_seconds.toFixed(1)} s model load)`
+      ? ` (${Math.round(summary.chunks / working)} chunks/s ${wordsOnly ? 'without a model' : `after a ${summary.model_load_seconds.toFixed(1)} s model load`})`
       : '';
   let line =
     `${would} ${documents} document${documents === 1 ? '' : 's'} (${summary.added} added, ${summary.updated} updated, ` +

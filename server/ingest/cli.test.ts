@@ -223,6 +223,7 @@ describe('scripts/ingest.ts on URLs', () => {
     expect(stored.code).toBe(0);
     expect(JSON.parse(stored.stdout)).toMatchObject({ added: 2, failed: [] });
     expect(JSON.parse(stored.stdout).chunks).toBeGreaterThanOrEqual(5);
+    expect(stored.stderr).toMatch(/chunks\/s without a model\)/);
 
     // The documents lack embeddings for the model, so a run that can load it embeds them again.
     const embedded = await run(SCRIPT, ['words-only', '--json'], env);
