@@ -22,6 +22,7 @@ import {
   type GateThresholds,
 } from './gate.ts';
 import { fieldBonuses } from './fields.ts';
+import { secondaryPenalties } from './secondary.ts';
 import { effectiveMode, sqlFilters } from './search.ts';
 import { DEFAULT_CONFIDENCE } from '../config/defaults.ts';
 
@@ -122,10 +123,12 @@ export function decide(
 ): Retrieval {
   const threshold = thresholdsOf(options)[mode];
   const bonus = fieldBonuses(question, rows);
+  // Comparison, migration and announcement pages give way to the page about what is asked (secondary.ts).
+  const penalty = secondaryPenalties(question, rows);
   const scored = rows.map((row, i) => ({
     row,
     evidence: evidenceOf(row, mode),
-    order: evidenceOf(row, mode) + bonus[i]!,
+    order: evidenceOf(row, mode) + bonus[i]! - penalty[i]!,
   }));
   // The gate reads only chunks that may carry it (in hybrid and vector mode: enough coverage, gate.ts); a
   // refusal reports the best of those, so one refused for lack of the question's words lists no closest pages.
