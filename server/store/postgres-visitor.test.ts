@@ -20,6 +20,10 @@ describe('inlineParams', () => {
       ]),
     ).toBe(`select * from f('it''s',  E'{"a":"\\\\"}'::jsonb, null, '7')`);
   });
+  it('quotes as the driver does, with or without characters to escape', () => {
+    for (const text of ['[0.1,-0.2]', "a'b", 'a\\b', "'\\'", '', 'plain words'])
+      expect(inlineParams(client, 'select $1', [text])).toBe(`select ${pg.escapeLiteral(text)}`);
+  });
   it('gives up on a NUL character', () => {
     expect(inlineParams(client, 'select f($1)', ['a\0b'])).toBeNull();
   });

@@ -163,7 +163,10 @@ export function inlineParams(client: Pick<pg.PoolClient, 'escapeLiteral'>, sql: 
   }
   return sql.replace(/\$(\d+)/g, (_, n: string) => {
     const text = texts[Number(n) - 1];
-    return text === null || text === undefined ? 'null' : client.escapeLiteral(text);
+    if (text === null || text === undefined) return 'null';
+    // Without a quote or backslash the driver's escaping returns the text in quotes as it is; its loop over
+    // every character took 0.5 ms for a question's vector (8 kB of JSON), a test of the text 0.03 ms.
+    return /['\\]/.test(text) ? client.escapeLiteral(text) : `'${text}'`;
   });
 }
 
