@@ -28,8 +28,10 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { concurrencyRun } from './concurrency.ts';
 import { embeddedQuestions } from './questions.ts';
+import { cpuSeconds, postgresCpuSeconds } from './cpu-time.ts';
 import { startServer, type BenchServer } from './server.ts';
 
 const { values } = parseArgs({
@@ -62,15 +64,39 @@ async function crowd(servers: string[]): Promise<void> {
   const { questions } = await embeddedQuestions(200);
   const load = () => Math.round(loadavg()[0]! * 10) / 10;
   const before = load();
+  const admin = values['database-url'] ? new pg.Client({ connectionString: values['database-url'] }) : null;
+  await admin?.connect();
+  const cpu = async () => ({
+    client: process.cpuUsage(),
+    servers: await Promise.all(started.map((s) => cpuSeconds(s.pid))),
+    database: admin ? await postgresCpuSeconds(admin) : null,
+  });
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
+  const cpu0 = await cpu();
   const run = await concurrencyRun(servers, questions, Number(values.visitors), Number(values.questions));
+  const cpu1 = await cpu();
   loop.disable();
+  await admin?.end();
+  const perRequest = (seconds: number) => Math.round((seconds * 10_000) / run.requests) / 10;
+  const clientSeconds = (cpu1.client.user + cpu1.client.system - cpu0.client.user - cpu0.client.system) / 1e6;
+  const serverSeconds = cpu1.servers.map((s, i) => s - cpu0.servers[i]!);
+  const databaseSeconds = cpu1.database === null ? null : cpu1.database - cpu0.database!;
+  const cpuMs = {
+    client: Math.round(clientSeconds * 1000),
+    servers: serverSeconds.map((s) => Math.round(s * 1000)),
+    database: databaseSeconds === null ? null : Math.round(databaseSeconds * 1000),
+    per_request: {
+      client: perRequest(clientSeconds),
+      servers: perRequest(serverSeconds.reduce((a, b) => a + b, 0)),
+      database: databaseSeconds === null ? null : perRequest(databaseSeconds),
+    },
+  };
   const ms = (ns: number) => Math.round(ns / 1e5) / 10;
   const clientLoop = { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) };
   console.log(
     JSON.stringify(
-      { servers: servers.length, load_1m: [before, load()], ...run, client_loop_delay_ms: clientLoop },
+      { servers: servers.length, load_1m: [before, load()], ...run, client_loop_delay_ms: clientLoop, cpu_ms: cpuMs },
       null,
       1,
     ),

@@ -69,7 +69,7 @@ export async function verifyAccessToken(token: string, options: TokenVerificatio
   try {
     const { alg, kid } = decode(token).header as { alg: string; kid?: string };
     if (alg === 'HS256' && secret) {
-      payload = await verify(token, secret, { alg: 'HS256', ...checks });
+      payload = await verify(token, await hmacKey(secret), { alg: 'HS256', ...checks });
     } else if ((ASYMMETRIC as readonly string[]).includes(alg) && jwksUrl) {
       payload = await verifyWithJwks(token, {
         keys: await jwksKeys(jwksUrl, kid),
@@ -101,5 +101,27 @@ export async function issueAccessToken(userId: string, secret: string, now = Mat
     iat: now,
     exp: now + TOKEN_TTL_SECONDS,
   };
-  return sign(claims, secret, 'HS256');
+  return sign(claims, await hmacKey(secret), 'HS256');
+}
+
+/**
+ * The HS256 secret as a WebCrypto key, imported once per secret: given the secret as a string, Hono's
+ * `verify` and `sign` import it again for every token, which took about half of a verification's CPU time
+ * (0.38 against 0.14 ms in a loop of 2,000). A process holds one secret, or a few in tests; the map is
+ * bounded all the same.
+ */
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    if (hmacKeys.size >= 16) hmacKeys.clear();
+    key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]);
+    // A failed import is not kept: the next token tries again.
+    key.catch(() => hmacKeys.delete(secret));
+    hmacKeys.set(secret, key);
+  }
+  return key;
 }
