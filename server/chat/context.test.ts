@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Citation } from '../../protocol/index.ts';
 import type { MessageRow } from '../store/types.ts';
-import { followUpFrom, followUpOf, restsOnOwnWords } from './context.ts';
+import { followUpFrom, followUpOf, newQuestionText, restsOnOwnWords } from './context.ts';
 
 let n = 0;
 function message(role: MessageRow['role'], content: string, documents: string[] = []): MessageRow {
@@ -67,5 +67,30 @@ describe('a follow-up asked again as a new question (restsOnOwnWords)', () => {
     expect(restsOnOwnWords('And the variable?', chunks)).toBe(true);
     expect(restsOnOwnWords('How do I raise it?', chunks)).toBe(true);
     expect(restsOnOwnWords('And then?', chunks)).toBe(true);
+  });
+});
+
+describe('the text a follow-up refused in the thread is asked again with (newQuestionText)', () => {
+  const answered = [
+    message('assistant', 'The dev server listens on port 5173.', ['server-options']),
+    message('user', 'What port does the Vite dev server use by default?'),
+  ];
+  it('names what the pronoun stands for, as the browser embeds it, without the pointing words', () => {
+    const follow = followUpFrom("What happens if it's already taken?", answered)!;
+    expect(newQuestionText("What happens if it's already taken?", follow)).toBe(
+      'happens already taken port vite dev server default',
+    );
+    // "mine" stands for the borrowed words: as a search word it is one no page about refunds holds.
+    const refund = followUpFrom('Why was mine denied?', [
+      message('assistant', 'Refunds.', ['refunds']),
+      message('user', 'How long does a refund take?'),
+    ])!;
+    expect(newQuestionText('Why was mine denied?', refund)).toBe('denied long refund take');
+  });
+  it('borrows nothing from a conversation whose answers were all refused', () => {
+    const refused = [message('assistant', 'Sorry.'), message('user', 'Can I pay with bitcoin?')];
+    const follow = followUpFrom('Which browsers does it support?', refused)!;
+    expect(follow.terms).toContain('bitcoin');
+    expect(newQuestionText('Which browsers does it support?', follow)).toBe('browsers support');
   });
 });

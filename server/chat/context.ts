@@ -11,6 +11,7 @@ import {
   dependsOnContext,
   earlierTopic,
   pointsBack,
+  topicWords,
   type AnswerContext,
   type Citation,
 } from '../../protocol/index.ts';
@@ -134,4 +135,20 @@ export function restsOnOwnWords(question: string, chunks: { content: string }[])
   const own = new Set(contentWords(question));
   if (own.size === 0 || pointsBack(question)) return true;
   return chunks.some((c) => contentWords(c.content).some((w) => own.has(w)));
+}
+
+/**
+ * The text a follow-up refused within the thread is searched with as a new question (server/chat/answer.ts):
+ * its topic words, then the words it borrows, the same words the browser embeds for it, so the text search
+ * and the embedding ask one question in every mode. A complete rewrite names what the pronoun stands for
+ * ("How big is the embedding model the browser downloads?"); the follow-up's own words alone ("big") are not
+ * what the visitor asks about. Its function words are left out: "mine" or "one" stand for
+ * the borrowed words, and to full text they are rare words the pages lack. The borrowed words come only when
+ * the conversation has an answered turn: those of a refused question ("Can I pay with bitcoin?") are about
+ * something the knowledge base does not hold, and would sink a question that has nothing to do with them.
+ */
+export function newQuestionText(question: string, followUp: Pick<FollowUp, 'terms' | 'sql'>): string {
+  const answered = followUp.sql.documents.length > 0 || followUp.sql.thread.length > 0;
+  const words = [...topicWords(question), ...(answered ? followUp.terms : [])];
+  return words.length > 0 ? words.join(' ') : question;
 }
