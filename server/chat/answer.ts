@@ -132,9 +132,9 @@ export async function answerTurn(
     // question (what "Ask as a new question" does), gated as a complete question is. The thread can be what
     // refuses it: the earlier answer was refused or cited the wrong page, and off the thread a page without the
     // earlier topic's words counts as about something else. Only the refusal path pays for the second search.
-    // The text searched is the follow-up's topic words and the words it borrows (newQuestionText), the words
-    // the browser embeds for it: with its own words alone, keyword mode searched "big" for "How big is it?" after
-    // "Why is the widget stuck on Initializing AI?" (refused), while the embedding held the earlier topic. As for
+    // The text searched is the follow-up's topic words, with the words it borrows when it has only one
+    // (newQuestionText), as the browser's embedding holds them: with its own word alone, keyword mode searched
+    // "big" for "How big is it?" after "Why is the widget stuck on Initializing AI?" and refused it. As for
     // a complete question retried in the thread, the earlier topic alone does not carry it ("And lunch?" after
     // the evidence threshold stays refused). Answered so, it is a new question's answer: no "About: …" of a
     // topic that did not answer it, and extraction as for the question alone.

@@ -139,16 +139,21 @@ export function restsOnOwnWords(question: string, chunks: { content: string }[])
 
 /**
  * The text a follow-up refused within the thread is searched with as a new question (server/chat/answer.ts):
- * its topic words, then the words it borrows, the same words the browser embeds for it, so the text search
- * and the embedding ask one question in every mode. A complete rewrite names what the pronoun stands for
- * ("How big is the embedding model the browser downloads?"); the follow-up's own words alone ("big") are not
- * what the visitor asks about. Its function words are left out: "mine" or "one" stand for
- * the borrowed words, and to full text they are rare words the pages lack. The borrowed words come only when
- * the conversation has an answered turn: those of a refused question ("Can I pay with bitcoin?") are about
- * something the knowledge base does not hold, and would sink a question that has nothing to do with them.
+ * its topic words, and when it has at most one of them, the words it borrows too (the words the browser embeds
+ * for it). One word is not a question: "How big is it?" after "Why is the widget stuck on Initializing AI?" is
+ * "big" to full text, which the troubleshooting page never says; its complete rewrite names the model. A
+ * follow-up with two topic words or more is asked with those alone, as it would be as a new question: all of
+ * the borrowed words at full weight outweighed them, and on Railway in keyword mode "Can I install it with
+ * Homebrew?" (borrowing eight words of a thread that had gone astray) was refused where its own words answer
+ * it. "At most one" is where the detector (protocol/context.ts) reads a question as depending on the
+ * conversation by its length alone. Function words are left out: "mine" or "one" stand for the borrowed words,
+ * and to full text they are rare words the pages lack. The borrowed words come only when the conversation has
+ * an answered turn: those of a refused question ("Can I pay with bitcoin?") are about something the knowledge
+ * base does not hold, and would sink a question that has nothing to do with them.
  */
 export function newQuestionText(question: string, followUp: Pick<FollowUp, 'terms' | 'sql'>): string {
+  const own = topicWords(question);
   const answered = followUp.sql.documents.length > 0 || followUp.sql.thread.length > 0;
-  const words = [...topicWords(question), ...(answered ? followUp.terms : [])];
+  const words = [...own, ...(answered && own.length <= 1 ? followUp.terms : [])];
   return words.length > 0 ? words.join(' ') : question;
 }
