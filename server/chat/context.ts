@@ -12,6 +12,7 @@ import {
   earlierTopic,
   pointsBack,
   topicWords,
+  withoutPointingWords,
   type AnswerContext,
   type Citation,
 } from '../../protocol/index.ts';
@@ -139,21 +140,21 @@ export function restsOnOwnWords(question: string, chunks: { content: string }[])
 
 /**
  * The text a follow-up refused within the thread is searched with as a new question (server/chat/answer.ts):
- * its topic words, and when it has at most one of them, the words it borrows too (the words the browser embeds
- * for it). One word is not a question: "How big is it?" after "Why is the widget stuck on Initializing AI?" is
- * "big" to full text, which the troubleshooting page never says; its complete rewrite names the model. A
- * follow-up with two topic words or more is asked with those alone, as it would be as a new question: all of
- * the borrowed words at full weight outweighed them, and on Railway in keyword mode "Can I install it with
- * Homebrew?" (borrowing eight words of a thread that had gone astray) was refused where its own words answer
- * it. "At most one" is where the detector (protocol/context.ts) reads a question as depending on the
- * conversation by its length alone. Function words are left out: "mine" or "one" stand for the borrowed words,
- * and to full text they are rare words the pages lack. The borrowed words come only when the conversation has
- * an answered turn: those of a refused question ("Can I pay with bitcoin?") are about something the knowledge
- * base does not hold, and would sink a question that has nothing to do with them.
+ * the question without its pointing words ("mine" or "one" stand for the borrowed words, and to full text they
+ * are rare words the pages lack), and when it has at most one topic word of its own, the words it borrows
+ * too (the words the browser embeds for it). One word is not a question: "How big is it?" after "Why is the
+ * widget stuck on Initializing AI?" is "big" to full text, which the troubleshooting page never says; its
+ * complete rewrite names the model. A follow-up with two topic words or more is asked with its own words, as
+ * it would be as a new question: all of the borrowed words at full weight outweighed them, and on Railway in
+ * keyword mode "Can I install it with Homebrew?" (borrowing eight words of a thread that had gone astray) was
+ * refused where its own words answer it. "At most one" is where the detector (protocol/context.ts) reads a
+ * question as depending on the conversation by its length alone. The borrowed words come only when the
+ * conversation has an answered turn: those of a refused question ("Can I pay with bitcoin?") are about
+ * something the knowledge base does not hold, and would sink a question that has nothing to do with them.
  */
 export function newQuestionText(question: string, followUp: Pick<FollowUp, 'terms' | 'sql'>): string {
-  const own = topicWords(question);
+  const own = withoutPointingWords(question);
   const answered = followUp.sql.documents.length > 0 || followUp.sql.thread.length > 0;
-  const words = [...own, ...(answered && own.length <= 1 ? followUp.terms : [])];
-  return words.length > 0 ? words.join(' ') : question;
+  if (!answered || topicWords(question).length > 1 || followUp.terms.length === 0) return own || question;
+  return `${own} ${followUp.terms.join(' ')}`.trim();
 }
