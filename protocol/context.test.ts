@@ -1,6 +1,6 @@
 /** The follow-up detector and the text a follow-up is embedded with (protocol/context.ts). */
 import { describe, expect, it } from 'vitest';
-import { borrowedTerms, dependsOnContext, earlierTopic, followUpText } from './context.ts';
+import { borrowedTerms, dependsOnContext, earlierTopic, followUpText, withoutPointingWords } from './context.ts';
 
 describe('dependsOnContext', () => {
   it.each([
@@ -67,5 +67,14 @@ describe('earlierTopic', () => {
       about: 'server port',
     });
     expect(earlierTopic([])).toBe(null);
+  });
+});
+
+describe('withoutPointingWords', () => {
+  it('drops the words that stand for what was said before, and nothing else', () => {
+    expect(withoutPointingWords('Why was mine denied?')).toBe('Why was denied?');
+    expect(withoutPointingWords("What happens if it's already taken?")).toBe('What happens if already taken?');
+    expect(withoutPointingWords('Can I give One a title?')).toBe('Can I give a title?');
+    expect(withoutPointingWords('Which browsers are supported?')).toBe('Which browsers are supported?');
   });
 });

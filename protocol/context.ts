@@ -85,6 +85,18 @@ export function topicWords(text: string): string[] {
   return [...new Set(words.filter((w) => w.length > 1 && !FUNCTION_WORDS.has(w)))];
 }
 
+/**
+ * `question` without its pointing words (it, them, mine, one…): they stand for what was said before, so a search
+ * for the question's own words leaves them out ("Why was mine denied?": to full text "mine" is a rare word no
+ * page about refunds holds).
+ */
+export function withoutPointingWords(question: string): string {
+  return question
+    .replace(WORD, (w) => (POINTING.has(w.toLowerCase().replace(/’/g, "'")) ? '' : w))
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
 /** Whether `question` points back with a pronoun (it, its, they, them, one…): it names the earlier thing itself. */
 export function pointsBack(question: string): boolean {
   return (question.toLowerCase().match(WORD) ?? []).some((w) => POINTING.has(w.replace(/’/g, "'")));

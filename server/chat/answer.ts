@@ -24,7 +24,7 @@ import {
   type StoredAnswer,
   type TurnState,
 } from '../store/types.ts';
-import { followUpOf, restsOnOwnWords, threadOf } from './context.ts';
+import { followUpOf, newQuestionText, restsOnOwnWords, threadOf } from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
@@ -129,16 +129,20 @@ export async function answerTurn(
     if (again?.kind === 'answer') [found, followUp] = [again, thread];
   } else if (found.kind === 'refuse' && followUp) {
     // And the other way round: a follow-up refused within the thread's scope is asked once more as a new
-    // question (what "Ask as a new question" does, with the embedding the browser sent, which holds the
-    // borrowed words), gated as a complete question is. The thread can be what refuses it: the earlier
-    // answer was refused or cited the wrong page, and off the thread a page without the earlier topic's words
-    // counts as about something else. Only the refusal path pays for the second search. As for a complete
-    // question retried in the thread, the earlier topic alone does not carry it ("And lunch?" after the
-    // evidence threshold stays refused). Answered so, it is a new question's answer: no "About: …" of a topic
-    // that did not answer it, and extraction as for a question alone. Its own words only in the text search:
-    // with the borrowed words the refused search's nearest pages hold added, Railway keyword mode refused 5
-    // in-sample follow-ups answered when complete, against 3 with its own words (Vite: 1 either way).
-    const alone = await retrieve(store, question, options).catch(rethrow);
+    // question (what "Ask as a new question" does), gated as a complete question is. The thread can be what
+    // refuses it: the earlier answer was refused or cited the wrong page, and off the thread a page without the
+    // earlier topic's words counts as about something else. Only the refusal path pays for the second search.
+    // The text searched is the follow-up's topic words, with the words it borrows when it has only one
+    // (newQuestionText), as the browser's embedding holds them: with its own word alone, keyword mode searched
+    // "big" for "How big is it?" after "Why is the widget stuck on Initializing AI?" and refused it. As for
+    // a complete question retried in the thread, the earlier topic alone does not carry it ("And lunch?" after
+    // the evidence threshold stays refused). Answered so, it is a new question's answer: no "About: …" of a
+    // topic that did not answer it, and extraction as for the question alone.
+    const alone = await retrieve(
+      store,
+      { ...question, question: newQuestionText(request.query, followUp) },
+      options,
+    ).catch(rethrow);
     if (alone.kind === 'answer' && restsOnOwnWords(request.query, alone.chunks)) [found, followUp] = [alone, null];
   }
   if (found.kind === 'refuse') {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Citation } from '../../protocol/index.ts';
 import type { MessageRow } from '../store/types.ts';
-import { followUpFrom, followUpOf, restsOnOwnWords } from './context.ts';
+import { followUpFrom, followUpOf, newQuestionText, restsOnOwnWords } from './context.ts';
 
 let n = 0;
 function message(role: MessageRow['role'], content: string, documents: string[] = []): MessageRow {
@@ -67,5 +67,36 @@ describe('a follow-up asked again as a new question (restsOnOwnWords)', () => {
     expect(restsOnOwnWords('And the variable?', chunks)).toBe(true);
     expect(restsOnOwnWords('How do I raise it?', chunks)).toBe(true);
     expect(restsOnOwnWords('And then?', chunks)).toBe(true);
+  });
+});
+
+describe('the text a follow-up refused in the thread is asked again with (newQuestionText)', () => {
+  const answered = [
+    message('assistant', 'The dev server listens on port 5173.', ['server-options']),
+    message('user', 'What port does the Vite dev server use by default?'),
+  ];
+  it('names what the pronoun stands for when the follow-up has one word of its own, without the pointing words', () => {
+    expect(newQuestionText('Is it slow?', followUpFrom('Is it slow?', answered)!)).toBe(
+      'Is slow? port vite dev server default',
+    );
+    // Two words of its own or more: asked with those, as a new question.
+    const taken = "What happens if it's already taken?";
+    expect(newQuestionText(taken, followUpFrom(taken, answered)!)).toBe('What happens if already taken?');
+    // "mine" stands for the borrowed words: as a search word it is one no page about refunds holds.
+    const refund = followUpFrom('Why was mine denied?', [
+      message('assistant', 'Refunds.', ['refunds']),
+      message('user', 'How long does a refund take?'),
+    ])!;
+    expect(newQuestionText('Why was mine denied?', refund)).toBe('Why was denied? long refund take');
+    expect(refund.terms).toEqual(['long', 'refund', 'take']);
+  });
+  it('borrows nothing from a conversation whose answers were all refused', () => {
+    const refused = [message('assistant', 'Sorry.'), message('user', 'Can I pay with bitcoin?')];
+    const follow = followUpFrom('Which browsers does it support?', refused)!;
+    expect(follow.terms).toContain('bitcoin');
+    expect(newQuestionText('Which browsers does it support?', follow)).toBe('Which browsers does support?');
+    expect(newQuestionText('Why was mine denied?', followUpFrom('Why was mine denied?', refused)!)).toBe(
+      'Why was denied?',
+    );
   });
 });

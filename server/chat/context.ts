@@ -11,6 +11,8 @@ import {
   dependsOnContext,
   earlierTopic,
   pointsBack,
+  topicWords,
+  withoutPointingWords,
   type AnswerContext,
   type Citation,
 } from '../../protocol/index.ts';
@@ -134,4 +136,25 @@ export function restsOnOwnWords(question: string, chunks: { content: string }[])
   const own = new Set(contentWords(question));
   if (own.size === 0 || pointsBack(question)) return true;
   return chunks.some((c) => contentWords(c.content).some((w) => own.has(w)));
+}
+
+/**
+ * The text a follow-up refused within the thread is searched with as a new question (server/chat/answer.ts):
+ * the question without its pointing words ("mine" or "one" stand for the borrowed words, and to full text they
+ * are rare words the pages lack), and when it has at most one topic word of its own, the words it borrows
+ * too (the words the browser embeds for it). One word is not a question: "How big is it?" after "Why is the
+ * widget stuck on Initializing AI?" is "big" to full text, which the troubleshooting page never says; its
+ * complete rewrite names the model. A follow-up with two topic words or more is asked with its own words, as
+ * it would be as a new question: all of the borrowed words at full weight outweighed them, and on Railway in
+ * keyword mode "Can I install it with Homebrew?" (borrowing eight words of a thread that had gone astray) was
+ * refused where its own words answer it. "At most one" is where the detector (protocol/context.ts) reads a
+ * question as depending on the conversation by its length alone. The borrowed words come only when the
+ * conversation has an answered turn: those of a refused question ("Can I pay with bitcoin?") are about
+ * something the knowledge base does not hold, and would sink a question that has nothing to do with them.
+ */
+export function newQuestionText(question: string, followUp: Pick<FollowUp, 'terms' | 'sql'>): string {
+  const own = withoutPointingWords(question);
+  const answered = followUp.sql.documents.length > 0 || followUp.sql.thread.length > 0;
+  if (!answered || topicWords(question).length > 1 || followUp.terms.length === 0) return own || question;
+  return `${own} ${followUp.terms.join(' ')}`.trim();
 }

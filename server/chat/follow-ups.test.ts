@@ -218,6 +218,18 @@ describe('follow-ups and the session', () => {
     },
   );
 
+  it('asks a follow-up refused within the thread again with the words it borrows, in keyword mode too', async () => {
+    // Keyword mode has no embedding to carry the earlier topic: asked again with "big" alone, "How big is it?"
+    // after the widget stuck on "Initializing AI" was refused; with the topic's words it finds the model's size.
+    const { token } = await api.signIn();
+    const session_id = crypto.randomUUID();
+    const earlier = 'Why is the widget stuck on Initializing AI?';
+    expect((await askJson('lexical', token, earlier, { session_id })).type).toBe('answer');
+    const follow = await askJson('lexical', token, 'How big is it?', { earlier, session_id });
+    expect(follow.type).toBe('answer');
+    expect(follow.text).toContain('23 MB');
+  });
+
   it("answers another visitor's session id as a new conversation, without their context", async () => {
     const alice = await api.signIn();
     const first = await ask('hybrid', alice.token, THRESHOLD);
