@@ -13,6 +13,7 @@ import { verifyAccessToken } from '../server/auth/jwt.ts';
 import { supabaseAnonymousSignIn } from '../server/auth/supabase-anonymous.ts';
 import { answerWriteKeyHash, ANSWER_WRITE_KEY_MIN_CHARS } from '../server/store/answer-key.ts';
 import { openPgliteStore, type PgliteStore } from '../server/store/pglite.ts';
+import { migratedTemplate } from '../server/testing/pglite-template.ts';
 import { createSupabaseChatStore } from '../server/store/supabase.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -22,7 +23,7 @@ const SECRET = 'admin-cli-test-jwt-secret-0123456789abcdef';
 let pg: PgliteStore;
 let server: RpcServer;
 beforeAll(async () => {
-  pg = await openPgliteStore(null);
+  pg = await openPgliteStore(null, { loadDataDir: await migratedTemplate() });
   server = await startRpcServer({ store: pg, jwtSecret: SECRET });
 });
 afterAll(async () => {

@@ -99,7 +99,8 @@ const plan = [
       'Workers path (workerd + supabase-js + PostgREST over PGlite)',
     ],
   ],
-  // One server and one Chromium at a time in each: the two runners together use about two cores.
+  // The end-to-end runner takes two files at a time (vitest.e2e.config.ts), each with its own server and
+  // Chromium; the widget runner mostly waits on its one Chromium, so it costs the two little.
   [['end-to-end (server + Chromium)'], ['widget tests (web-test-runner, Chromium)']],
 ];
 const byName = new Map(steps.map((step) => [step.name, step]));

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasSharedData } from '../lib/shared-data.mjs';
 import { createEmbedder, type Embedder } from '../../server/ingest/embedder.ts';
+import { migratedTemplate } from '../../server/testing/pglite-template.ts';
 import { byKind, evaluateQa, readQaFile, type QaResult } from './docs-qa.ts';
 
 const SETS = [
@@ -89,7 +90,13 @@ describe('npm run eval -- --qa (demo set)', () => {
     timeout: 60_000,
   }, async () => {
     const qa = await readQaFile('scripts/eval/qa/demo-kb.json');
-    const { report, results, offTopic } = await evaluateQa({ qa, embedder, mode: 'hybrid', evidenceThreshold: 0.35 });
+    const { report, results, offTopic } = await evaluateQa({
+      qa,
+      embedder,
+      mode: 'hybrid',
+      evidenceThreshold: 0.35,
+      loadDataDir: await migratedTemplate(),
+    });
     expect(results).toHaveLength(qa.items.length);
     expect(offTopic).toHaveLength(qa.out_of_kb.length);
     for (const key of ['fact_in_answer', 'right_page_first', 'right_page_cited', 'citation_precision'] as const) {

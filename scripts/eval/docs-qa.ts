@@ -101,13 +101,15 @@ export interface QaEvalOptions {
   retrieval?: Partial<RetrievalOptions>;
   /** Overrides `qa.corpus`. */
   corpus?: string;
+  /** The database to start from (buildKb). */
+  loadDataDir?: Blob;
 }
 
 export async function evaluateQa(
   options: QaEvalOptions,
 ): Promise<{ report: QaReport; results: QaResult[]; offTopic: { q: string; reply: Reply }[]; chunks: number }> {
   const { qa, embedder, mode } = options;
-  const kb = await buildKb(path.resolve(options.corpus ?? qa.corpus), embedder);
+  const kb = await buildKb(path.resolve(options.corpus ?? qa.corpus), embedder, options.loadDataDir);
   try {
     const sourceOf = new Map((await kb.store.listDocuments()).map((d) => [d.id, d.source]));
     const asker = createAsker(kb.store, {

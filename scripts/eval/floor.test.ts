@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder, type Embedder } from '../../server/ingest/embedder.ts';
+import { migratedTemplate } from '../../server/testing/pglite-template.ts';
 import { FLOOR_MODEL, FLOOR_MODEL_DIR, FLOOR_PATH, type Floor, floorFiles, measureFloor } from './floor.ts';
 
 const floor = JSON.parse(readFileSync(FLOOR_PATH, 'utf8')) as Floor;
@@ -39,7 +40,7 @@ describe('the quality floor', () => {
       `fact in answer at most 3 points below the recorded ${(recorded.fact_in_answer * 100).toFixed(1)} %`,
       { timeout: 900_000 },
       async () => {
-        const measured = await measureFloor(file, embedder);
+        const measured = await measureFloor(file, embedder, await migratedTemplate());
         console.log(
           `${file}: fact in answer ${(measured.fact_in_answer * 100).toFixed(1)} % (recorded ${(recorded.fact_in_answer * 100).toFixed(1)} %, ${measured.questions} questions)`,
         );

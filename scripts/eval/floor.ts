@@ -59,12 +59,13 @@ export async function corpusPresent(file: string): Promise<boolean> {
   return existsSync(path.resolve((await readQaFile(file)).corpus));
 }
 
-/** Fact in answer on one set, measured as the floor is recorded. */
-export async function measureFloor(file: string, embedder: Embedder): Promise<FloorEntry> {
+/** Fact in answer on one set, measured as the floor is recorded (`loadDataDir`: see buildKb). */
+export async function measureFloor(file: string, embedder: Embedder, loadDataDir?: Blob): Promise<FloorEntry> {
   const qa = await readQaFile(file);
   const { report } = await evaluateQa({
     qa,
     embedder,
+    loadDataDir,
     mode: 'hybrid',
     evidenceThreshold: readConfig({}).evidenceThreshold,
   });

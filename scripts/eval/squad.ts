@@ -84,8 +84,9 @@ export async function buildSquadKb(articles: SquadArticle[], embedder: Embedder)
   }
 }
 
-export async function buildKb(dir: string, embedder: Embedder): Promise<Kb> {
-  const store = await openPgliteStore(null);
+/** `loadDataDir`: a dump of a migrated empty database to start from instead of initdb (the tests pass one). */
+export async function buildKb(dir: string, embedder: Embedder, loadDataDir?: Blob): Promise<Kb> {
+  const store = await openPgliteStore(null, loadDataDir ? { loadDataDir } : {});
   const summary = await ingest({ store, embedder, model: embedder.model, inputs: [dir], cwd: dir });
   if (summary.failed.length > 0) throw new Error(`ingestion failed: ${JSON.stringify(summary.failed.slice(0, 3))}`);
   return { store, chunks: summary.chunks, seconds: summary.seconds, close: () => store.close() };

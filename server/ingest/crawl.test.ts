@@ -11,6 +11,7 @@ import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import { migratedTemplate } from '../testing/pglite-template.ts';
 import { codeFrontMatter } from '../testing/front-matter-attack.ts';
 import { createEmbedder, type Embedder } from './embedder.ts';
 import { MODEL, MODEL_DIR } from './fixtures/paths.ts';
@@ -79,7 +80,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   site();
-  [store, embedder] = await Promise.all([openPgliteStore(null), createEmbedder({ model: MODEL, modelDir: MODEL_DIR })]);
+  [store, embedder] = await Promise.all([
+    openPgliteStore(null, { loadDataDir: await migratedTemplate() }),
+    createEmbedder({ model: MODEL, modelDir: MODEL_DIR }),
+  ]);
 });
 
 afterAll(async () => {

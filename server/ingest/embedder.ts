@@ -3,7 +3,14 @@
  * normalisation as the widget uses for questions in the browser, so both land in the same vector space.
  */
 import path from 'node:path';
-import { env, pipeline, type FeatureExtractionPipeline, type PreTrainedTokenizer } from '@huggingface/transformers';
+import {
+  env,
+  pipeline,
+  type FeatureExtractionPipeline,
+  type PreTrainedTokenizer,
+  type Tensor,
+} from '@huggingface/transformers';
+import { meanPool } from './mean-pool.ts';
 
 export interface EmbedderOptions {
   /** Model id, e.g. `Xenova/all-MiniLM-L6-v2` (KB_EMBED_MODEL). */
@@ -72,12 +79,17 @@ export async function createEmbedder({ model, modelDir, batchSize = 32, threads 
       const vectors: number[][] = new Array(texts.length);
       for (let i = 0; i < order.length; i += batchSize) {
         const batch = order.slice(i, i + batchSize);
-        const output = await extractor(
+        // What `extractor(texts, { pooling: 'mean', normalize: true })` does, with a faster pooling loop
+        // (mean-pool.ts says why; mean-pool.test.ts checks the vectors are the same).
+        const inputs = tokenizer(
           batch.map(({ index }) => texts[index]!),
-          { pooling: 'mean', normalize: true },
+          { padding: true, truncation: true },
         );
+        const outputs = await extractor.model(inputs);
+        const hidden = (outputs.last_hidden_state ?? outputs.logits ?? outputs.token_embeddings) as Tensor;
+        const output = meanPool(hidden, inputs.attention_mask as Tensor).normalize(2, -1);
         (output.tolist() as number[][]).forEach((vector, j) => (vectors[batch[j]!.index] = vector));
-        output.dispose();
+        for (const tensor of Object.values(outputs)) (tensor as Tensor).dispose();
       }
       return vectors;
     },

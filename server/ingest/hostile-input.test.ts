@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import { migratedTemplate } from '../testing/pglite-template.ts';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { codeFrontMatter } from '../testing/front-matter-attack.ts';
 import { bombPdf } from '../testing/pdf-bomb.ts';
@@ -23,7 +24,10 @@ let embedder: Embedder;
 let dir: string;
 
 beforeAll(async () => {
-  [store, embedder] = await Promise.all([openPgliteStore(null), createEmbedder({ model: MODEL, modelDir: MODEL_DIR })]);
+  [store, embedder] = await Promise.all([
+    openPgliteStore(null, { loadDataDir: await migratedTemplate() }),
+    createEmbedder({ model: MODEL, modelDir: MODEL_DIR }),
+  ]);
   dir = await mkdtemp(path.join(tmpdir(), 'kb-hostile-'));
 });
 afterAll(async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import { migratedTemplate } from '../testing/pglite-template.ts';
 import { createEmbedder, EmbedderLoadError, type Embedder } from './embedder.ts';
 import { fileURLToPath } from 'node:url';
 import { FIXTURES_DIR, MODEL, MODEL_DIR } from './fixtures/paths.ts';
@@ -13,7 +14,10 @@ let embedder: Embedder;
 let dir: string;
 
 beforeAll(async () => {
-  [store, embedder] = await Promise.all([openPgliteStore(null), createEmbedder({ model: MODEL, modelDir: MODEL_DIR })]);
+  [store, embedder] = await Promise.all([
+    openPgliteStore(null, { loadDataDir: await migratedTemplate() }),
+    createEmbedder({ model: MODEL, modelDir: MODEL_DIR }),
+  ]);
   dir = await mkdtemp(path.join(tmpdir(), 'kb-ingest-'));
   await mkdir(path.join(dir, 'docs/billing'), { recursive: true });
   await cp(path.join(FIXTURES_DIR, 'guide.mdx'), path.join(dir, 'docs/guide.mdx'));

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import { migratedTemplate } from '../testing/pglite-template.ts';
 import { createEmbedder, type Embedder } from './embedder.ts';
 import { MODEL, MODEL_DIR } from './fixtures/paths.ts';
 import { sync } from './sync.ts';
@@ -71,7 +72,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await store?.close();
-  store = await openPgliteStore(null);
+  store = await openPgliteStore(null, { loadDataDir: await migratedTemplate() });
   pages.clear();
   pages.set('/billing', { body: html('Billing', 'Refunds are processed within ten business days.') });
   pages.set('/webhooks', { body: html('Webhooks', 'Webhooks retry five times with exponential backoff.') });

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import { migratedTemplate } from '../testing/pglite-template.ts';
 import { resolveInputs } from './files.ts';
 import { createEmbedder, type Embedder } from './embedder.ts';
 import { MODEL, MODEL_DIR, RAILWAY_DOCS } from './fixtures/paths.ts';
@@ -14,7 +15,10 @@ let store: PgliteStore;
 
 beforeAll(async () => {
   // The test double's tokenizer is the real MiniLM one (same vocabulary): the estimate is checked against it.
-  [embedder, store] = await Promise.all([createEmbedder({ model: MODEL, modelDir: MODEL_DIR }), openPgliteStore(null)]);
+  [embedder, store] = await Promise.all([
+    createEmbedder({ model: MODEL, modelDir: MODEL_DIR }),
+    openPgliteStore(null, { loadDataDir: await migratedTemplate() }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([embedder?.dispose(), store?.close()]);

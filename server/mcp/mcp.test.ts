@@ -16,6 +16,7 @@ import { createEmbedder } from '../ingest/embedder.ts';
 import { ingest } from '../ingest/pipeline.ts';
 import { startNodeServer } from '../runtime/node/server.ts';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import { migratedTemplate } from '../testing/pglite-template.ts';
 import { signInAdmin, TEST_SECRET } from '../testing/api.ts';
 
 const PORT = 18811;
@@ -53,7 +54,7 @@ const textOf = (result: Awaited<ReturnType<Client['callTool']>>) =>
   (result.content as { type: string; text: string }[]).map((c) => c.text).join('\n');
 
 beforeAll(async () => {
-  store = await openPgliteStore(null);
+  store = await openPgliteStore(null, { loadDataDir: await migratedTemplate() });
   const embedder = await createEmbedder({
     model: 'test-double/bert-384',
     modelDir: path.resolve('test/fixtures/models'),

@@ -14,6 +14,7 @@ import { verifyAccessToken } from '../auth/jwt.ts';
 import { supabaseAnonymousSignIn } from '../auth/supabase-anonymous.ts';
 import { basis } from '../testing/vectors.ts';
 import { openPgliteStore, type PgliteStore } from './pglite.ts';
+import { migratedTemplate } from '../testing/pglite-template.ts';
 import { answerWriteKeyHash, newAnswerWriteKey } from './answer-key.ts';
 import { argName, SQL_FUNCTIONS } from './functions.ts';
 import { createSupabaseChatStore, createSupabaseIngestStore, setSupabaseAnswerWriteKey } from './supabase.ts';
@@ -29,7 +30,7 @@ let chat: ChatStore;
 let ingest: IngestStore;
 
 beforeAll(async () => {
-  pg = await openPgliteStore(null, { answerWriteKey: KEY });
+  pg = await openPgliteStore(null, { answerWriteKey: KEY, loadDataDir: await migratedTemplate() });
   server = await startRpcServer({ store: pg, jwtSecret: SECRET });
   chat = createSupabaseChatStore({ url: server.url, key: server.anonKey, answerWriteKey: KEY, realtimeTransport: ws });
   ingest = createSupabaseIngestStore({ url: server.url, key: server.serviceRoleKey, realtimeTransport: ws });

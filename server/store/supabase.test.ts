@@ -12,6 +12,7 @@ import { AppError } from '../http/errors.ts';
 import { supabaseAnonymousSignIn } from '../auth/supabase-anonymous.ts';
 import { basis, withSimilarity } from '../testing/vectors.ts';
 import { openPgliteStore, type PgliteStore } from './pglite.ts';
+import { migratedTemplate } from '../testing/pglite-template.ts';
 import { newAnswerWriteKey } from './answer-key.ts';
 import { createSupabaseChatStore, createSupabaseIngestStore } from './supabase.ts';
 import { ACCESS_TOKEN, StoreError, type ChatStore, type IngestStore, type JwtClaims } from './types.ts';
@@ -24,7 +25,7 @@ let chatStore: ChatStore;
 let ingestStore: IngestStore;
 
 beforeAll(async () => {
-  pg = await openPgliteStore(null, { answerWriteKey: KEY });
+  pg = await openPgliteStore(null, { answerWriteKey: KEY, loadDataDir: await migratedTemplate() });
   server = await startRpcServer({ store: pg, jwtSecret: SECRET });
   // Node 20 has no native WebSocket: supabase-js's (unused) realtime client needs `ws`.
   chatStore = createSupabaseChatStore({

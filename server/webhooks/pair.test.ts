@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings } from '../../protocol/index.ts';
 import { nodeWebhooks } from '../runtime/node/webhooks.ts';
 import { openPgliteStore } from '../store/pglite.ts';
+import { migratedTemplate } from '../testing/pglite-template.ts';
 import { createTestApi, question, TEST_SECRET, type TestApi } from '../testing/api.ts';
 import { basis } from '../testing/vectors.ts';
 import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts';
@@ -156,7 +157,7 @@ describe('a URL set in the console', () => {
 
 describe('kb_set_settings on a deployment that did not opt in (Supabase by default)', () => {
   it('refuses webhook keys to an admin JWT until the owner sets webhook_console', async () => {
-    const store = await openPgliteStore(null);
+    const store = await openPgliteStore(null, { loadDataDir: await migratedTemplate() });
     try {
       const userId = await store.createAnonymousUser();
       const claims = { sub: userId, role: 'authenticated', app_metadata: { role: 'admin' } };

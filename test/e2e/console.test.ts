@@ -142,14 +142,17 @@ describe('the site-owner console, end to end', () => {
       '# Klingon\n\n## Can the widget speak Klingon?\n\nYes. The widget can speak Klingon: set `lang="tlh"` on the element and override its strings with Klingon ones.\n',
     );
     await page.locator('kb-admin-documents input[type=file]').setInputFiles(file);
-    // Hold the response briefly so the progress is on screen for axe and the screenshot.
+    // Hold the request until axe has run, so the progress is on screen for it.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     await page.route('**/api/admin/documents/upload', async (route) => {
-      await new Promise((r) => setTimeout(r, 1500));
+      await released;
       await route.continue();
     });
     await page.locator('kb-admin-documents').getByRole('button', { name: 'Upload' }).click();
     await page.locator('kb-admin-documents progress').waitFor();
     await axe('documents-uploading');
+    release();
     await expect
       .poll(() => page.locator('kb-admin-documents .progress [role=status]').textContent(), { timeout: 60_000 })
       .toMatch(/^Done: 1 added/);

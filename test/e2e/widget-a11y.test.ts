@@ -135,15 +135,18 @@ describe('widget accessibility (axe) and screenshots', () => {
   });
 
   it('answering (mid-stream)', async () => {
-    // Hold the request a moment so the typing indicator is on screen while axe runs.
+    // Hold the request until axe and the screenshot are done, so the typing indicator is on screen for both.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     await page.route('**/api/chat', async (route) => {
-      await new Promise((r) => setTimeout(r, 4000));
+      await released;
       await route.continue().catch(() => undefined);
     });
     await ask('How do I add the chat widget to my website?');
     await page.locator('kb-chat [part~="typing-indicator"]').waitFor();
     await axe('answering');
     await shot('answering');
+    release();
   });
 
   it('answered, with inline citations and sources', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder, EmbedderLoadError, type Embedder } from '../../ingest/embedder.ts';
 import { MODEL, MODEL_DIR } from '../../ingest/fixtures/paths.ts';
 import { openPgliteStore, type PgliteStore } from '../../store/pglite.ts';
+import { migratedTemplate } from '../../testing/pglite-template.ts';
 import { ensureDemo } from './demo-kb.ts';
 import { DEMO_KB_DIR } from './paths.ts';
 
@@ -11,7 +12,10 @@ const lines: string[] = [];
 const log = (line: string) => lines.push(line);
 
 beforeAll(async () => {
-  [store, embedder] = await Promise.all([openPgliteStore(null), createEmbedder({ model: MODEL, modelDir: MODEL_DIR })]);
+  [store, embedder] = await Promise.all([
+    openPgliteStore(null, { loadDataDir: await migratedTemplate() }),
+    createEmbedder({ model: MODEL, modelDir: MODEL_DIR }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([store?.close(), embedder?.dispose()]);
@@ -48,7 +52,7 @@ describe('ensureDemo', () => {
   it('says so and returns when the demo cannot be stored even without the model (the server starts anyway)', async () => {
     // The real PGlite store with its write failing (a fault injected at that one method), and no model: the
     // ingestion without embeddings fails too, which must not stop the start.
-    const empty = await openPgliteStore(null);
+    const empty = await openPgliteStore(null, { loadDataDir: await migratedTemplate() });
     const failing = Object.create(empty, {
       ingestDocument: { value: async () => Promise.reject(new Error('no space left on device')) },
     }) as typeof empty;
