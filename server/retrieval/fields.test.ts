@@ -2,22 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { SearchChunkRow } from '../store/types.ts';
 import { fieldBonuses, fieldMatch } from './fields.ts';
 import { decide } from './index.ts';
+import { searchRow } from './search-row.ts';
 
-const row = (id: string, title: string, section: string | null, cosine: number, coverage: number): SearchChunkRow => ({
-  chunk_id: id,
-  content: id,
-  meta: { section },
-  document_id: id,
-  document_title: title,
-  document_url: null,
-  document_meta: {},
-  cosine,
-  bm25: null,
-  coverage,
-  vector_rank: null,
-  lexical_rank: null,
-  score: 0,
-});
+const row = (id: string, title: string, section: string | null, cosine: number, coverage: number): SearchChunkRow =>
+  searchRow({ chunk_id: id, content: id, meta: { section }, document_id: id, document_title: title, cosine, coverage });
 
 describe('fieldMatch', () => {
   it('is the share of the question’s content words in the page title or section path, plurals folded', () => {

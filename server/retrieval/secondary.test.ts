@@ -1,23 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchChunkRow } from '../store/types.ts';
 import { decide } from './index.ts';
+import { searchRow } from './search-row.ts';
 import { isSecondary, SECONDARY_PAGE_PENALTY, secondaryPenalties } from './secondary.ts';
 
-const row = (id: string, title: string, content: string, coverage: number, cosine = coverage): SearchChunkRow => ({
-  chunk_id: `${id}-chunk`,
-  content,
-  meta: { section: title },
-  document_id: id,
-  document_title: title,
-  document_url: null,
-  document_meta: {},
-  cosine,
-  bm25: null,
-  coverage,
-  vector_rank: null,
-  lexical_rank: null,
-  score: 0,
-});
+const row = (id: string, title: string, content: string, coverage: number, cosine = coverage): SearchChunkRow =>
+  searchRow({
+    chunk_id: `${id}-chunk`,
+    content,
+    meta: { section: title },
+    document_id: id,
+    document_title: title,
+    cosine,
+    coverage,
+  });
 
 describe('isSecondary', () => {
   it('knows comparison, migration, announcement and changelog pages by their titles (real titles of the corpora)', () => {
