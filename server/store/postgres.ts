@@ -74,7 +74,6 @@ export function postgresDb(
     exec: (sql) => pool.query(sql),
     transaction: (fn) => withClient((client) => inTransaction(client, fn)),
     visitorTransaction: (claims, fn) => withClient((client) => inTransaction(client, fn, visitorBegin(client, claims))),
-    visitorQuery: (claims, sql, params) => withClient((client) => visitorQuery(client, claims, sql, params)),
     withSession: (fn) => withClient((client) => fn(clientSession(client))),
     tryLock: async (name: string): Promise<Unlock | null> => {
       const client = await pool.connect();
@@ -115,59 +114,7 @@ function clientSession(client: pg.PoolClient): SqlSession {
     ...q,
     transaction: (fn) => inTransaction(client, fn),
     visitorTransaction: (claims, fn) => inTransaction(client, fn, visitorBegin(client, claims)),
-    visitorQuery: (claims, sql, params) => visitorQuery(client, claims, sql, params),
   };
-}
-
-/**
- * A visitor's one call (every visitor call of the store is one SQL function in a transaction of its own) as
- * one simple-protocol message: `begin`, the claims and role, the call with its parameters quoted as
- * literals, `commit`. One round trip instead of three (begin; the call; commit), each of which cost the
- * Node process and the database backend a wakeup, a socket write and a read; a chat makes five such calls.
- * A quoted literal is typed as a parameter sent as text is (unknown, resolved by the function's
- * signature), so the call means the same. When the call fails, PostgreSQL skips the rest of the message
- * (the `commit`) and the transaction is rolled back here, as inTransaction does.
- */
-// biome-ignore lint/suspicious/noExplicitAny: rows typed by each caller, as the drivers do
-async function visitorQuery<T = any>(
-  client: pg.PoolClient,
-  claims: string,
-  sql: string,
-  params: unknown[],
-): Promise<{ rows: T[] }> {
-  const call = inlineParams(client, sql, params);
-  if (call === null) return inTransaction(client, (tx) => tx.query<T>(sql, params), visitorBegin(client, claims));
-  let results: pg.QueryResult[];
-  try {
-    results = (await client.query(`${visitorBegin(client, claims)}; ${call}; commit`)) as unknown as pg.QueryResult[];
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  }
-  // begin, the settings' select, the call, commit: the call's result is the one before the last.
-  return { rows: results[results.length - 2]!.rows as T[] };
-}
-
-/**
- * `sql` with each `$n` replaced by its parameter as a quoted literal (the driver's own conversion to text,
- * then its literal escaping), or null when a parameter cannot be sent so: a NUL character would end the
- * simple protocol's query string, and binary values are sent as bytes. Only for the calls functions.ts
- * writes, whose only `$` are its placeholders.
- */
-export function inlineParams(client: Pick<pg.PoolClient, 'escapeLiteral'>, sql: string, params: unknown[]) {
-  const texts: (string | null)[] = [];
-  for (const param of params) {
-    const text = prepareValue(param);
-    if (text !== null && (typeof text !== 'string' || text.includes('\0'))) return null;
-    texts.push(text);
-  }
-  return sql.replace(/\$(\d+)/g, (_, n: string) => {
-    const text = texts[Number(n) - 1];
-    if (text === null || text === undefined) return 'null';
-    // Without a quote or backslash the driver's escaping returns the text in quotes as it is; its loop over
-    // every character took 0.5 ms for a question's vector (8 kB of JSON), a test of the text 0.03 ms.
-    return /['\\]/.test(text) ? client.escapeLiteral(text) : `'${text}'`;
-  });
 }
 
 /**
@@ -187,9 +134,6 @@ function queryable(client: pg.PoolClient): SqlQueryable {
     exec: (sql) => client.query(sql),
   };
 }
-
-/** The driver's conversion of a parameter to what it sends (text, bytes or null): `pg.utils`, not in its types. */
-const prepareValue = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils.prepareValue;
 
 /** A query's rows, typed by the caller as PGlite's `query<T>` types them. */
 // biome-ignore lint/suspicious/noExplicitAny: the caller's row type, as SqlQueryable declares it

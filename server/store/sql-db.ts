@@ -19,12 +19,6 @@ export interface SqlSession extends SqlQueryable {
    * without it the store sets them with a query of its own.
    */
   visitorTransaction?<T>(claims: string, fn: (tx: SqlQueryable) => Promise<T>): Promise<T>;
-  /**
-   * One query as `visitorTransaction` runs it, its transaction and all: optional, for a driver that can
-   * send the whole transaction at once (one round trip instead of three on PostgreSQL).
-   */
-  // biome-ignore lint/suspicious/noExplicitAny: rows typed by each caller, as the drivers do
-  visitorQuery?<T = any>(claims: string, sql: string, params: unknown[]): Promise<{ rows: T[] }>;
 }
 
 export interface SqlDb extends SqlSession {

@@ -537,10 +537,6 @@ export class SqlStore<D extends SqlDb> implements OpenStore<D> {
    */
   private async rows<F extends CalledName>(claims: JwtClaims | null, fn: F, args: SqlArgs<F>): Promise<DbRow[]> {
     const { sql, params } = positionalCall(fn, args);
-    if (claims && this.db.visitorQuery) {
-      const json = JSON.stringify(claims);
-      return (await this.run((db) => db.visitorQuery!<DbRow>(json, sql, params))).rows;
-    }
     const query = (q: SqlQueryable) => q.query<DbRow>(sql, params);
     return (await (claims ? this.asVisitor(claims, query) : this.run(query))).rows;
   }
