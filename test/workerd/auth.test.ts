@@ -13,6 +13,7 @@ import { seedKb } from '../../server/testing/api.ts';
 import { readChatEvents } from '../../protocol/sse.ts';
 import { basis } from '../../server/testing/vectors.ts';
 import { SECRET, startWorker, type WorkerHarness } from './harness.ts';
+import { clearOfWindowEdge } from '../../server/testing/rate-window.ts';
 
 let harness: WorkerHarness;
 
@@ -97,6 +98,7 @@ it('renews a token through Supabase Auth for the same user; the refresh token wo
 });
 
 it('limits anonymous sign-ups per CF-Connecting-IP (wrangler.toml: 5 a minute); another address is not affected', async () => {
+  await clearOfWindowEdge(60);
   const users = async () => (await harness.pg.db.query('select 1 from auth.users')).rows.length;
   const before = await users();
   const statuses: number[] = [];
@@ -145,6 +147,7 @@ describe('with Turnstile before sign-ups (KB_CAPTCHA_SITE_KEY; Supabase Auth che
 });
 
 it('counts an IPv6 client by its /64 for sign-ups: five addresses of one /64 share the 5; the next /64 is not affected', async () => {
+  await clearOfWindowEdge(60);
   const statuses: number[] = [];
   for (let i = 1; i <= 6; i++) {
     const res = await signUp(`2001:db8:66:1::${i}`);
@@ -156,6 +159,7 @@ it('counts an IPv6 client by its /64 for sign-ups: five addresses of one /64 sha
 });
 
 it('limits refreshes per client network (wrangler.toml REFRESH_LIMITER: 60 a minute) before Supabase Auth is asked', async () => {
+  await clearOfWindowEdge(60);
   const refreshFrom = (ip: string, token: string) =>
     harness.worker('/api/auth/refresh', {
       method: 'POST',
