@@ -152,7 +152,7 @@ export function createApp(deps: AppDeps) {
   };
   const rateLimit = deps.rateLimit ?? DEFAULT_RATE_LIMIT;
   const { maxConcurrent = DEFAULT_MAX_STREAMS, ...streamTuning } = deps.streaming ?? {};
-  const streaming: StreamOptions = { heartbeatMs: 15_000, idleTimeoutMs: 30_000, deltaDelayMs: 15, ...streamTuning };
+  const streaming: StreamOptions = { heartbeatMs: 15_000, idleTimeoutMs: 30_000, deltaDelayMs: 45, ...streamTuning };
   const streams = deps.streams ?? new StreamSlots(maxConcurrent);
 
   // Bearer tokens, never cookies: no credentials, so an allow-list is all CORS needs (and `*` is allowed
