@@ -21,7 +21,6 @@ import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from
 import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
 import { mayRepeat, REPEAT_WEIGHT, saidBefore } from './follow-up-units.ts';
-import { identifierWords, namedSectionRanks, namesSection } from './named-section.ts';
 import { unitsOf, type Unit } from './units.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
@@ -112,12 +111,6 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
   const topic = contentWords(borrowed.join(' '));
   const asked = new Set([...own, ...topic]);
   const perChunk = chunks.map((chunk) => unitsOf(chunk.content, asked));
-  // A section the question names (named-section.ts): its units holding what is asked keep the page's best rank.
-  const nameWords = new Set(identifierWords(question));
-  const named = namedSectionRanks(chunks, nameWords);
-  const value = valueAsked(question, type);
-  const holds = (unit: Unit) =>
-    (type !== null && holdsType(unit, type, asked)) || (value !== null && holdsValue(unit, value));
   const candidates: Candidate[] = perChunk.flatMap((units, c) => {
     const heading = headingOf(chunks[c]!);
     return units.map((unit): Candidate => {
@@ -130,15 +123,13 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
       // What the earlier answer quoted is about the earlier topic, whatever its words ("the model is about
       // 23 MB" answered a question about the widget's start-up): it holds the borrowed words.
       if (repeated(unit)) for (const w of topic) words.add(w);
-      const introduced = unit.introduces === undefined ? undefined : units[unit.introduces];
-      const rank = named[c] !== null && (holds(unit) || (introduced && holds(introduced))) ? named[c]! : c;
       return {
         unit,
         chunk: c,
         words,
         // Retrieval's order of the chunks counts: the 2nd chunk's units weigh 0.65, the 3rd's 0.3, the rest 0.2.
         weight:
-          Math.max(0.2, 1 - rank * CHUNK_RANK_PENALTY) *
+          Math.max(0.2, 1 - c * CHUNK_RANK_PENALTY) *
           (unit.pointer ? POINTER_WEIGHT : 1) *
           (said(unit, c) ? (followUp.repeatWeight ?? REPEAT_WEIGHT) : 1),
         bonus: 0.05 * chunks[c]!.similarity - unit.index * 1e-3,
@@ -155,8 +146,7 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
   });
   score(candidates, asked, type, own);
 
-  const names = chunks.map((chunk) => namesSection(chunk, nameWords));
-  return compose(choose(candidates, question, own, type, said, names), chunks);
+  return compose(choose(candidates, question, own, type, said), chunks);
 }
 
 /**
@@ -275,7 +265,6 @@ function choose(
   own: Set<string>,
   type: AnswerType | null,
   said: (unit: Unit, chunk: number) => boolean = () => false,
-  names: boolean[] = [],
 ): Candidate[] {
   // A title is the heading of what follows it, not an answer.
   const ranked = candidates.filter((c) => c.score > 0 && !c.unit.title).sort((a, b) => b.score - a.score);
@@ -358,17 +347,10 @@ function choose(
   // holds none gets the unit of the best unit's section that does (the option's "**Default:** `4096`" line
   // under a description sentence that matched the question's words better).
   const value = valueAsked(question, type);
-  const holds = (c: Candidate) =>
-    !c.unit.title && value !== null && holdsValue(c.unit, value) && !said(c.unit, c.chunk);
-  // The value of the section the question names, when the best unit holds none and its section is another of
-  // the page: the option asked about (`build.outDir`), not the option whose text mentions it (named-section.ts).
-  const named =
-    names[top.chunk] || holds(top)
-      ? undefined
-      : candidates.find((c) => names[c.chunk] && c.documentId === top.documentId && holds(c));
-  const valueChunk = named?.chunk ?? top.chunk;
-  if (value !== null && ![...chosen.values()].some((c) => c.chunk === valueChunk && holdsValue(c.unit, value))) {
-    const holder = candidates.find((c) => c.chunk === valueChunk && holds(c));
+  if (value !== null && ![...chosen.values()].some((c) => c.chunk === top.chunk && holdsValue(c.unit, value))) {
+    const holder = candidates.find(
+      (c) => c.chunk === top.chunk && !c.unit.title && holdsValue(c.unit, value) && !said(c.unit, c.chunk),
+    );
     if (holder && holder.unit.kind !== 'sentence' && blocks >= MAX_ANSWER_BLOCKS) {
       // The value outranks the block quoted so far (a note, an example): that block gives way.
       for (const [key, c] of chosen) {
@@ -385,9 +367,6 @@ function choose(
     }
     if (holder) take(holder, MAX_ANSWER_SENTENCES);
   }
-  // The named section's value leads the answer: it is what was asked.
-  const lead = named && [...chosen.values()].find((c) => c.chunk === named.chunk && holds(c));
-  if (lead) lead.score = Math.max(lead.score, top.score) + 1e-6;
   // The best sentence's paragraph goes on: the next sentence usually finishes the thought (the fix after the
   // symptom, the value after the setting), which beats a sentence from another page.
   if (top.unit.kind === 'sentence') {
