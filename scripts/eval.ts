@@ -182,6 +182,8 @@ if (values.qa && conversations) {
       console.error(
         `  ${label} ${r.fact ? 'FACT' : '----'} ${r.cited[0] === r.turn.source ? 'FIRST' : '-----'} ${r.turn.q}${reply.context?.about ? `  [about: ${reply.context.about}]` : ''}  (want ${r.turn.source}, got ${r.cited[0] ?? reply.kind})`,
       );
+      // The quoted answer's start, to read it as a visitor would.
+      if (reply.text) console.error(`      > ${reply.text.replace(/\s+/g, ' ').slice(0, 160)}`);
     };
     for (const f of followUps) {
       console.error('\n###');

@@ -124,7 +124,11 @@ export async function answerTurn(
   if (found.kind === 'refuse' && !followUp) {
     const thread = await threadOf(store, claims, request).catch(rethrow);
     const again = thread
-      ? await retrieve(store, { ...question, context: { ...thread.sql, own_required: true } }, options).catch(rethrow)
+      ? await retrieve(
+          store,
+          { ...question, context: { ...thread.sql, own_required: true } },
+          retryOptions(options),
+        ).catch(rethrow)
       : null;
     if (again?.kind === 'answer') [found, followUp] = [again, thread];
   } else if (found.kind === 'refuse' && followUp) {
@@ -141,7 +145,7 @@ export async function answerTurn(
     const alone = await retrieve(
       store,
       { ...question, question: newQuestionText(request.query, followUp) },
-      options,
+      retryOptions(options),
     ).catch(rethrow);
     if (alone.kind === 'answer' && restsOnOwnWords(request.query, alone.chunks)) [found, followUp] = [alone, null];
   }
@@ -188,6 +192,19 @@ export async function answerTurn(
     ...(passages ? { passages } : {}),
     ...(followUp ? { context: followUp.context } : {}),
   };
+}
+
+/**
+ * The options a refused question of a conversation is searched again with: as the first search, but a vector
+ * mode search is gated as hybrid mode gates it (cosine and coverage, each with its own floor). In vector mode
+ * the retry has the very embedding the first search was refused on, so the cosine gate cannot answer it a
+ * second time; what the retry changes is the text (the thread's words for a complete question, the borrowed
+ * words for a follow-up), which only a gate that reads coverage sees. Hybrid's gate is also the stricter one
+ * on off-topic questions (server/retrieval/gate.ts), so a question refused in vector mode is answered on the
+ * retry only when both its embedding and its words find the page. Single questions never retry.
+ */
+export function retryOptions(options: RetrievalOptions): RetrievalOptions {
+  return options.mode === 'vector' ? { ...options, mode: 'hybrid' } : options;
 }
 
 /**

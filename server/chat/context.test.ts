@@ -79,9 +79,12 @@ describe('the text a follow-up refused in the thread is asked again with (newQue
     expect(newQuestionText('Is it slow?', followUpFrom('Is it slow?', answered)!)).toBe(
       'Is slow? port vite dev server default',
     );
-    // Two words of its own or more: asked with those, as a new question.
+    // Two words of its own or more: with as many borrowed words, the nearest turn's first, so its own words
+    // keep at least half of what is searched.
     const taken = "What happens if it's already taken?";
-    expect(newQuestionText(taken, followUpFrom(taken, answered)!)).toBe('What happens if already taken?');
+    expect(newQuestionText(taken, followUpFrom(taken, answered)!)).toBe('What happens if already taken? port vite dev');
+    const homebrew = 'Can I install it with Homebrew?';
+    expect(newQuestionText(homebrew, followUpFrom(homebrew, answered)!)).toBe('Can I install with Homebrew? port vite');
     // "mine" stands for the borrowed words: as a search word it is one no page about refunds holds.
     const refund = followUpFrom('Why was mine denied?', [
       message('assistant', 'Refunds.', ['refunds']),

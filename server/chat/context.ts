@@ -141,20 +141,23 @@ export function restsOnOwnWords(question: string, chunks: { content: string }[])
 /**
  * The text a follow-up refused within the thread is searched with as a new question (server/chat/answer.ts):
  * the question without its pointing words ("mine" or "one" stand for the borrowed words, and to full text they
- * are rare words the pages lack), and when it has at most one topic word of its own, the words it borrows
- * too (the words the browser embeds for it). One word is not a question: "How big is it?" after "Why is the
- * widget stuck on Initializing AI?" is "big" to full text, which the troubleshooting page never says; its
- * complete rewrite names the model. A follow-up with two topic words or more is asked with its own words, as
- * it would be as a new question: all of the borrowed words at full weight outweighed them, and on Railway in
- * keyword mode "Can I install it with Homebrew?" (borrowing eight words of a thread that had gone astray) was
- * refused where its own words answer it. "At most one" is where the detector (protocol/context.ts) reads a
- * question as depending on the conversation by its length alone. The borrowed words come only when the
- * conversation has an answered turn: those of a refused question ("Can I pay with bitcoin?") are about
- * something the knowledge base does not hold, and would sink a question that has nothing to do with them.
+ * are rare words the pages lack), then the words it borrows (the words the browser embeds for it), as many as
+ * it has topic words of its own, nearest turn's first — all of them when it has one or none. A follow-up
+ * names only part of what it asks: "What happens if it's already taken?" searched as "happens already taken"
+ * was refused in keyword mode where its complete rewrite, which names the dev server's port, is answered. But
+ * all of the borrowed words at full weight outweighed a follow-up's own: on Railway in keyword mode "Can I
+ * install it with Homebrew?" (borrowing eight words of a thread that had gone astray) was refused where its
+ * own words answer it. As many borrowed words as own ones keeps the question's words at least half of what is
+ * searched, as `search_chunks` weighs borrowed terms at most as much as the question's own. The borrowed words
+ * come only when the conversation has an answered turn: those of a refused question ("Can I pay with
+ * bitcoin?") are about something the knowledge base does not hold, and would sink a question that has nothing
+ * to do with them.
  */
 export function newQuestionText(question: string, followUp: Pick<FollowUp, 'terms' | 'sql'>): string {
   const own = withoutPointingWords(question);
   const answered = followUp.sql.documents.length > 0 || followUp.sql.thread.length > 0;
-  if (!answered || topicWords(question).length > 1 || followUp.terms.length === 0) return own || question;
-  return `${own} ${followUp.terms.join(' ')}`.trim();
+  if (!answered || followUp.terms.length === 0) return own || question;
+  const count = topicWords(question).length;
+  const borrowed = count <= 1 ? followUp.terms : followUp.terms.slice(0, count);
+  return `${own} ${borrowed.join(' ')}`.trim();
 }

@@ -196,8 +196,8 @@ describe('follow-ups and the session', () => {
 
   // The earlier question was refused, so the thread has no page, and a follow-up that points back counts a
   // page without the earlier words as about something else: refused in the thread, it is asked once more as a
-  // new question and answered as when asked alone (vector mode cannot: the browser embedded the borrowed
-  // words, and the server has no text search to fall back on).
+  // new question and answered as when asked alone (in vector mode the retry is gated as hybrid mode gates it,
+  // so its answer is not vector mode's answer alone: the next test).
   it.each(['hybrid', 'lexical'] as const)(
     'asks a follow-up refused within the thread once more as a new question (%s)',
     async (mode) => {
@@ -228,6 +228,21 @@ describe('follow-ups and the session', () => {
     const follow = await askJson('lexical', token, 'How big is it?', { earlier, session_id });
     expect(follow.type).toBe('answer');
     expect(follow.text).toContain('23 MB');
+  });
+
+  // Vector mode's gate reads the cosine alone, and a retry has the very embedding the thread refused: "Is it
+  // slow?" (embedded with the update's words) stayed refused. The retry is gated as hybrid mode gates it, where
+  // the borrowed words it is searched with find the ingestion page (server/chat/answer.ts retryOptions).
+  it('answers a follow-up refused within the thread on the retry in vector mode too', async () => {
+    const { token } = await api.signIn();
+    const session_id = crypto.randomUUID();
+    const earlier = 'How do I update the knowledge base after editing my docs?';
+    expect((await askJson('vector', token, earlier, { session_id })).type).toBe('answer');
+    const follow = await askJson('vector', token, 'Is it slow?', { earlier, session_id });
+    expect(follow.type).toBe('answer');
+    expect(follow.text).toContain('re-running the command is fast');
+    // "And lunch?" still has no word of its own that the knowledge base holds.
+    expect((await askJson('vector', token, 'And lunch?', { earlier, session_id })).type).toBe('refusal');
   });
 
   it("answers another visitor's session id as a new conversation, without their context", async () => {
