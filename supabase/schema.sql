@@ -1139,7 +1139,7 @@ AS $function$
       to_tsvector('english'::regconfig, coalesce(p_content, ''))
       || to_tsvector('english'::regconfig, kb_identifier_parts(p_content)), 'A');
 $function$;
-comment on function public.kb_chunk_fts(p_section text, p_content text) is 'A chunk''s full-text vector (the stored column kb_chunks.fts): its section path (weight B) and content (weight A), each with the words of its dotted and slashed identifiers beside the whole identifier (kb_identifier_parts). Added by migration 20261128130000.';
+comment on function public.kb_chunk_fts(p_section text, p_content text) is 'A chunk''s full-text vector (the stored column kb_chunks.fts): its section path (weight B) and content (weight A), each with the words of its dotted identifiers beside the whole identifier (kb_identifier_parts). Added by migration 20261128130000.';
 revoke all on function public.kb_chunk_fts(p_section text, p_content text) from public;
 grant execute on function public.kb_chunk_fts(p_section text, p_content text) to service_role;
 
@@ -1381,11 +1381,14 @@ CREATE OR REPLACE FUNCTION public.kb_identifier_parts(p_text text)
  IMMUTABLE PARALLEL SAFE
  SET search_path TO 'public', 'extensions', 'pg_temp'
 AS $function$
-  select coalesce(string_agg(regexp_replace(p.token, '[^[:alnum:]]+', ' ', 'g'), ' '), '')
-  from ts_parse(3722::oid, coalesce(p_text, '')) p
-  where p.tokid in (6, 18, 19);
+  select coalesce(string_agg(regexp_replace(t.token, '[^[:alnum:]]+', ' ', 'g'), ' ' order by t.n), '')
+  from (
+    select p.tokid, p.token, p.n, lag(p.tokid) over (order by p.n) as previous
+    from ts_parse(3722::oid, coalesce(p_text, '')) with ordinality p(tokid, token, n)
+  ) t
+  where t.tokid = 6 and t.previous is distinct from 5;
 $function$;
-comment on function public.kb_identifier_parts(p_text text) is 'The words inside the dotted and slashed identifiers of a text (the default parser''s host, URL-path and file tokens: `server.port` gives "server port"), for kb_chunk_fts. Added by migration 20261128130000.';
+comment on function public.kb_identifier_parts(p_text text) is 'The words inside the dotted identifiers of a text (the default parser''s host tokens outside URLs: `server.port` gives "server port"), for kb_chunk_fts. Added by migration 20261128130000.';
 revoke all on function public.kb_identifier_parts(p_text text) from public;
 grant execute on function public.kb_identifier_parts(p_text text) to service_role;
 

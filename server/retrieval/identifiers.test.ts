@@ -1,5 +1,5 @@
 /**
- * Dotted and slashed identifiers in full-text search (migration 20261128130000), on real PGlite and, with
+ * Dotted identifiers in full-text search (migration 20261128130000), on real PGlite and, with
  * KB_TEST_DATABASE_URL, on PostgreSQL 15 + pgvector. PostgreSQL's default parser reads `server.port` as one
  * `host` token: without the identifier's words in the chunk's vector, a question in a visitor's words
  * ("the port of the dev server") could not meet a heading `server.port` in keyword search. A question that
@@ -30,7 +30,11 @@ describeStores('identifiers in full-text search', (kind) => {
       chunks: [
         chunk('Specify the number to listen on. Default: 5173.', 'Configuration > server.port', 0),
         chunk('Specify the output directory, relative to the root. Default: dist.', 'Configuration > build.outDir', 1),
-        chunk('Files listed in docs/guide.md are copied as they are.', 'Configuration > publicDir', 2),
+        chunk(
+          'Static files are served from here; see https://vite.dev/guide/assets for vite.config.ts.',
+          'Configuration > publicDir',
+          2,
+        ),
       ],
     });
     await kb.store.ingestDocument({
@@ -53,8 +57,8 @@ describeStores('identifiers in full-text search', (kind) => {
     expect(port[0]?.content).toMatch(/^Specify the number to listen on/);
     expect(port[0]!.coverage).toBeGreaterThanOrEqual(0.5); // "port" and "server" of four words
     expect((await lexical('where does the build output go, which outdir'))[0]?.content).toMatch(/output directory/);
-    // A slashed path in the content: the parser's `file` token `docs/guide.md`.
-    expect((await lexical('the guide in docs'))[0]?.content).toMatch(/docs\/guide\.md/);
+    // A dotted file name in the content is a `host` token too.
+    expect((await lexical('where is the config file'))[0]?.content).toMatch(/vite\.config\.ts/);
   });
 
   it('still meets the identifier named whole, and keeps it as one lexeme too', async () => {
@@ -66,10 +70,12 @@ describeStores('identifiers in full-text search', (kind) => {
     expect(lexemes.rows[0]!.lexemes).toEqual(expect.arrayContaining(['build.outdir', 'build', 'outdir']));
   });
 
-  it('leaves versions and other words as the parser reads them', async () => {
+  it('leaves versions, links and paths as the parser reads them', async () => {
     const parts = await kb.store.db.query<{ parts: string }>(
-      `select kb_identifier_parts('Vite 5.0.1 needs Node 18; set server.fs.deny') as parts`,
+      `select kb_identifier_parts('Vite 5.0.1 needs Node 18; set server.fs.deny (https://vite.dev/config, /guide/ssr, a@b.io)') as parts`,
     );
     expect(parts.rows[0]!.parts).toBe('server fs deny');
+    // The link's host and path stay out of the chunk's words: "guide" is in no lexeme of the publicDir chunk.
+    expect((await lexical('guide assets'))[0]?.content ?? '').not.toMatch(/^Static files/);
   });
 });
