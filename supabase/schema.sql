@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 41 migrations, the last 20261128130000_identifier_parts.sql. What each function is for, and who may call it: docs/database.md.
+-- 40 migrations, the last 20261128090000_vector_coverage.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -109,8 +109,8 @@ create table public.kb_chunks (
   content text not null,
   meta jsonb default '{}'::jsonb not null,
   created_at timestamp with time zone default now() not null,
-  fts tsvector generated always as (public.kb_chunk_fts((meta ->> 'section'::text), content)) stored,
-  fts_length integer generated always as (length(public.kb_chunk_fts((meta ->> 'section'::text), content))) stored
+  fts tsvector generated always as ((setweight(to_tsvector('english'::regconfig, COALESCE((meta ->> 'section'::text), ''::text)), 'B'::"char") || setweight(to_tsvector('english'::regconfig, content), 'A'::"char"))) stored,
+  fts_length integer generated always as (length((to_tsvector('english'::regconfig, COALESCE((meta ->> 'section'::text), ''::text)) || to_tsvector('english'::regconfig, content)))) stored
 );
 alter table public.kb_chunks add constraint kb_chunks_document_id_fkey FOREIGN KEY (document_id) REFERENCES public.kb_documents(id) ON DELETE CASCADE;
 alter table public.kb_chunks add constraint kb_chunks_document_id_position_key UNIQUE (document_id, "position");
@@ -1126,23 +1126,6 @@ comment on function public.kb_assistants_state() is 'Whether the MCP server and 
 revoke all on function public.kb_assistants_state() from public;
 grant execute on function public.kb_assistants_state() to anon, authenticated, service_role;
 
-CREATE OR REPLACE FUNCTION public.kb_chunk_fts(p_section text, p_content text)
- RETURNS tsvector
- LANGUAGE sql
- IMMUTABLE PARALLEL SAFE
- SET search_path TO 'public', 'extensions', 'pg_temp'
-AS $function$
-  select setweight(
-      to_tsvector('english'::regconfig, coalesce(p_section, ''))
-      || to_tsvector('english'::regconfig, kb_identifier_parts(p_section)), 'B')
-    || setweight(
-      to_tsvector('english'::regconfig, coalesce(p_content, ''))
-      || to_tsvector('english'::regconfig, kb_identifier_parts(p_content)), 'A');
-$function$;
-comment on function public.kb_chunk_fts(p_section text, p_content text) is 'A chunk''s full-text vector (the stored column kb_chunks.fts): its section path (weight B) and content (weight A), each with the words of its dotted identifiers beside the whole identifier (kb_identifier_parts). Added by migration 20261128130000.';
-revoke all on function public.kb_chunk_fts(p_section text, p_content text) from public;
-grant execute on function public.kb_chunk_fts(p_section text, p_content text) to service_role;
-
 CREATE OR REPLACE FUNCTION public.kb_chunks_count_trigger()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -1374,23 +1357,6 @@ $function$;
 comment on function public.kb_http_cache(p_prefix text) is 'The HTTP validators (ETag, Last-Modified) of the ready documents under a URL prefix whose checksum still matches, for conditional re-crawls. Called by the crawler with the service-role key.';
 revoke all on function public.kb_http_cache(p_prefix text) from public;
 grant execute on function public.kb_http_cache(p_prefix text) to service_role;
-
-CREATE OR REPLACE FUNCTION public.kb_identifier_parts(p_text text)
- RETURNS text
- LANGUAGE sql
- IMMUTABLE PARALLEL SAFE
- SET search_path TO 'public', 'extensions', 'pg_temp'
-AS $function$
-  select coalesce(string_agg(regexp_replace(t.token, '[^[:alnum:]]+', ' ', 'g'), ' ' order by t.n), '')
-  from (
-    select p.tokid, p.token, p.n, lag(p.tokid) over (order by p.n) as previous
-    from ts_parse(3722::oid, coalesce(p_text, '')) with ordinality p(tokid, token, n)
-  ) t
-  where t.tokid = 6 and t.previous is distinct from 5;
-$function$;
-comment on function public.kb_identifier_parts(p_text text) is 'The words inside the dotted identifiers of a text (the default parser''s host tokens outside URLs: `server.port` gives "server port"), for kb_chunk_fts. Added by migration 20261128130000.';
-revoke all on function public.kb_identifier_parts(p_text text) from public;
-grant execute on function public.kb_identifier_parts(p_text text) to service_role;
 
 CREATE OR REPLACE FUNCTION public.kb_list_documents()
  RETURNS TABLE(id uuid, source text, name text, status text, enabled boolean, chunks bigint, meta jsonb, updated_at timestamp with time zone)

@@ -428,9 +428,6 @@ export const SQL_FUNCTIONS = {
   // BM25's statistics, kept by triggers on kb_documents and kb_chunks.
   kb_recount_statistics: { args: [], grants: SERVICE, via: 'sql' },
   kb_count_chunks: { args: ['p_fts', 'p_total_length', 'p_sign'], grants: SERVICE, via: 'sql' },
-  // kb_chunks.fts's expression: a chunk's words with the words of its dotted and slashed identifiers.
-  kb_chunk_fts: { args: ['p_section', 'p_content'], grants: SERVICE, via: 'sql' },
-  kb_identifier_parts: { args: ['p_text'], grants: SERVICE, via: 'sql' },
   kb_chunks_count_trigger: { args: [], grants: SERVICE, via: 'sql' },
   kb_documents_count_trigger: { args: [], grants: SERVICE, via: 'sql' },
   kb_statistics_deferred: { args: [], grants: SERVICE, via: 'sql' },
