@@ -22,7 +22,6 @@ import { openPgliteStore } from '../../server/store/pglite.ts';
 import {
   ask,
   DEMO_QUESTIONS,
-  removeSeededTemplate,
   seededDataDir,
   signIn,
   spawnScript,
@@ -40,7 +39,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const server of running) server.process.kill('SIGKILL');
   await rm(dir, { recursive: true, force: true });
-  await removeSeededTemplate();
 });
 
 async function server(dataDir: string, env: Record<string, string> = {}): Promise<ServerChild> {
