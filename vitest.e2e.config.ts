@@ -9,6 +9,8 @@ export default defineConfig({
     allowOnly: process.env.CI !== 'true',
     testTimeout: 120_000,
     hookTimeout: 180_000,
+    // One first start (initdb, migrations, the demo ingestion) for the run; each file copies its data directory.
+    globalSetup: ['test/e2e/seeded.setup.ts'],
     // Two files at once, each with its own server, data directory (mkdtemp) and Chromium on port 0: nothing is
     // shared between files but the built dist/ they read. One file at a time left a core idle once the widget
     // tests beside them had ended (CONTRIBUTING.md, "How long the suite takes").

@@ -16,7 +16,8 @@ const timings: Record<string, number> = {};
 
 beforeAll(async () => {
   const started = performance.now();
-  running = await startServerAndBrowser();
+  // An empty data directory (not the run's seeded copy): this file covers the first start's demo ingestion.
+  running = await startServerAndBrowser({}, { fresh: true });
   timings.serverAndBrowserStartMs = performance.now() - started;
   await mkdir(join(ROOT, 'test-results'), { recursive: true });
   page = await (await running.browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();

@@ -1,6 +1,6 @@
 /**
- * A visitor's first visit end to end: the real server (server/runtime/node/start.ts, fresh data directory, test-double model) and the
- * demo page in Chromium.
+ * A visitor's first visit end to end: the real server (server/runtime/node/start.ts on a copy of the run's
+ * seeded data directory, test-double model) and the demo page in Chromium.
  * - A visitor on a fresh page types a question and presses Enter before the model has loaded, and gets an
  *   answer (keyword mode, with a note); once the model is ready the next question carries the embedding.
  *   The embedder's first request (/api/config) is held back by request interception, so "before the

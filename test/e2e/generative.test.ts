@@ -20,14 +20,7 @@ import { sign } from 'hono/jwt';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/lib/chromium.mjs';
-import {
-  removeSeededTemplate,
-  seededDataDir,
-  spawnScript,
-  startServer,
-  TEST_MODEL_ENV,
-  type ServerChild,
-} from './process.ts';
+import { seededDataDir, spawnScript, startServer, TEST_MODEL_ENV, type ServerChild } from './process.ts';
 
 const LM = 'test-double/smollm2-copy';
 let dir: string;
@@ -70,7 +63,6 @@ afterAll(async () => {
   server?.process.kill('SIGTERM');
   await server?.exited;
   await rm(dir, { recursive: true, force: true });
-  await removeSeededTemplate();
 });
 
 async function setMode(answer_mode: 'generative' | 'extractive' | null): Promise<void> {

@@ -5,8 +5,8 @@
  * is asked over HTTP exactly as the widget asks it, with each SSE event reported as it arrives.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp } from 'node:fs/promises';
+import { inject } from 'vitest';
 import { join } from 'node:path';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
@@ -96,32 +96,13 @@ export async function startServer(dataDir: string, env: Record<string, string> =
   return { ...child, url: url! };
 }
 
-let template: Promise<string> | null = null;
-
 /**
  * A data directory as a first start leaves it (migrations applied, the demo knowledge base ingested, closed
- * cleanly), copied to `target`: one first-run ingestion per test file instead of one per test.
+ * cleanly), copied to `target` from the one seeded.setup.ts made for the whole run.
  */
 export async function seededDataDir(target: string): Promise<string> {
-  template ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'kb-template-'));
-    const first = await startServer(dir);
-    first.process.kill('SIGTERM');
-    const { code } = await first.exited;
-    if (code !== 0) throw new Error(`the template server exited with ${code}:\n${first.output()}`);
-    return dir;
-  })();
-  await cp(await template, target, { recursive: true });
+  await cp(inject('seededDataDir'), target, { recursive: true });
   return target;
-}
-
-/** Removes the template directory (call in the test file's afterAll). */
-export async function removeSeededTemplate(): Promise<void> {
-  await template?.then(
-    (dir) => rm(dir, { recursive: true, force: true }),
-    () => {},
-  ); // a failed template made none
-  template = null;
 }
 
 export async function signIn(base: string): Promise<string> {

@@ -1,10 +1,15 @@
-/** Starts the real server (server/runtime/node/start.ts) on a fresh data directory and Chromium, as demo.test.ts does. */
+/**
+ * Starts the real server (server/runtime/node/start.ts) and Chromium. The server starts on a copy of the run's
+ * seeded data directory (seeded.setup.ts: what a first start leaves), or with `fresh` on an empty one, so that
+ * its first start ingests the demo knowledge base as a new install's does (demo.test.ts).
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { inject } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/lib/chromium.mjs';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
@@ -16,10 +21,14 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export async function startServerAndBrowser(env: Record<string, string> = {}): Promise<Running> {
+export async function startServerAndBrowser(
+  env: Record<string, string> = {},
+  { fresh = false }: { fresh?: boolean } = {},
+): Promise<Running> {
   if (!existsSync(join(ROOT, 'dist/kb-chat.js')))
     throw new Error('dist/kb-chat.js is missing: run `npm run build` first');
   const dataDir = await mkdtemp(join(tmpdir(), 'kb-e2e-'));
+  if (!fresh) await cp(inject('seededDataDir'), dataDir, { recursive: true });
   const server: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['server/runtime/node/start.ts'], {
     cwd: ROOT,
     env: {

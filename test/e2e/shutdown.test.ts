@@ -11,16 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgliteStore } from '../../server/store/pglite.ts';
-import {
-  ask,
-  DEMO_QUESTIONS,
-  removeSeededTemplate,
-  seededDataDir,
-  signIn,
-  startServer,
-  type Asked,
-  type ServerChild,
-} from './process.ts';
+import { ask, DEMO_QUESTIONS, seededDataDir, signIn, startServer, type Asked, type ServerChild } from './process.ts';
 
 let dir: string;
 const running: ServerChild[] = [];
@@ -31,7 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const server of running) server.process.kill('SIGKILL');
   await rm(dir, { recursive: true, force: true });
-  await removeSeededTemplate();
 });
 
 /**
