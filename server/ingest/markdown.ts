@@ -10,6 +10,7 @@ import { codeMarkdown, cleanCode, readFenceInfo } from './fence-meta.ts';
 import { readFrontMatter } from './front-matter.ts';
 import { rewriteGeneratorMarkup } from './generator-markup.ts';
 import { stripMdx } from './mdx.ts';
+import { compactTable } from './table.ts';
 import type { Block, DocumentDefaults, ParsedDocument, Section } from './document.ts';
 
 /**
@@ -142,7 +143,7 @@ function toBlock(token: Token): Block | null {
       return { kind: 'list', markdown: list.raw.trim(), items: list.items.map((item) => item.raw.trim()) };
     }
     case 'table':
-      return { kind: 'table', markdown: token.raw.trim() };
+      return { kind: 'table', markdown: compactTable(token.raw) };
     case 'blockquote': {
       // generator-markup.ts writes a note's title as its first line in bold.
       const title = /^>[ \t]?\*\*([^*\n]+)\*\*[ \t]*(?:\n|$)/.exec(token.raw.trim())?.[1]?.trim();

@@ -12,6 +12,7 @@ import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
 import { migratedTemplate } from '../testing/pglite-template.ts';
 import { createEmbedder, type Embedder } from './embedder.ts';
 import { MODEL, MODEL_DIR } from './fixtures/paths.ts';
+import { CHUNKING_VERSION } from './pipeline.ts';
 import { sync } from './sync.ts';
 
 let server: Server;
@@ -232,7 +233,8 @@ describe('a re-crawl with conditional requests', () => {
     // Same bytes: unchanged by checksum, and the validators are stored again for next time.
     expect(report!.counts).toMatchObject({ unchanged: 3 });
     const { rows } = await store.db.query<{ n: number }>(
-      `select count(*)::int as n from kb_documents where http_cache ->> 'chunking' = 'chunks-2'`,
+      `select count(*)::int as n from kb_documents where http_cache ->> 'chunking' = $1`,
+      [CHUNKING_VERSION],
     );
     expect(rows[0]!.n).toBe(3);
   });
