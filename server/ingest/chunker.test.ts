@@ -88,7 +88,7 @@ describe('chunkDocument', () => {
     expect(codeChunks.length).toBeGreaterThan(1);
     expect(tableChunks.length).toBeGreaterThan(1);
     for (const c of codeChunks) expect(c.content).toMatch(/^```js\n[\s\S]+\n```$/);
-    for (const c of tableChunks) expect(c.content.startsWith('| Plan | Price |\n|---|---|\n| plan')).toBe(true);
+    for (const c of tableChunks) expect(c.content.startsWith('| Plan | Price |\n| --- | --- |\n| plan')).toBe(true);
     for (const c of chunks) expect(embedder.countTokens(c.embedText)).toBeLessThanOrEqual(256);
   });
 
