@@ -92,20 +92,16 @@ const plan = [
   // tsc uses one core; biome and dependency-cruiser fit beside it.
   [['typecheck'], ['lint + format check (biome ci)', 'dependency rules (dependency-cruiser)']],
   [['node tests (vitest)']],
-  // The end-to-end tests read the bundles; the deploy bundle copies them into dist/public, which nothing else reads.
-  [['build']],
-  // The end-to-end runner takes two files at a time (vitest.e2e.config.ts), each with its own server and
-  // Chromium; the widget runner mostly waits on its one Chromium, so it costs the two little. The Workers lane
-  // (≈ 160 s of CPU; its tests use their own bundle, test/workerd/bundle.setup.ts) fills the core those two
-  // leave idle instead of adding its ≈ 90 s alone (CONTRIBUTING.md, "How long the suite takes").
   [
-    ['end-to-end (server + Chromium)'],
-    ['widget tests (web-test-runner, Chromium)'],
     [
+      'build',
       'Workers deploy bundle (wrangler dry run, assets ≤ 25 MiB)',
       'Workers path (workerd + supabase-js + PostgREST over PGlite)',
     ],
   ],
+  // The end-to-end runner takes two files at a time (vitest.e2e.config.ts), each with its own server and
+  // Chromium; the widget runner mostly waits on its one Chromium, so it costs the two little.
+  [['end-to-end (server + Chromium)'], ['widget tests (web-test-runner, Chromium)']],
 ];
 const byName = new Map(steps.map((step) => [step.name, step]));
 const planned = plan.flat(2);
