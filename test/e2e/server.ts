@@ -5,12 +5,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { inject } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/lib/chromium.mjs';
+import { seededDataDir } from './process.ts';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 export interface Running {
@@ -28,7 +28,7 @@ export async function startServerAndBrowser(
   if (!existsSync(join(ROOT, 'dist/kb-chat.js')))
     throw new Error('dist/kb-chat.js is missing: run `npm run build` first');
   const dataDir = await mkdtemp(join(tmpdir(), 'kb-e2e-'));
-  if (!fresh) await cp(inject('seededDataDir'), dataDir, { recursive: true });
+  if (!fresh) await seededDataDir(dataDir);
   const server: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['server/runtime/node/start.ts'], {
     cwd: ROOT,
     env: {
