@@ -1,7 +1,7 @@
 /**
  * A Markdown table without its alignment padding. Generators and editors pad every cell to the widest one
- * in its column (Vite's CLI page pads a two-column table to 190 characters a row; Railway's limits page has a
- * rule line of 170 dashes), and the embedding model's tokenizer counts every run of dashes as tokens: the
+ * in its column (Vite's CLI page pads a two-column table to 218 characters a row; Railway's limits page has a
+ * rule line of 454 dashes), and the embedding model's tokenizer counts every run of dashes as tokens: the
  * header and rule alone then outgrow what the chunker can repeat over each part of a long table, so it fell
  * back to splitting the table as prose — its rows reached answers as one run-on line of pipes. Trimmed cells
  * and a `---` rule render the same table.
