@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 40 migrations, the last 20261128090000_vector_coverage.sql. What each function is for, and who may call it: docs/database.md.
+-- 41 migrations, the last 20261129130000_rate_limit_expiry_index.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -260,6 +260,7 @@ create table public.rate_limits (
 );
 alter table public.rate_limits add constraint rate_limits_bucket CHECK ((bucket = ANY (ARRAY['api'::text, 'admin'::text]))) NOT VALID;
 alter table public.rate_limits add constraint rate_limits_pkey PRIMARY KEY (user_id, bucket, window_start);
+CREATE INDEX rate_limits_window_start ON public.rate_limits USING btree (window_start);
 alter table public.rate_limits enable row level security;
 grant all on table public.rate_limits to service_role;
 
@@ -2146,13 +2147,17 @@ begin
   values (v_user, p_bucket, v_window, 1)
   on conflict (user_id, bucket, window_start) do update set hits = r.hits + 1
   returning r.hits into v_hits;
-  delete from rate_limits where ctid in (
-    select ctid from rate_limits where window_start < now() - interval '1 day' limit 100
-  );
+  delete from rate_limits r
+  using (
+    select o.user_id, o.bucket, o.window_start from rate_limits o
+    where o.window_start < now() - interval '1 day'
+    limit 100
+  ) expired
+  where r.user_id = expired.user_id and r.bucket = expired.bucket and r.window_start = expired.window_start;
   return query select v_hits <= p_limit, greatest(p_limit - v_hits, 0), v_window + make_interval(secs => p_window_seconds);
 end;
 $function$;
-comment on function public.rate_limit_hit(p_bucket text, p_limit integer, p_window_seconds integer) is 'Counts one request in the caller''s fixed window of a named bucket and says whether it is allowed, how many remain and when the window resets. Called with the visitor''s JWT before each question.';
+comment on function public.rate_limit_hit(p_bucket text, p_limit integer, p_window_seconds integer) is 'Counts one request in the caller''s fixed window of a named bucket and says whether it is allowed, how many remain and when the window resets; clears up to 100 windows older than a day. Called with the visitor''s JWT before each question.';
 revoke all on function public.rate_limit_hit(p_bucket text, p_limit integer, p_window_seconds integer) from public;
 grant execute on function public.rate_limit_hit(p_bucket text, p_limit integer, p_window_seconds integer) to authenticated, service_role;
 
