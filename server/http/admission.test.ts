@@ -139,8 +139,8 @@ describe('AdmissionQueue', () => {
     expect((await settled(queue.enter()))?.value).toBeTypeOf('function'); // idle again: admitted
   });
 
-  it('tells a crowd it turns away to come back over the time it needs to serve them, jittered', async () => {
-    let jitter = 0;
+  it('tells a crowd it turns away to come back over the time it needs to serve them, spread', async () => {
+    let jitter = 0.99;
     const queue = new AdmissionQueue({ concurrency: 1, budgetMs: 150, random: () => jitter });
     await serve(queue, 8, 100); // ≈ 8 finished in the last second
     const holder = await queue.enter();
@@ -148,13 +148,30 @@ describe('AdmissionQueue', () => {
     expect(await retryAfter()).toBe(1); // one turned away: room again well within a second
     for (let i = 0; i < 38; i++) await retryAfter();
     // 40 turned away at ≈ 5 finished a second (a count that decays while none finish): ≈ 8 s to serve them,
-    // sent as 8 × (0.5 + jitter) s.
-    const low = await retryAfter();
-    jitter = 0.99;
-    const high = await retryAfter();
-    expect(low).toBeGreaterThanOrEqual(3);
-    expect(high).toBeGreaterThan(low!);
-    expect(high).toBeLessThanOrEqual(MAX_RETRY_AFTER_SECONDS);
+    // each sent somewhere in (0.1–1) × 8 s.
+    const late = await retryAfter();
+    jitter = 0;
+    const early = await retryAfter();
+    expect(late).toBeGreaterThanOrEqual(6);
+    expect(late).toBeLessThanOrEqual(MAX_RETRY_AFTER_SECONDS);
+    expect(early).toBeLessThanOrEqual(2);
+    holder();
+  });
+
+  it('spreads a crowd larger than the longest Retry-After over it instead of sending everyone the longest', async () => {
+    let jitter = 0;
+    const queue = new AdmissionQueue({ concurrency: 1, budgetMs: 150, random: () => jitter });
+    const holder = await queue.enter();
+    const retryAfter = async () => (await settled(queue.enter()))?.error?.retryAfterSeconds;
+    for (let i = 0; i < 200; i++) await retryAfter(); // nothing finished yet: 200 s to serve them
+    const sent: number[] = [];
+    for (const at of [0, 0.25, 0.5, 0.75, 0.99]) {
+      jitter = at;
+      sent.push((await retryAfter())!);
+    }
+    expect(new Set(sent).size).toBe(sent.length); // five visitors, five different times
+    expect(Math.max(...sent)).toBe(MAX_RETRY_AFTER_SECONDS);
+    expect(Math.min(...sent)).toBeLessThanOrEqual(2);
     holder();
   });
 

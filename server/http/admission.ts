@@ -33,7 +33,7 @@ export interface AdmissionOptions {
   budgetMs: number;
   /** How late the event loop has recently been (loop-delay.ts); unset: not counted. */
   loopDelayMs?: () => number;
-  /** Jitter of Retry-After, in [0, 1) (default Math.random). */
+  /** Where in the Retry-After window a visitor turned away falls, in [0, 1) (default Math.random). */
   random?: () => number;
 }
 
@@ -169,17 +169,22 @@ export class AdmissionQueue {
 
   /**
    * The 503 of a request turned away. Its Retry-After says when there is likely room: the requests waiting
-   * and those turned away in the last second, at the rate requests have been finishing — so a crowd is told
-   * to come back over the time the server needs to serve it, not all in the same second to be turned away
-   * again (each refusal costs the server a few milliseconds of its cores too). Jittered (× 0.5–1.5) so the
-   * visitors turned away together do not return together; at least the expected time, 1 s to 10 s.
+   * and those turned away in the last second, at the rate requests have been finishing — the time the server
+   * needs to serve them, at most MAX_RETRY_AFTER_SECONDS. Each visitor turned away is given a time spread
+   * over that window (× 0.1–1, at random), so the crowd comes back at about the rate it can be served, not all
+   * in the same second to be turned away again (each refusal costs the server a few milliseconds of its cores
+   * too). The window is capped before it is spread: capping after (as this did before) sent every visitor of
+   * a large crowd the same 10 s, and on the 2-core bench (200 visitors on two servers, crowd.ts) they all
+   * came back together, were turned away together, and the cores idled in between. At least the expected
+   * time, and at least 1 s.
    */
   private busy(expectedMs: number): AppError {
     this.rejected.add();
     const perSecond = Math.max(1, this.served.now());
     const drainSeconds = (this.waiting.length + this.rejected.now()) / perSecond;
-    const jittered = drainSeconds * (0.5 + (this.options.random ?? Math.random)());
-    const seconds = Math.max(1, Math.ceil(expectedMs / 1000), Math.ceil(jittered));
+    const spread =
+      Math.min(drainSeconds, MAX_RETRY_AFTER_SECONDS) * (0.1 + 0.9 * (this.options.random ?? Math.random)());
+    const seconds = Math.max(1, Math.ceil(expectedMs / 1000), Math.ceil(spread));
     const error = new AppError(503, 'unavailable', 'Many people are asking right now. Please try again in a moment.');
     return Object.assign(error, { retryAfterSeconds: Math.min(MAX_RETRY_AFTER_SECONDS, seconds) });
   }
