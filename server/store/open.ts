@@ -4,12 +4,18 @@
  * tools and `npm run migrate`.
  */
 import { openPgliteStore } from './pglite.ts';
-import { openPostgresStore } from './postgres.ts';
+import { DEFAULT_POOL_SIZE, openPostgresStore } from './postgres.ts';
 import type { OpenStore, SqlDb, StoreKeyOptions } from './sql-store.ts';
 
 export interface DatabaseConfig {
   url: string;
-  /** KB_DATABASE_POOL: connections this process keeps at most. */
+  /**
+   * KB_DATABASE_POOL: connections this process keeps at most, and how many questions it lets into the
+   * database at once (server/http/admission.ts). Default 4: the work is CPU-bound, so all servers' pools
+   * together should be about twice the database's cores (4 for one server on 2 cores; two servers on the
+   * same database, 2 each) — more only queue inside PostgreSQL and starve the servers' own event loops of
+   * the cores (docs/performance.md, "The pool sized to the cores").
+   */
   poolSize: number;
 }
 
@@ -18,7 +24,7 @@ export function databaseFromEnv(env: Record<string, string | undefined>): Databa
   if (!url) return null;
   if (!/^postgres(ql)?:\/\//.test(url)) throw new Error('DATABASE_URL must be a postgres:// or postgresql:// URL');
   const raw = env.KB_DATABASE_POOL?.trim();
-  const poolSize = raw ? Number(raw) : 10;
+  const poolSize = raw ? Number(raw) : DEFAULT_POOL_SIZE;
   if (!Number.isInteger(poolSize) || poolSize < 2 || poolSize > 200)
     throw new Error('KB_DATABASE_POOL must be a whole number from 2 to 200');
   return { url, poolSize };

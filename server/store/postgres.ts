@@ -13,6 +13,13 @@ import { migrate } from './migrate.ts';
 import type { SqlDb, SqlLocks, SqlQueryable, SqlSession, Unlock } from './sql-db.ts';
 import { type OpenStore, type StoreKeyOptions, VISITOR_SETTINGS, withAnswerWriteKey } from './sql-store.ts';
 
+/**
+ * KB_DATABASE_POOL when unset: one server on a 2-core database. The work is CPU-bound, so all servers' pools
+ * together should be about twice the database's cores; store/open.ts and docs/performance.md ("The pool sized
+ * to the cores") give the measurements.
+ */
+export const DEFAULT_POOL_SIZE = 4;
+
 export interface PostgresDb extends SqlDb, SqlLocks {
   readonly pool: pg.Pool;
 }
@@ -20,13 +27,13 @@ export interface PostgresDb extends SqlDb, SqlLocks {
 export type PostgresStore = OpenStore<PostgresDb>;
 
 export interface PostgresStoreOptions extends StoreKeyOptions {
-  /** Connections this process keeps at most (KB_DATABASE_POOL, default 10). */
+  /** Connections this process keeps at most (KB_DATABASE_POOL, default DEFAULT_POOL_SIZE). */
   poolSize?: number;
 }
 
 /** Connects, applies pending migrations (under the advisory lock, migrate.ts) and sets the answer write key. */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-  const db = postgresDb(url, options.poolSize ?? 10);
+  const db = postgresDb(url, options.poolSize ?? DEFAULT_POOL_SIZE);
   try {
     await refuseSupabaseAuth(db);
     const migrations = await db.withSession((session) => migrate(session));
