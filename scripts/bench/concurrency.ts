@@ -28,6 +28,8 @@ export interface ConcurrencyResult {
   unavailable_503: number;
   /** How long a 503 took to arrive (request sent → body read): shedding must be quick to be kind. */
   unavailable_ms: Percentiles;
+  /** Every request: the call → its headers written, this client's own queue (not in the times above). */
+  client_send_delay_ms: Percentiles;
   /** How many of the 503s carried a Retry-After header (should be all). */
   unavailable_with_retry_after: number;
   /** Non-2xx other than 503, network errors and timeouts, streams ending in an error event or cut short. */
@@ -83,6 +85,7 @@ export async function concurrencyRun(
     first_delta_ms: percentiles(served.map((t) => t.first_delta_ms!).filter((x) => x !== null)),
     unavailable_503: unavailable.length,
     unavailable_ms: percentiles(unavailable.map((t) => t.total_ms)),
+    client_send_delay_ms: percentiles(timings.map((t) => t.send_delay_ms)),
     unavailable_with_retry_after: unavailable.filter((t) => t.retry_after !== null).length,
     errors: errors.length,
     error_samples: [...new Set(errors.map((t) => `${t.kind} ${t.status ?? ''} ${t.error ?? ''}`.trim()))].slice(0, 3),

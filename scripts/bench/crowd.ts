@@ -15,9 +15,10 @@
  * bench's crowd); a 503 waits its Retry-After. Prints the run as JSON with the machine's 1-minute load
  * average before and after: on a shared machine a latency without it cannot be compared.
  *
- * TTFB is what a visitor waits for: request sent → the first byte of the answer's body, which the server
- * writes only once the answer is ready (the stream's `answer_start`; the first words follow at once —
- * `first_delta_ms`). It is counted over the questions served; answers per second stands beside it, so
+ * TTFB is what a visitor waits for: request sent (its headers written to the socket, as a browser's TTFB
+ * counts — bench/client.ts) → the first byte of the answer's body, which the server writes only once the
+ * answer is ready (the stream's `answer_start`; the first words follow at once — `first_delta_ms`). How long
+ * this one process took to send each request is printed apart (`client_send_delay_ms`). It is counted over the questions served; answers per second stands beside it, so
  * shedding everyone cannot pass for speed. This client runs on the same cores as the servers, so its own
  * event loop's lateness is printed too (`client_loop_delay_ms`): a TTFB it measured late is its delay, not
  * the server's, and a run where it is large says so.
