@@ -100,6 +100,8 @@ export interface FollowUpInput {
 /**
  * `chunks` best first, all above the evidence threshold (one per document section, see retrieval).
  * `followUp`: a follow-up's context; without it the answer is exactly the single question's.
+ * `siblings`: the other candidates of those sections (retrieval's `siblings`), for the value or block the
+ * best unit's chunk lacks.
  */
 export function extractAnswer(
   question: string,
@@ -151,8 +153,9 @@ export function extractAnswer(
   });
   score(candidates, asked, type, own);
 
-  // The other chunks of the best unit's section, read only for the value asked (`choose`): appended after
-  // `chunks`, so a quoted one is cited like the section's chunk and never offered as a related source.
+  // The other chunks of the best unit's section, read only for the value asked and the block pointed at
+  // (`choose`), never scored against the rest: appended after `chunks`, so a quoted unit is cited as the
+  // section's chunk and never offered as a related source.
   const all = [...chunks];
   const read = new Map<number, Candidate[]>();
   const sectionUnits = (c: number): Candidate[] => {

@@ -84,7 +84,8 @@ export interface RetrieveInput {
  * `chunks`: best first, each with `similarity` = its evidence in `mode` (cosine in vector mode).
  * `siblings`: the other candidates of the sections in `chunks` (one chunk per section is cited; a long
  * section's option reference can hold its description in one chunk and its "**Default:**" line in the next),
- * in candidate order; extraction reads them only for the value a question asks (server/chat/extract.ts).
+ * in candidate order; extraction reads them only for the value a question asks and the block it points at
+ * (server/chat/extract.ts).
  * `evidence`: the best chunk's evidence, what the gate compared with `threshold`.
  */
 export type Retrieval =
