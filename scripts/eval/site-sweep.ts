@@ -190,7 +190,7 @@ if (what === 'answers') {
           refused++;
           continue;
         }
-        const answer = extractAnswer(q.q, got.chunks);
+        const answer = extractAnswer(q.q, got.chunks, {}, got.siblings);
         const sourceOf = new Map(rows.map((r) => [r.document_id, r.source]));
         const pages = answer.citations.map((c) => sourceOf.get(c.document_id));
         const hasFact = containsFact(answer.text, expectOf.get(q.q) ?? []);

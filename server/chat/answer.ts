@@ -175,6 +175,7 @@ export async function answerTurn(
           ...(repeatWeight !== undefined ? { repeatWeight } : {}),
         }
       : {},
+    found.siblings,
   );
   const passages = answerMode === 'generative' ? passagesOf(citations, found.chunks) : undefined;
   return {

@@ -100,8 +100,15 @@ export interface FollowUpInput {
 /**
  * `chunks` best first, all above the evidence threshold (one per document section, see retrieval).
  * `followUp`: a follow-up's context; without it the answer is exactly the single question's.
+ * `siblings`: the other candidates of those sections (retrieval's `siblings`), for the value or block the
+ * best unit's chunk lacks.
  */
-export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: FollowUpInput = {}): ExtractiveAnswer {
+export function extractAnswer(
+  question: string,
+  chunks: ChunkMatch[],
+  followUp: FollowUpInput = {},
+  siblings: ChunkMatch[] = [],
+): ExtractiveAnswer {
   const borrowed = followUp.borrowed ?? [];
   const repeated = saidBefore(followUp.earlierAnswer);
   const own = new Set(contentWords(question));
@@ -146,7 +153,36 @@ export function extractAnswer(question: string, chunks: ChunkMatch[], followUp: 
   });
   score(candidates, asked, type, own);
 
-  return compose(choose(candidates, question, own, type, said), chunks);
+  // The other chunks of the best unit's section, read only for the value asked and the block pointed at
+  // (`choose`), never scored against the rest: appended after `chunks`, so a quoted unit is cited as the
+  // section's chunk and never offered as a related source.
+  const all = [...chunks];
+  const read = new Map<number, Candidate[]>();
+  const sectionUnits = (c: number): Candidate[] => {
+    const known = read.get(c);
+    if (known) return known;
+    const units = siblings
+      .filter((s) => sectionKey(s) === sectionKey(chunks[c]!))
+      .flatMap((sibling) => {
+        all.push(sibling);
+        const at = all.length - 1;
+        return unitsOf(sibling.content, asked).map(
+          (unit): Candidate => ({
+            unit,
+            chunk: at,
+            words: new Set(unit.words),
+            weight: 0,
+            bonus: 0,
+            score: 0,
+            answersTitle: false,
+            documentId: sibling.document_id,
+          }),
+        );
+      });
+    read.set(c, units);
+    return units;
+  };
+  return compose(choose(candidates, question, own, type, said, sectionUnits), all, chunks);
 }
 
 /**
@@ -265,6 +301,7 @@ function choose(
   own: Set<string>,
   type: AnswerType | null,
   said: (unit: Unit, chunk: number) => boolean = () => false,
+  sectionUnits: (chunk: number) => Candidate[] = () => [],
 ): Candidate[] {
   // A title is the heading of what follows it, not an answer.
   const ranked = candidates.filter((c) => c.score > 0 && !c.unit.title).sort((a, b) => b.score - a.score);
@@ -285,6 +322,12 @@ function choose(
   const top = ranked[0];
   if (!top) return [];
   const byUnit = new Map(candidates.map((c) => [`${c.chunk}:${c.unit.index}`, c]));
+  /** The first unit of another chunk of the best unit's section that passes `test`, quoted right after that chunk. */
+  const fromSection = (test: (c: Candidate) => boolean): Candidate | undefined => {
+    const found = sectionUnits(top.chunk).find((c) => !c.unit.title && test(c));
+    if (found) found.score = top.score * 0.999;
+    return found;
+  };
   const chosen = new Map<string, Candidate>();
   const pointed = pointedBlocks(question);
   // A question that points at a block keeps a sentence free for that block's lead-in.
@@ -332,9 +375,12 @@ function choose(
       take(block, MAX_ANSWER_SENTENCES);
     }
   }
-  // The block the question points at, from the chunk that answers best, when the answer has none yet.
+  // The block the question points at, from the chunk that answers best (or another chunk of its section: the
+  // commands under "To solve this:" can open the next chunk), when the answer has none yet.
   if (blocks === 0 && pointed.size > 0) {
-    const block = ranked.find((c) => c.chunk === top.chunk && pointed.has(c.unit.kind));
+    const block =
+      ranked.find((c) => c.chunk === top.chunk && pointed.has(c.unit.kind)) ??
+      fromSection((c) => pointed.has(c.unit.kind) && !said(c.unit, c.chunk));
     if (block) take(block, MAX_ANSWER_SENTENCES);
   }
   // "How do I…" wants the steps: when the answer has no block yet, the answering page's steps (numbered, or
@@ -348,9 +394,10 @@ function choose(
   // under a description sentence that matched the question's words better).
   const value = valueAsked(question, type);
   if (value !== null && ![...chosen.values()].some((c) => c.chunk === top.chunk && holdsValue(c.unit, value))) {
-    const holder = candidates.find(
-      (c) => c.chunk === top.chunk && !c.unit.title && holdsValue(c.unit, value) && !said(c.unit, c.chunk),
-    );
+    const holds = (c: Candidate) => !c.unit.title && holdsValue(c.unit, value) && !said(c.unit, c.chunk);
+    // Retrieval cites one chunk per section; the value may be in another chunk of the same section (an
+    // option's "By default, …" sentence in the chunk after the note that matched the question's words).
+    const holder = candidates.find((c) => c.chunk === top.chunk && holds(c)) ?? fromSection(holds);
     if (holder && holder.unit.kind !== 'sentence' && blocks >= MAX_ANSWER_BLOCKS) {
       // The value outranks the block quoted so far (a note, an example): that block gives way.
       for (const [key, c] of chosen) {
@@ -398,12 +445,13 @@ function choose(
   return list.sort((a, b) => chunkRank.get(a.chunk)! - chunkRank.get(b.chunk)! || a.unit.index - b.unit.index);
 }
 
-function compose(chosen: Candidate[], chunks: ChunkMatch[]): ExtractiveAnswer {
+/** `all`: the chunks units were quoted from (retrieval's, then any sibling read); `chunks`: retrieval's, for related sources. */
+function compose(chosen: Candidate[], all: ChunkMatch[], chunks: ChunkMatch[]): ExtractiveAnswer {
   // One citation per document section, numbered in order of first appearance.
   const numberOf = new Map<string, number>();
   const citations: Citation[] = [];
   const cite = (c: number): number => {
-    const chunk = chunks[c]!;
+    const chunk = all[c]!;
     const key = sectionKey(chunk);
     let n = numberOf.get(key);
     if (n === undefined) {

@@ -81,7 +81,7 @@ export async function tryQuestion(
         : emptyKbRefusal(),
     };
   }
-  const answer = extractAnswer(query, verdict.chunks);
+  const answer = extractAnswer(query, verdict.chunks, {}, verdict.siblings);
   return {
     ...base,
     decision: 'answer',

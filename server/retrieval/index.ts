@@ -82,6 +82,10 @@ export interface RetrieveInput {
 
 /**
  * `chunks`: best first, each with `similarity` = its evidence in `mode` (cosine in vector mode).
+ * `siblings`: the other candidates of the sections in `chunks` (one chunk per section is cited; a long
+ * section's option reference can hold its description in one chunk and its "**Default:**" line in the next),
+ * in candidate order; extraction reads them only for the value a question asks and the block it points at
+ * (server/chat/extract.ts).
  * `evidence`: the best chunk's evidence, what the gate compared with `threshold`.
  */
 export type Retrieval =
@@ -89,6 +93,7 @@ export type Retrieval =
       kind: 'answer';
       mode: RetrievalMode;
       chunks: ChunkMatch[];
+      siblings?: ChunkMatch[];
       confidence: Confidence;
       evidence: number;
       threshold: number;
@@ -153,10 +158,18 @@ export function decide(
     chunks.push(toChunkMatch(row, evidence));
     if (chunks.length >= (options.matchCount ?? 5)) break;
   }
+  const kept = new Set(chunks.map((c) => c.chunk_id));
+  const siblings = scored
+    .filter(
+      ({ row }) =>
+        !kept.has(row.chunk_id) && seen.has(`${row.document_id}\u0000${row.meta.section ?? row.meta.anchor ?? ''}`),
+    )
+    .map(({ row, evidence }) => toChunkMatch(row, evidence));
   return {
     kind: 'answer',
     mode,
     chunks,
+    siblings,
     confidence: confidenceOf(best, options.confidence),
     evidence: best,
     threshold,
