@@ -12,7 +12,7 @@ import type { Unit } from './units.ts';
 export type AnswerType = 'command' | 'quantity' | 'date' | 'procedure' | 'list' | 'table' | 'yesno' | 'definition';
 
 /** The question's last sentence carries the ask ("I'm on a server over SSH. How do I log in?"). */
-function lastSentence(question: string): string {
+export function lastSentence(question: string): string {
   const parts = question
     .trim()
     .split(/(?<=[.?!])\s+(?=[A-Z])/)

@@ -21,6 +21,7 @@ import {
   passes,
   type GateThresholds,
 } from './gate.ts';
+import { statesAskedValue, VALUE_MODES } from './asked-value.ts';
 import { fieldBonuses } from './fields.ts';
 import { secondaryPenalties } from './secondary.ts';
 import { effectiveMode, sqlFilters } from './search.ts';
@@ -144,6 +145,17 @@ export function decide(
   const best = Math.max(0, ...scored.filter((s) => eligible(s.row, mode, minCoverage)).map((s) => s.evidence));
   if (!passes(best, threshold))
     return { kind: 'refuse', mode, evidence: best, threshold, nearest: nearestPages(scored) };
+  // A question asking for a point in time, a count or a version, when no candidate states one beside its
+  // most specific words (asked-value.ts): refused as one the knowledge base does not hold, with no closest
+  // pages ("When was Railway founded?" matched "projects can be found on your dashboard").
+  if (
+    VALUE_MODES.includes(mode) &&
+    !statesAskedValue(
+      question,
+      rows.map((r) => r.content),
+    )
+  )
+    return { kind: 'refuse', mode, evidence: 0, threshold, nearest: [] };
 
   const floor = threshold * (options.citationFloor ?? DEFAULT_CITATION_FLOOR);
   const seen = new Set<string>();
