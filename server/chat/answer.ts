@@ -229,8 +229,9 @@ export function retryOptions(options: RetrievalOptions): RetrievalOptions {
  * have the browser's embedding of the question and its borrowed words to make up for such words; keyword mode
  * has only coverage. The lower gate holds only when the first passage holds one of the follow-up's own words
  * (answer.ts), so the borrowed words alone do not answer it ("Can I delete it?" after chat history, on a
- * knowledge base that never says "delete", stays refused). Chosen leave-one-site-out (docs/conversation.md,
- * seventh pass). Single questions and complete questions never take this retry.
+ * knowledge base that never says "delete", stays refused). 0.7 is the one value measured against 1 (the gate
+ * as for any question) on four sites, leave-one-site-out (docs/conversation.md, seventh pass): a round share,
+ * not a swept optimum. Single questions and complete questions never take this retry.
  */
 export const KEYWORD_RETRY_SHARE = 0.7;
 
