@@ -15,7 +15,8 @@ import {
   type RetrievalMode,
 } from '../../protocol/index.ts';
 import { AppError, fromStoreError } from '../http/errors.ts';
-import { retrieve, type RetrievalOptions } from '../retrieval/index.ts';
+import { retrieve, thresholdsOf, type RetrievalOptions } from '../retrieval/index.ts';
+import { passes as passesGate } from '../retrieval/gate.ts';
 import {
   StoreError,
   type BeginTurn,
@@ -24,7 +25,7 @@ import {
   type StoredAnswer,
   type TurnState,
 } from '../store/types.ts';
-import { followUpOf, newQuestionText, restsOnOwnWords, threadOf } from './context.ts';
+import { followUpOf, holdsOwnWord, lendsWords, newQuestionText, restsOnOwnWords, threadOf } from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
@@ -142,12 +143,23 @@ export async function answerTurn(
     // a complete question retried in the thread, the earlier topic alone does not carry it ("And lunch?" after
     // the evidence threshold stays refused). Answered so, it is a new question's answer: no "About: …" of a
     // topic that did not answer it, and extraction as for the question alone.
+    // In keyword mode, when the text carries borrowed words, it stands in for the complete question with the
+    // visitor's own loose words, so it is gated lower, on a first passage that holds one of them
+    // (keywordRetryOptions).
+    const lowered = (options.mode === 'lexical' || !request.embedding) && lendsWords(followUp);
     const alone = await retrieve(
       store,
       { ...question, question: newQuestionText(request.query, followUp) },
-      retryOptions(options),
+      lowered ? keywordRetryOptions(options) : retryOptions(options),
     ).catch(rethrow);
-    if (alone.kind === 'answer' && restsOnOwnWords(request.query, alone.chunks)) [found, followUp] = [alone, null];
+    if (
+      alone.kind === 'answer' &&
+      restsOnOwnWords(request.query, alone.chunks) &&
+      (!lowered ||
+        passesGate(alone.evidence, thresholdsOf(options).lexical) ||
+        holdsOwnWord(request.query, alone.chunks[0]!))
+    )
+      [found, followUp] = [alone, null];
   }
   if (found.kind === 'refuse') {
     // Only a refusal needs to know whether the knowledge base is empty (a check that stops at the first
@@ -206,6 +218,27 @@ export async function answerTurn(
  */
 export function retryOptions(options: RetrievalOptions): RetrievalOptions {
   return options.mode === 'vector' ? { ...options, mode: 'hybrid' } : options;
+}
+
+/**
+ * The share of the keyword gate (CHAT_LEXICAL_THRESHOLD) a follow-up refused within the thread must reach when
+ * it is asked again as a new question in keyword mode. That search's text (newQuestionText) stands in for the
+ * complete question, but with the visitor's own words, which are not the page's: "What happens if it's already
+ * taken?" after the Vite dev server's port, searched as "happens already taken port vite dev", covered 0.48 of
+ * the command line page's "Exit if specified port is already in use", while its complete rewrite ("… if the
+ * Vite dev server port is already in use?") names the page's words and is answered. Hybrid and vector mode
+ * have the browser's embedding of the question and its borrowed words to make up for such words; keyword mode
+ * has only coverage. The lower gate holds only when the first passage holds one of the follow-up's own words
+ * (answer.ts), so the borrowed words alone do not answer it ("Can I delete it?" after chat history, on a
+ * knowledge base that never says "delete", stays refused). 0.7 is the one value measured against 1 (the gate
+ * as for any question) on four sites, leave-one-site-out (docs/conversation.md, seventh pass): a round share,
+ * not a swept optimum. Single questions and complete questions never take this retry.
+ */
+export const KEYWORD_RETRY_SHARE = 0.7;
+
+/** The options a follow-up's retry as a new question is searched with in keyword mode: the gate lowered. */
+export function keywordRetryOptions(options: RetrievalOptions): RetrievalOptions {
+  return { ...options, lexicalThreshold: thresholdsOf(options).lexical * KEYWORD_RETRY_SHARE };
 }
 
 /**

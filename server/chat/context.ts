@@ -139,6 +139,15 @@ export function restsOnOwnWords(question: string, chunks: { content: string }[])
 }
 
 /**
+ * Whether a passage holds one of the question's own words (pointing words and stopwords aside): what a
+ * follow-up's retry answered below the keyword gate must quote (server/chat/answer.ts keywordRetryOptions).
+ */
+export function holdsOwnWord(question: string, chunk: { content: string }): boolean {
+  const own = new Set(contentWords(withoutPointingWords(question)));
+  return contentWords(chunk.content).some((w) => own.has(w));
+}
+
+/**
  * The text a follow-up refused within the thread is searched with as a new question (server/chat/answer.ts):
  * the question without its pointing words ("mine" or "one" stand for the borrowed words, and to full text they
  * are rare words the pages lack), then the words it borrows (the words the browser embeds for it), as many as
@@ -155,9 +164,14 @@ export function restsOnOwnWords(question: string, chunks: { content: string }[])
  */
 export function newQuestionText(question: string, followUp: Pick<FollowUp, 'terms' | 'sql'>): string {
   const own = withoutPointingWords(question);
-  const answered = followUp.sql.documents.length > 0 || followUp.sql.thread.length > 0;
-  if (!answered || followUp.terms.length === 0) return own || question;
+  if (!lendsWords(followUp)) return own || question;
   const count = topicWords(question).length;
   const borrowed = count <= 1 ? followUp.terms : followUp.terms.slice(0, count);
   return `${own} ${borrowed.join(' ')}`.trim();
+}
+
+/** Whether a refused follow-up's retry as a new question carries borrowed words: an answered turn lends them. */
+export function lendsWords(followUp: Pick<FollowUp, 'terms' | 'sql'>): boolean {
+  const answered = followUp.sql.documents.length > 0 || followUp.sql.thread.length > 0;
+  return answered && followUp.terms.length > 0;
 }
