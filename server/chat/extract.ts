@@ -16,6 +16,7 @@
  * are numbered 1..N in the order they first appear; qualifying chunks that gave no quoted unit are `related`.
  */
 import type { Citation, Related } from '../../protocol/index.ts';
+import { sectionKey } from '../retrieval/index.ts';
 import type { ChunkMatch } from '../store/types.ts';
 import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from './answer-type.ts';
 import { excerpt } from './excerpt.ts';
@@ -497,10 +498,6 @@ function compose(chosen: Candidate[], all: ChunkMatch[], chunks: ChunkMatch[]): 
 /** A list's or note's marker goes at the end of its last line, unless that line closes a code fence. */
 function withTrailingMarker(markdown: string, n: number): string {
   return /(```|~~~)\s*$/.test(markdown) ? `${markdown}\n\n[${n}]` : `${markdown} [${n}]`;
-}
-
-function sectionKey(chunk: ChunkMatch): string {
-  return `${chunk.document_id}\u0000${chunk.meta.section ?? chunk.meta.anchor ?? ''}`;
 }
 
 /** The first prose unit quoted from chunk `c`: the citation's excerpt (and text-fragment link) starts there. */

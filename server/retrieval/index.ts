@@ -117,6 +117,11 @@ export async function retrieve(store: ChatStore, input: RetrieveInput, options: 
   return decide(rows, mode, options, input.question);
 }
 
+/** A chunk's document section: retrieval cites one chunk per section, and extraction reads the rest of it. */
+export function sectionKey(chunk: Pick<ChunkMatch, 'document_id' | 'meta'>): string {
+  return `${chunk.document_id}\u0000${chunk.meta.section ?? chunk.meta.anchor ?? ''}`;
+}
+
 /**
  * The gate and the citable chunks for candidates already fetched: what `retrieve` does after the search.
  * Pure, so the console's "try a question" shows exactly the decision a visitor's question gets.
@@ -164,7 +169,7 @@ export function decide(
   for (const { row, evidence } of scored.sort((a, b) => b.order - a.order)) {
     if (!passes(evidence, floor)) continue;
     // Two chunks of one section cite the same place: keep the better one.
-    const section = `${row.document_id}\u0000${row.meta.section ?? row.meta.anchor ?? ''}`;
+    const section = sectionKey(row);
     if (seen.has(section)) continue;
     seen.add(section);
     chunks.push(toChunkMatch(row, evidence));
@@ -172,10 +177,7 @@ export function decide(
   }
   const kept = new Set(chunks.map((c) => c.chunk_id));
   const siblings = scored
-    .filter(
-      ({ row }) =>
-        !kept.has(row.chunk_id) && seen.has(`${row.document_id}\u0000${row.meta.section ?? row.meta.anchor ?? ''}`),
-    )
+    .filter(({ row }) => !kept.has(row.chunk_id) && seen.has(sectionKey(row)))
     .map(({ row, evidence }) => toChunkMatch(row, evidence));
   return {
     kind: 'answer',
