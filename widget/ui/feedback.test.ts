@@ -31,12 +31,19 @@ const up = (el: KbChat) => feedbackOf(el).querySelector<HTMLButtonElement>('[par
 const down = (el: KbChat) => feedbackOf(el).querySelector<HTMLButtonElement>('[part~="feedback-down"]')!;
 const pressed = (el: KbChat) => [up(el).getAttribute('aria-pressed'), down(el).getAttribute('aria-pressed')];
 
-async function stored(count: number): Promise<void> {
+/**
+ * Waits until the fake server stored `count` ratings and, when `events` is given, until the page has
+ * read those responses too: the server logs a rating before its response reaches the page, so on a busy
+ * machine `kb-feedback` can still be on its way when the log already shows the rating.
+ */
+async function stored(count: number, events?: KbFeedbackDetail[]): Promise<void> {
   await waitUntil(
     async () => (await fakeLog()).feedback.filter((f) => f.status === 200).length >= count,
     `${count} feedback not stored`,
     { timeout: 5_000 },
   );
+  if (events)
+    await waitUntil(() => events.length >= count, `${count} kb-feedback events not fired`, { timeout: 5_000 });
 }
 
 async function answered(question = 'What is the refund policy?'): Promise<{ el: KbChat; events: KbFeedbackDetail[] }> {
@@ -66,7 +73,7 @@ describe('feedback', () => {
     expect(pressed(el)).to.deep.equal(['false', 'false']);
 
     up(el).click();
-    await stored(1);
+    await stored(1, events);
     await el.updateComplete;
     expect(pressed(el)).to.deep.equal(['true', 'false']);
     const answerId = (await fakeLog()).feedback[0]!.body.message_id;
@@ -74,14 +81,14 @@ describe('feedback', () => {
     expect(feedbackOf(el).textContent).to.contain('Thanks for your feedback.');
 
     down(el).click(); // sent at once; the comment form opens with focus
-    await stored(2);
+    await stored(2, events);
     await el.updateComplete;
     const input = feedbackOf(el).querySelector<HTMLInputElement>('[part="feedback-input"]')!;
     expect(root.activeElement).to.equal(input);
     expect(input.getAttribute('aria-label')).to.equal('What was wrong? (optional)');
     input.value = '  It says 30 days, the page says 14.  ';
     input.form!.requestSubmit(); // what Enter in the field does
-    await stored(3);
+    await stored(3, events);
     await el.updateComplete;
     await el.updateComplete;
     expect(feedbackOf(el).querySelector('[part="feedback-form"]')).to.equal(null);
@@ -111,7 +118,7 @@ describe('feedback', () => {
     await el.updateComplete;
     expect(el.open).to.equal(true);
     expect(feedbackOf(el).querySelector('[part="feedback-form"]')).to.equal(null);
-    await stored(1);
+    await stored(1, events);
     expect(events.map((e) => [e.rating, e.comment])).to.deep.equal([[-1, undefined]]);
     // 👎 again reopens the form without sending anything new; Skip closes it.
     down(el).click();
@@ -128,7 +135,7 @@ describe('feedback', () => {
     const { el, events } = await answered('What is the weather?');
     expect(feedbackOf(el).closest('.message--refusal')).to.not.equal(null);
     down(el).click();
-    await stored(1);
+    await stored(1, events);
     const [entry] = (await fakeLog()).feedback;
     expect(entry!.status).to.equal(200);
     expect(events).to.deep.equal([{ message_id: entry!.body.message_id, rating: -1 }]);
@@ -146,7 +153,7 @@ describe('feedback', () => {
     expect(events).to.deep.equal([]);
     expect(pressed(el)).to.deep.equal(['true', 'false']); // the choice stays visible
     feedbackOf(el).querySelector<HTMLButtonElement>('[part="feedback-retry"]')!.click();
-    await stored(1);
+    await stored(1, events);
     await el.updateComplete;
     expect(feedbackOf(el).querySelector('[part="feedback-retry"]')).to.equal(null);
     expect(events).to.have.length(1);
