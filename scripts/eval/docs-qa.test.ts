@@ -15,10 +15,13 @@ const SETS = [
   'scripts/eval/qa/demo-kb.json',
   'scripts/eval/qa/railway-docs.json',
   'scripts/eval/qa/railway-heldout.json',
+  'scripts/eval/qa/railway-heldout-2.json',
   'scripts/eval/qa/vite-docs.json',
   'scripts/eval/qa/vite-heldout.json',
+  'scripts/eval/qa/vite-heldout-2.json',
   'scripts/eval/qa/mkdocs-material-docs.json',
   'scripts/eval/qa/mkdocs-heldout.json',
+  'scripts/eval/qa/mkdocs-heldout-2.json',
 ];
 
 describe('docs-QA sets', () => {

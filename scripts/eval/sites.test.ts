@@ -45,6 +45,15 @@ describe('siteFiles', () => {
     ]);
     await expect(siteFiles('docusaurus', dir)).rejects.toThrow(/--site must be one of/);
   });
+
+  it('runs the second held-out sets (2026-11-29) with their site, reported as held-out', async () => {
+    const sets = async (site: string) => (await siteFiles(site)).map((f) => [path.basename(f.file), f.set]);
+    const railway = await sets('railway');
+    expect(railway).toContainEqual(['railway-heldout-2.json', 'held-out']);
+    expect(railway).toContainEqual(['railway-conversations-heldout.json', 'held-out conversations']);
+    expect(await sets('vite')).toContainEqual(['vite-heldout-2.json', 'held-out']);
+    expect(await sets('mkdocs-material')).toContainEqual(['mkdocs-heldout-2.json', 'held-out']);
+  });
 });
 
 describe('siteTable', () => {
