@@ -106,3 +106,54 @@ export function fieldBonuses(
       weights.heading * shareIn(words, row.meta.section ?? ''),
   );
 }
+
+/**
+ * Evidence added, for ordering only, to a candidate whose page the question names: every content word of its
+ * title is among the question's ("How long are logs kept?" names the page "Logs"; "What does `server.port`
+ * set?" names neither "Server Options" nor "Vite 3.0 is out!"). DocSearch ranks a hit in the page title above
+ * one in a heading or body; this is that tier, asked of the whole title, so a long guide title that shares one
+ * word with the question is not lifted. Chosen leaving one site out on the tuning sets
+ * (docs/retrieval-and-answers.md, "Round 9a").
+ */
+export const TITLE_NAMED_WEIGHT = 0.06;
+
+type TitledRow = Pick<SearchChunkRow, 'document_title' | 'document_id'>;
+
+/**
+ * Words in the titles of more than half of the candidate pages (at least two of them): the site's or the
+ * product's name ("Railway" in "Railway vs Render", "Railway Metal"…; "Vite" on the Vite docs), which a question
+ * about one page need not repeat and which names no page. Counted per page, not per chunk, so a page with many
+ * candidate chunks does not make its own title words common.
+ */
+export function commonTitleWords(rows: TitledRow[]): Set<string> {
+  const pages = new Map<string, Set<string>>();
+  for (const row of rows)
+    if (!pages.has(row.document_id)) pages.set(row.document_id, new Set(contentWords(row.document_title ?? '')));
+  const count = new Map<string, number>();
+  for (const words of pages.values()) for (const w of words) count.set(w, (count.get(w) ?? 0) + 1);
+  const common = new Set<string>();
+  for (const [w, n] of count) if (n >= 2 && n * 2 > pages.size) common.add(w);
+  return common;
+}
+
+/**
+ * Does the question name the page titled `title`? True when every content word of the title, less the
+ * `common` ones (commonTitleWords), is among the question's content words; a title with no such word (empty,
+ * only stopwords, only the site's name) is named by no question.
+ */
+export function namesTitle(question: Set<string>, title: string | null | undefined, common?: Set<string>): boolean {
+  const words = contentWords(title ?? '').filter((w) => !common?.has(w));
+  return words.length > 0 && words.every((w) => question.has(w));
+}
+
+/** The order bonus of every row for `question`: `weight` when the question names its page, else 0. */
+export function titleNamedBonuses(
+  question: string | undefined,
+  rows: TitledRow[],
+  weight: number = TITLE_NAMED_WEIGHT,
+): number[] {
+  const words = new Set(contentWords(question ?? ''));
+  if (words.size === 0 || weight === 0) return rows.map(() => 0);
+  const common = commonTitleWords(rows);
+  return rows.map((row) => (namesTitle(words, row.document_title, common) ? weight : 0));
+}
