@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchChunkRow } from '../store/types.ts';
-import { commonTitleWords, fieldBonuses, fieldMatch, namesTitle, TITLE_NAMED_WEIGHT, titleNamedBonuses } from './fields.ts';
+import {
+  commonTitleWords,
+  fieldBonuses,
+  fieldMatch,
+  namesTitle,
+  TITLE_NAMED_WEIGHT,
+  titleNamedBonuses,
+} from './fields.ts';
 import { decide } from './index.ts';
 import { searchRow } from './search-row.ts';
 import { contentWords } from '../chat/text.ts';
