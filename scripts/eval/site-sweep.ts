@@ -269,7 +269,10 @@ if (what === 'titled') {
   // weight in use and at 0, never to choose).
   const mode = (process.argv[4] ?? 'hybrid') as RetrievalMode;
   const weights = (process.env.KB_SWEEP_WEIGHTS ?? '0,0.02,0.03,0.04,0.06,0.08,0.1,0.15').split(',').map(Number);
-  const tuning = sites.filter((s) => !s.corpus.includes('demo'));
+  // Sites with tuning sets in the file (a file of held-out sets alone has none: no choice is made on it).
+  const tuning = sites.filter(
+    (s) => !s.corpus.includes('demo') && s.questions.some((q) => q.source !== null && !heldOut(q.set)),
+  );
   const line = (f: AnswerFigures) => {
     const n = f.n || 1;
     return `fact ${pct(f.fact / n)} first ${pct(f.first / n)} cited ${pct(f.cited / n)} when-cited ${pct(f.factCited / (f.cited || 1))} | alone ${pct(f.top1 / n)}/${pct(f.top5 / n)}`;
