@@ -117,10 +117,11 @@ export function fieldBonuses(
  * word with the question is not lifted. Like FIELD_WEIGHT, for the order only: the gate, the citation floor
  * and the cited similarity read the evidence as it was. Swept 0…0.3 on the tuning sets of three sites, hybrid
  * and keyword, leaving one site out (`npx tsx scripts/eval/site-sweep.ts <signals> titled hybrid|lexical`):
- * every fold's choice (0.02…0.15) left the third site's fact in answer and right page first equal or higher;
- * 0.06…0.15 is a plateau (Railway hybrid right page first 76.9 → 80.8…81.7 %), at 0.2 Railway loses two facts.
- * 0.06, the low end, keeps the most facts on Railway in both modes (hybrid 63.5 → 64.4 %, keyword 42.3 →
- * 44.2 %) and the best fact-when-cited among the plateau (docs/retrieval-and-answers.md, "Round 9a").
+ * every fold's choice (0.02…0.15) left the third site's fact in answer equal or higher (one, keyword at 0.02,
+ * cost Railway one right page first); 0.06…0.15 is a plateau where no site loses a fact or a right page first
+ * (Railway hybrid right page first 76.9 → 80.8…81.7 %); at 0.2 Railway loses two facts. 0.06, the low end,
+ * has Railway's best hybrid fact (63.5 → 64.4 %; keyword 42.3 → 44.2 %) and the best fact-when-cited on the
+ * plateau (docs/retrieval-and-answers.md, "Round 9a").
  */
 export const TITLE_NAMED_WEIGHT = 0.06;
 
