@@ -11,11 +11,16 @@
  * - answers: the answer every question gets (the chat endpoint's decide and extractAnswer), per set: fact in
  *   answer, right page first, page cited, fact when cited, refusals (`KB_SWEEP_SHOW=<set>` prints them).
  * - agree: the gate's agreement signal (vector and full-text lists sharing a page among their first k).
+ * - titled [hybrid|lexical|vector]: the bonus of a page the question names (TITLE_NAMED_WEIGHT, fields.ts) at
+ *   several weights: per tuning set, retrieval alone (answering page first / in the first five, in decide's
+ *   order) and answers (fact, right page first, page cited, fact when cited), then leave one site out (the
+ *   weight with the best fact in answer, then page first, on two sites, measured on the third).
+ *   `KB_SWEEP_TITLE_WEIGHT=<w>` sets the weight for `answers` too (with KB_SWEEP_SHOW, to read the answers).
  */
 import { readFile } from 'node:fs/promises';
 import type { RetrievalMode } from '../../protocol/index.ts';
-import { decide, thresholdsOf } from '../../server/retrieval/index.ts';
-import { FIELD_WEIGHT, fieldBonuses, type FieldWeights } from '../../server/retrieval/fields.ts';
+import { decide, orderScores, sectionKey, thresholdsOf } from '../../server/retrieval/index.ts';
+import { FIELD_WEIGHT, fieldBonuses, type FieldWeights, TITLE_NAMED_WEIGHT } from '../../server/retrieval/fields.ts';
 import type { SearchChunkRow } from '../../server/store/types.ts';
 import type { SiteQuestion, SiteSignals } from './site-signals.ts';
 import { evidenceOf } from '../../server/retrieval/gate.ts';
@@ -150,64 +155,188 @@ if (what === 'gate') {
   }
 }
 
-if (what === 'answers') {
-  // The answer each question gets (the chat endpoint's decide and extractAnswer on the saved candidates), per
-  // site and set: fact in answer, right page first, page cited, fact when the page is cited, in-KB refusal,
-  // off-topic refused.
+/** Figures of one set's answers (the chat endpoint's decide and extractAnswer on the saved candidates). */
+interface AnswerFigures {
+  n: number;
+  fact: number;
+  first: number;
+  cited: number;
+  factCited: number;
+  refused: number;
+  off: number;
+  offRefused: number;
+  /** Retrieval alone: the answering page first / among the first five sections in decide's order. */
+  top1: number;
+  top5: number;
+  /** Each in-KB question's answer text, to count the answers a weight changes. */
+  texts: string[];
+}
+
+let expectOf: Map<string, string[]> | undefined;
+async function answersOf(
+  qs: SiteQuestion[],
+  mode: RetrievalMode,
+  titleNamedWeight: number,
+  show: boolean,
+): Promise<AnswerFigures> {
+  if (!expectOf) {
+    expectOf = new Map();
+    for (const f of await readdir('scripts/eval/qa'))
+      if (f.endsWith('.json') && !f.includes('conversation'))
+        for (const item of (await readQaFile(`scripts/eval/qa/${f}`)).items) expectOf.set(item.q, item.expect);
+  }
   const env = readConfig(process.env);
-  const expectOf = new Map<string, string[]>();
-  for (const f of await readdir('scripts/eval/qa'))
-    if (f.endsWith('.json') && !f.includes('conversation'))
-      for (const item of (await readQaFile(`scripts/eval/qa/${f}`)).items) expectOf.set(item.q, item.expect);
+  const options = { evidenceThreshold: env.evidenceThreshold, ...retrievalFromEnv(process.env), titleNamedWeight };
+  const f: AnswerFigures = {
+    n: 0,
+    fact: 0,
+    first: 0,
+    cited: 0,
+    factCited: 0,
+    refused: 0,
+    off: 0,
+    offRefused: 0,
+    top1: 0,
+    top5: 0,
+    texts: [],
+  };
+  for (const q of qs) {
+    const rows = q.rows[mode];
+    const got = decide(rows, mode, options, q.q);
+    if (q.source === null) {
+      f.off++;
+      if (got.kind === 'refuse') f.offRefused++;
+      continue;
+    }
+    f.n++;
+    // Retrieval alone, before the gate: the first five sections in decide's order.
+    const sections = new Set<string>();
+    const sources: string[] = [];
+    for (const { row } of orderScores(rows, mode, q.q, options).sort((a, b) => b.order - a.order)) {
+      if (sections.has(sectionKey(row))) continue;
+      sections.add(sectionKey(row));
+      sources.push((row as SearchChunkRow & { source: string }).source);
+      if (sources.length >= 5) break;
+    }
+    if (sources[0] === q.source) f.top1++;
+    if (sources.includes(q.source)) f.top5++;
+    if (got.kind === 'refuse') {
+      f.refused++;
+      f.texts.push('(refused)');
+      continue;
+    }
+    const answer = extractAnswer(q.q, got.chunks, {}, got.siblings);
+    f.texts.push(answer.text);
+    const sourceOf = new Map(rows.map((r) => [r.document_id, r.source]));
+    const pages = answer.citations.map((c) => sourceOf.get(c.document_id));
+    const hasFact = containsFact(answer.text, expectOf.get(q.q) ?? []);
+    if (hasFact) f.fact++;
+    if (pages[0] === q.source) f.first++;
+    if (pages.includes(q.source)) {
+      f.cited++;
+      if (hasFact) f.factCited++;
+    }
+    if (show)
+      console.error(
+        `${hasFact ? 'FACT' : '----'} ${pages[0] === q.source ? 'FIRST' : '-----'} ${q.q}\n${answer.text.replace(/^/gm, '    | ')}`,
+      );
+  }
+  return f;
+}
+
+const weightInUse = process.env.KB_SWEEP_TITLE_WEIGHT ? Number(process.env.KB_SWEEP_TITLE_WEIGHT) : TITLE_NAMED_WEIGHT;
+
+if (what === 'answers') {
+  // The answer each question gets, per site and set: fact in answer, right page first, page cited, fact when
+  // the page is cited, in-KB refusal, off-topic refused; retrieval alone (page first / top 5) last.
   const mode = (process.argv[4] ?? 'hybrid') as RetrievalMode;
-  console.log(`set | n | fact | first | cited | fact when cited | in-KB refused | off-topic refused (${mode})`);
+  console.log(
+    `set | n | fact | first | cited | fact when cited | in-KB refused | off-topic refused | retrieval alone first / top 5 (${mode}, title weight ${weightInUse})`,
+  );
   for (const site of sites)
     for (const set of [...new Set(site.questions.map((q) => q.set))].filter((s) => FINAL || !heldOut(s))) {
       const qs = site.questions.filter((q) => q.set === set);
-      let n = 0,
-        fact = 0,
-        first = 0,
-        cited = 0,
-        factCited = 0,
-        refused = 0,
-        off = 0,
-        offRefused = 0;
-      for (const q of qs) {
-        const rows = q.rows[mode];
-        const got = decide(
-          rows,
-          mode,
-          { evidenceThreshold: env.evidenceThreshold, ...retrievalFromEnv(process.env) },
-          q.q,
-        );
-        if (q.source === null) {
-          off++;
-          if (got.kind === 'refuse') offRefused++;
-          continue;
-        }
-        n++;
-        if (got.kind === 'refuse') {
-          refused++;
-          continue;
-        }
-        const answer = extractAnswer(q.q, got.chunks, {}, got.siblings);
-        const sourceOf = new Map(rows.map((r) => [r.document_id, r.source]));
-        const pages = answer.citations.map((c) => sourceOf.get(c.document_id));
-        const hasFact = containsFact(answer.text, expectOf.get(q.q) ?? []);
-        if (hasFact) fact++;
-        if (pages[0] === q.source) first++;
-        if (pages.includes(q.source)) {
-          cited++;
-          if (hasFact) factCited++;
-        }
-        if (process.env.KB_SWEEP_SHOW === set)
-          console.error(
-            `${hasFact ? 'FACT' : '----'} ${pages[0] === q.source ? 'FIRST' : '-----'} ${q.q}\n${answer.text.replace(/^/gm, '    | ')}`,
-          );
-      }
+      const f = await answersOf(qs, mode, weightInUse, process.env.KB_SWEEP_SHOW === set);
+      const n = f.n || 1;
       console.log(
-        `${set.padEnd(22)} ${String(n).padStart(3)} ${pct(fact / n).padStart(5)} ${pct(first / n).padStart(5)} ${pct(cited / n).padStart(5)} ${pct(factCited / (cited || 1)).padStart(5)} ${pct(refused / n).padStart(5)}  ${offRefused}/${off}`,
+        `${set.padEnd(22)} ${String(f.n).padStart(3)} ${pct(f.fact / n).padStart(5)} ${pct(f.first / n).padStart(5)} ${pct(f.cited / n).padStart(5)} ${pct(f.factCited / (f.cited || 1)).padStart(5)} ${pct(f.refused / n).padStart(5)}  ${f.offRefused}/${f.off}  ${pct(f.top1 / n)} / ${pct(f.top5 / n)}`,
       );
+    }
+}
+
+if (what === 'titled') {
+  // The bonus of a page the question names, swept; tuning sets only (held-out with KB_SWEEP_FINAL=1, at the
+  // weight in use and at 0, never to choose).
+  const mode = (process.argv[4] ?? 'hybrid') as RetrievalMode;
+  const weights = (process.env.KB_SWEEP_WEIGHTS ?? '0,0.02,0.03,0.04,0.06,0.08,0.1,0.15').split(',').map(Number);
+  // Sites with tuning sets in the file (a file of held-out sets alone has none: no choice is made on it).
+  const tuning = sites.filter(
+    (s) => !s.corpus.includes('demo') && s.questions.some((q) => q.source !== null && !heldOut(q.set)),
+  );
+  const line = (f: AnswerFigures) => {
+    const n = f.n || 1;
+    return `fact ${pct(f.fact / n)} first ${pct(f.first / n)} cited ${pct(f.cited / n)} when-cited ${pct(f.factCited / (f.cited || 1))} | alone ${pct(f.top1 / n)}/${pct(f.top5 / n)}`;
+  };
+  // Per site (its tuning sets together) and weight.
+  const bySite = new Map<string, Map<number, AnswerFigures>>();
+  console.log(`(${mode}) set | weight | answers | retrieval alone first/top5 | answers changed vs 0`);
+  for (const site of sites) {
+    const sets = [...new Set(site.questions.map((q) => q.set))].filter((s) => !heldOut(s));
+    const perWeight = new Map<number, AnswerFigures>();
+    for (const set of sets) {
+      const qs = site.questions.filter((q) => q.set === set);
+      const base = await answersOf(qs, mode, 0, false);
+      for (const w of weights) {
+        const f = w === 0 ? base : await answersOf(qs, mode, w, false);
+        const changed = f.texts.filter((t, i) => t !== base.texts[i]).length;
+        console.log(`${set.padEnd(22)} ${String(w).padEnd(5)} ${line(f)} | changed ${changed}`);
+        const sum = perWeight.get(w);
+        if (!sum) perWeight.set(w, { ...f, texts: [] });
+        else
+          for (const k of [
+            'n',
+            'fact',
+            'first',
+            'cited',
+            'factCited',
+            'refused',
+            'off',
+            'offRefused',
+            'top1',
+            'top5',
+          ] as const)
+            sum[k] += f[k];
+      }
+    }
+    bySite.set(name(site), perWeight);
+  }
+  // Leave one site out: the weight with the best mean fact in answer on the two others (then right page
+  // first, then retrieval alone, then the smaller weight), measured on the third.
+  const score = (f: AnswerFigures) => [f.fact / f.n, f.first / f.n, f.top1 / f.n];
+  for (const out of tuning) {
+    const others = tuning.filter((s) => s !== out).map((s) => bySite.get(name(s))!);
+    const mean = (w: number) =>
+      [0, 1, 2].map((k) => others.reduce((a, m) => a + score(m.get(w)!)[k]!, 0) / others.length);
+    const best = [...weights].sort((a, b) => {
+      const [x, y] = [mean(a), mean(b)];
+      for (const k of [0, 1, 2]) if (Math.abs(x[k]! - y[k]!) > 1e-9) return y[k]! - x[k]!;
+      return a - b;
+    })[0]!;
+    const m = bySite.get(name(out))!;
+    console.log(
+      `LOSO: chosen on the others ${best} (${mean(best).map(pct).join(' / ')}); on ${name(out)}: 0 → ${line(m.get(0)!)}  ⇒  ${best} → ${line(m.get(best)!)}`,
+    );
+  }
+  if (FINAL)
+    for (const site of sites) {
+      const qs = site.questions.filter((q) => heldOut(q.set));
+      if (qs.length === 0) continue;
+      for (const w of [0, weightInUse]) {
+        const f = await answersOf(qs, mode, w, false);
+        console.log(
+          `held-out ${name(site)} weight ${w}: ${line(f)} | in-KB refused ${f.refused}/${f.n}, off-topic refused ${f.offRefused}/${f.off}`,
+        );
+      }
     }
 }
 

@@ -31,7 +31,9 @@ export interface FieldWeights {
  * when the page is cited): 0 → 76.9 / 79.8 / 76.5 %, 0.05 → 77.9 / 80.0 / 76.5 %, 0.1 → 77.9 / 79.8 /
  * 75.6 %; demo-kb and SQuAD (300 + 300 questions) unchanged. The title-above-heading weights (FieldWeights)
  * were tried on three sites and not kept: no choice made on two sites helped the third
- * (docs/retrieval-and-answers.md, "Three sites").
+ * (docs/retrieval-and-answers.md, "Three sites"). A share of words cannot tell the page *about* what is asked
+ * from one that mentions it in its title among others; the page the question names in full gets
+ * TITLE_NAMED_WEIGHT on top of this (below, round 9a).
  */
 export const FIELD_WEIGHT = 0.05;
 
@@ -105,4 +107,61 @@ export function fieldBonuses(
       weights.title * shareIn(words, row.document_title ?? '') +
       weights.heading * shareIn(words, row.meta.section ?? ''),
   );
+}
+
+/**
+ * Evidence added, for ordering only, to a candidate whose page the question names: every content word of its
+ * title is among the question's ("How long are logs kept?" names the page "Logs"; "What does `server.port`
+ * set?" names neither "Server Options" nor "Vite 3.0 is out!"). DocSearch ranks a hit in the page title above
+ * one in a heading or body; this is that tier, asked of the whole title, so a long guide title that shares one
+ * word with the question is not lifted. Like FIELD_WEIGHT, for the order only: the gate, the citation floor
+ * and the cited similarity read the evidence as it was. Swept 0…0.3 on the tuning sets of three sites, hybrid
+ * and keyword, leaving one site out (`npx tsx scripts/eval/site-sweep.ts <signals> titled hybrid|lexical`):
+ * every fold's choice (0.02…0.15) left the third site's fact in answer equal or higher (one, keyword at 0.02,
+ * cost Railway one right page first); 0.06…0.15 is a plateau where no site loses a fact or a right page first
+ * (Railway hybrid right page first 76.9 → 80.8…81.7 %); at 0.2 Railway loses two facts. 0.06, the low end,
+ * has Railway's best hybrid fact (63.5 → 64.4 %; keyword 42.3 → 44.2 %) and the best fact-when-cited on the
+ * plateau (docs/retrieval-and-answers.md, "Round 9a").
+ */
+export const TITLE_NAMED_WEIGHT = 0.06;
+
+type TitledRow = Pick<SearchChunkRow, 'document_title' | 'document_id'>;
+
+/**
+ * Words in the titles of more than half of the candidate pages (at least two of them): the site's or the
+ * product's name ("Railway" in "Railway vs Render", "Railway Metal"…; "Vite" on the Vite docs), which a question
+ * about one page need not repeat and which names no page. Counted per page, not per chunk, so a page with many
+ * candidate chunks does not make its own title words common.
+ */
+export function commonTitleWords(rows: TitledRow[]): Set<string> {
+  const pages = new Map<string, Set<string>>();
+  for (const row of rows)
+    if (!pages.has(row.document_id)) pages.set(row.document_id, new Set(contentWords(row.document_title ?? '')));
+  const count = new Map<string, number>();
+  for (const words of pages.values()) for (const w of words) count.set(w, (count.get(w) ?? 0) + 1);
+  const common = new Set<string>();
+  for (const [w, n] of count) if (n >= 2 && n * 2 > pages.size) common.add(w);
+  return common;
+}
+
+/**
+ * Does the question name the page titled `title`? True when every content word of the title, less the
+ * `common` ones (commonTitleWords), is among the question's content words; a title with no such word (empty,
+ * only stopwords, only the site's name) is named by no question.
+ */
+export function namesTitle(question: Set<string>, title: string | null | undefined, common?: Set<string>): boolean {
+  const words = contentWords(title ?? '').filter((w) => !common?.has(w));
+  return words.length > 0 && words.every((w) => question.has(w));
+}
+
+/** The order bonus of every row for `question`: `weight` when the question names its page, else 0. */
+export function titleNamedBonuses(
+  question: string | undefined,
+  rows: TitledRow[],
+  weight: number = TITLE_NAMED_WEIGHT,
+): number[] {
+  const words = new Set(contentWords(question ?? ''));
+  if (words.size === 0 || weight === 0) return rows.map(() => 0);
+  const common = commonTitleWords(rows);
+  return rows.map((row) => (namesTitle(words, row.document_title, common) ? weight : 0));
 }

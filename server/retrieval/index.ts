@@ -22,7 +22,7 @@ import {
   type GateThresholds,
 } from './gate.ts';
 import { statesAskedValue, VALUE_MODES } from './asked-value.ts';
-import { fieldBonuses } from './fields.ts';
+import { fieldBonuses, TITLE_NAMED_WEIGHT, titleNamedBonuses } from './fields.ts';
 import { secondaryPenalties } from './secondary.ts';
 import { effectiveMode, sqlFilters } from './search.ts';
 import { DEFAULT_CONFIDENCE } from '../config/defaults.ts';
@@ -61,6 +61,11 @@ export interface RetrievalOptions {
   filters?: SearchFilters;
   /** Best-chunk evidence from which confidence is high / medium (CHAT_CONFIDENCE_HIGH / _MEDIUM). */
   confidence?: { high: number; medium: number };
+  /**
+   * Order bonus of a candidate whose page title the question names (default TITLE_NAMED_WEIGHT, fields.ts);
+   * not a setting: the replay sweeps (scripts/eval/site-sweep.ts) pass other values to measure it.
+   */
+  titleNamedWeight?: number;
 }
 
 export interface RetrieveInput {
@@ -133,14 +138,7 @@ export function decide(
   question?: string,
 ): Retrieval {
   const threshold = thresholdsOf(options)[mode];
-  const bonus = fieldBonuses(question, rows);
-  // Comparison, migration and announcement pages give way to the page about what is asked (secondary.ts).
-  const penalty = secondaryPenalties(question, rows);
-  const scored = rows.map((row, i) => ({
-    row,
-    evidence: evidenceOf(row, mode),
-    order: evidenceOf(row, mode) + bonus[i]! - penalty[i]!,
-  }));
+  const scored = orderScores(rows, mode, question, options);
   // The gate reads only chunks that may carry it (in hybrid and vector mode: enough coverage, gate.ts); a
   // refusal reports the best of those, so one refused for lack of the question's words lists no closest pages.
   const minCoverage =
@@ -188,6 +186,29 @@ export function decide(
     evidence: best,
     threshold,
   };
+}
+
+/**
+ * Each candidate's evidence (what the gate and the citation floor read) and its order score: the evidence plus
+ * the title and section bonus and the bonus of a page the question names (fields.ts), less the discount of a
+ * comparison, migration or announcement page (secondary.ts). In the rows' order, not sorted.
+ */
+export function orderScores(
+  rows: SearchChunkRow[],
+  mode: RetrievalMode,
+  question: string | undefined,
+  options: Pick<RetrievalOptions, 'titleNamedWeight'> = {},
+): { row: SearchChunkRow; evidence: number; order: number }[] {
+  const bonus = fieldBonuses(question, rows);
+  // The page the question names by its title comes before pages that mention what is asked (fields.ts).
+  const named = titleNamedBonuses(question, rows, options.titleNamedWeight ?? TITLE_NAMED_WEIGHT);
+  // Comparison, migration and announcement pages give way to the page about what is asked (secondary.ts).
+  const penalty = secondaryPenalties(question, rows);
+  return rows.map((row, i) => ({
+    row,
+    evidence: evidenceOf(row, mode),
+    order: evidenceOf(row, mode) + bonus[i]! + named[i]! - penalty[i]!,
+  }));
 }
 
 /** The best candidate of each document, best first, at most NEAREST_PAGES of them. */
