@@ -49,6 +49,8 @@ export const CHUNK_RANK_PENALTY = 0.35;
  * answer, before the rank and pointer rules): 0 → 60.7 / 46.2 %, 1 → 67.9 / 46.2 %, 2 → 71.4 / 46.2 %.
  */
 export const CONTINUATION = 2;
+/** Variant switch while measuring (removed before the rule is kept). */
+const PRECEDE = process.env.KB_PRECEDE ?? 'all';
 /** A sentence that only points elsewhere ("Please refer to …") answers only when nothing better does. */
 const POINTER_WEIGHT = 0.5;
 /**
@@ -423,6 +425,25 @@ function choose(
       if (next?.unit.kind !== 'sentence' || next.unit.paragraph !== top.unit.paragraph || said(next.unit, next.chunk))
         break;
       take(next, sentenceLimit);
+    }
+  }
+  // The paragraph before the best sentence: with room left, the sentences before it in its paragraph, nearest
+  // first, so a value stated as "`4096` is the default. It can be changed with …" or a sentence that leans on
+  // the one before reads whole.
+  if (top.unit.kind === 'sentence' && PRECEDE !== 'off') {
+    const limit = PRECEDE === 'one' ? 1 : Number.POSITIVE_INFINITY;
+    const opensWithPointer = REFERS_BACK.test(top.unit.markdown);
+    for (let i = 1; i <= limit && sentences < sentenceLimit && (PRECEDE !== 'points' || opensWithPointer); i++) {
+      const before = byUnit.get(`${top.chunk}:${top.unit.index - i}`);
+      if (
+        before?.unit.kind !== 'sentence' ||
+        before.unit.paragraph !== top.unit.paragraph ||
+        before.unit.title ||
+        said(before.unit, before.chunk) ||
+        (PRECEDE === 'shared' && before.score <= 0)
+      )
+        break;
+      take(before, sentenceLimit);
     }
   }
   // Context: a quoted sentence that refers back brings the sentence it refers to.

@@ -43,6 +43,9 @@ export const MAX_CODE_LINES = 12;
 export const MAX_LIST_ITEMS = 8;
 export const MAX_TABLE_ROWS = 6;
 
+/** A footnote definition's marker, `[^1]:`, opening a paragraph. */
+const FOOTNOTE = /^\[\^[^\]\s]+\]:/;
+const FOOTNOTES = process.env.KB_FOOTNOTE !== 'off';
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 /** A bold-only line of at most 150 characters: a title, not a sentence. */
 const TITLE = /^\*\*[^*\n]{1,150}\*\*$/;
@@ -75,6 +78,8 @@ export function unitsOf(markdown: string, question: Set<string>): Unit[] {
     } else if ((token.type === 'paragraph' || token.type === 'text') && TITLE.test(token.raw.trim())) {
       const words = contentWords(token.raw);
       if (words.length > 0) push({ kind: 'sentence', markdown: token.raw.trim(), words: new Set(words), title: true });
+    } else if (FOOTNOTES && (token.type === 'paragraph' || token.type === 'text') && FOOTNOTE.test(token.raw.trim())) {
+      // A footnote's definition ("[^1]: In 2016, …", its indented lines joined to it) is an aside, never an answer.
     } else if (token.type === 'paragraph' || token.type === 'text') {
       const paragraph = units.length;
       for (const sentence of sentencesOf(token.raw.replace(/\s*\n\s*/g, ' ').trim())) {
