@@ -10,7 +10,8 @@
  * browsers are supported?" finds the paragraph under "## Which browsers are supported?". Only units scoring
  * at least `RELEVANCE_RATIO` of the best are quoted: a one-sentence answer stays one sentence. A unit that
  * holds the type of answer the question wants (answer-type.ts) scores double; under a heading that asks the
- * question, the section's first unit comes first; a sentence that refers back brings the one it refers to.
+ * question, the section's first unit comes first; a sentence that refers back brings the one it refers to, and
+ * the best sentence, with room left, the sentences before it in its paragraph that share a word with the question.
  *
  * Order: the chunk holding the best unit first, its units in reading order, then the next chunk's. Citations
  * are numbered 1..N in the order they first appear; qualifying chunks that gave no quoted unit are `related`.
@@ -49,8 +50,6 @@ export const CHUNK_RANK_PENALTY = 0.35;
  * answer, before the rank and pointer rules): 0 → 60.7 / 46.2 %, 1 → 67.9 / 46.2 %, 2 → 71.4 / 46.2 %.
  */
 export const CONTINUATION = 2;
-/** Variant switch while measuring (removed before the rule is kept). */
-const PRECEDE = process.env.KB_PRECEDE ?? 'all';
 /** A sentence that only points elsewhere ("Please refer to …") answers only when nothing better does. */
 const POINTER_WEIGHT = 0.5;
 /**
@@ -428,19 +427,19 @@ function choose(
     }
   }
   // The paragraph before the best sentence: with room left, the sentences before it in its paragraph, nearest
-  // first, so a value stated as "`4096` is the default. It can be changed with …" or a sentence that leans on
-  // the one before reads whole.
-  if (top.unit.kind === 'sentence' && PRECEDE !== 'off') {
-    const limit = PRECEDE === 'one' ? 1 : Number.POSITIVE_INFINITY;
-    const opensWithPointer = REFERS_BACK.test(top.unit.markdown);
-    for (let i = 1; i <= limit && sentences < sentenceLimit && (PRECEDE !== 'points' || opensWithPointer); i++) {
+  // first, while they share a word with the question, so a rule the best sentence qualifies ("Credits and
+  // promotions only apply to new signups." before "If you already have an account, … the credits will not apply
+  // to you.") or a default stated before the way to change it reads whole. A sentence sharing no word (the
+  // paragraph's scene-setting) stops it. Measured in docs/retrieval-and-answers.md, "Round 9b".
+  if (top.unit.kind === 'sentence') {
+    for (let i = 1; sentences < sentenceLimit; i++) {
       const before = byUnit.get(`${top.chunk}:${top.unit.index - i}`);
       if (
         before?.unit.kind !== 'sentence' ||
         before.unit.paragraph !== top.unit.paragraph ||
         before.unit.title ||
-        said(before.unit, before.chunk) ||
-        (PRECEDE === 'shared' && before.score <= 0)
+        before.score <= 0 ||
+        said(before.unit, before.chunk)
       )
         break;
       take(before, sentenceLimit);

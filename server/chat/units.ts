@@ -7,6 +7,7 @@
  * - a list, a fenced code block, a table or a block quote (a note) is one unit, quoted whole, within the
  *   bounds below (the rest stays behind the citation's "Show passage");
  * - a sentence ending in ":" right before a block is that block's lead-in: one brings the other.
+ * - a footnote's definition (a paragraph opening with `[^1]:`) is no unit: an aside, never quoted.
  *
  * Every unit is verbatim source text (a paragraph's soft line breaks become spaces), so answers only ever
  * contain what the documentation says, in its own form.
@@ -45,7 +46,6 @@ export const MAX_TABLE_ROWS = 6;
 
 /** A footnote definition's marker, `[^1]:`, opening a paragraph. */
 const FOOTNOTE = /^\[\^[^\]\s]+\]:/;
-const FOOTNOTES = process.env.KB_FOOTNOTE !== 'off';
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 /** A bold-only line of at most 150 characters: a title, not a sentence. */
 const TITLE = /^\*\*[^*\n]{1,150}\*\*$/;
@@ -78,7 +78,7 @@ export function unitsOf(markdown: string, question: Set<string>): Unit[] {
     } else if ((token.type === 'paragraph' || token.type === 'text') && TITLE.test(token.raw.trim())) {
       const words = contentWords(token.raw);
       if (words.length > 0) push({ kind: 'sentence', markdown: token.raw.trim(), words: new Set(words), title: true });
-    } else if (FOOTNOTES && (token.type === 'paragraph' || token.type === 'text') && FOOTNOTE.test(token.raw.trim())) {
+    } else if ((token.type === 'paragraph' || token.type === 'text') && FOOTNOTE.test(token.raw.trim())) {
       // A footnote's definition ("[^1]: In 2016, …", its indented lines joined to it) is an aside, never an answer.
     } else if (token.type === 'paragraph' || token.type === 'text') {
       const paragraph = units.length;
