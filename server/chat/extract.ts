@@ -10,7 +10,8 @@
  * browsers are supported?" finds the paragraph under "## Which browsers are supported?". Only units scoring
  * at least `RELEVANCE_RATIO` of the best are quoted: a one-sentence answer stays one sentence. A unit that
  * holds the type of answer the question wants (answer-type.ts) scores double; under a heading that asks the
- * question, the section's first unit comes first; a sentence that refers back brings the one it refers to.
+ * question, the section's first unit comes first; a sentence that refers back brings the one it refers to, and
+ * the best sentence, with room left, the sentences before it in its paragraph that share a word with the question.
  *
  * Order: the chunk holding the best unit first, its units in reading order, then the next chunk's. Citations
  * are numbered 1..N in the order they first appear; qualifying chunks that gave no quoted unit are `related`.
@@ -22,7 +23,7 @@ import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from
 import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
 import { mayRepeat, REPEAT_WEIGHT, saidBefore } from './follow-up-units.ts';
-import { unitsOf, type Unit } from './units.ts';
+import { quotable, unitsOf, type Unit } from './units.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
 export const MAX_ANSWER_BLOCKS = 1;
@@ -304,8 +305,8 @@ function choose(
   said: (unit: Unit, chunk: number) => boolean = () => false,
   sectionUnits: (chunk: number) => Candidate[] = () => [],
 ): Candidate[] {
-  // A title is the heading of what follows it, not an answer.
-  const ranked = candidates.filter((c) => c.score > 0 && !c.unit.title).sort((a, b) => b.score - a.score);
+  // A title is the heading of what follows it, not an answer; a footnote is an aside.
+  const ranked = candidates.filter((c) => c.score > 0 && quotable(c.unit)).sort((a, b) => b.score - a.score);
   // Under a heading that asks the question, the section's first unit is the answer: quoted first, with the
   // best unit's score (so the relevance cut-off still applies to the rest).
   // Only on the best unit's page or a page retrieval ranked higher: a heading elsewhere does not outweigh it.
@@ -318,14 +319,14 @@ function choose(
     ranked.unshift(titled);
   }
   // Nothing shares a word with the question (a match on meaning alone): the best chunk's opening.
-  const opening = candidates.find((c) => !c.unit.title);
+  const opening = candidates.find((c) => quotable(c.unit));
   if (ranked.length === 0 && opening) ranked.push(opening);
   const top = ranked[0];
   if (!top) return [];
   const byUnit = new Map(candidates.map((c) => [`${c.chunk}:${c.unit.index}`, c]));
   /** The first unit of another chunk of the best unit's section that passes `test`, quoted right after that chunk. */
   const fromSection = (test: (c: Candidate) => boolean): Candidate | undefined => {
-    const found = sectionUnits(top.chunk).find((c) => !c.unit.title && test(c));
+    const found = sectionUnits(top.chunk).find((c) => quotable(c.unit) && test(c));
     if (found) found.score = top.score * 0.999;
     return found;
   };
@@ -395,7 +396,7 @@ function choose(
   // under a description sentence that matched the question's words better).
   const value = valueAsked(question, type);
   if (value !== null && ![...chosen.values()].some((c) => c.chunk === top.chunk && holdsValue(c.unit, value))) {
-    const holds = (c: Candidate) => !c.unit.title && holdsValue(c.unit, value) && !said(c.unit, c.chunk);
+    const holds = (c: Candidate) => quotable(c.unit) && holdsValue(c.unit, value) && !said(c.unit, c.chunk);
     // Retrieval cites one chunk per section; the value may be in another chunk of the same section (an
     // option's "By default, …" sentence in the chunk after the note that matched the question's words).
     const holder = candidates.find((c) => c.chunk === top.chunk && holds(c)) ?? fromSection(holds);
@@ -425,13 +426,32 @@ function choose(
       take(next, sentenceLimit);
     }
   }
+  // The paragraph before the best sentence: with room left, the sentences before it in its paragraph, nearest
+  // first, while they share a word with the question, so a rule the best sentence qualifies ("Credits and
+  // promotions only apply to new signups." before "If you already have an account, … the credits will not apply
+  // to you.") or a default stated before the way to change it reads whole. A sentence sharing no word (the
+  // paragraph's scene-setting) stops it. Measured in docs/retrieval-and-answers.md, "Round 9b".
+  if (top.unit.kind === 'sentence') {
+    for (let i = 1; sentences < sentenceLimit; i++) {
+      const before = byUnit.get(`${top.chunk}:${top.unit.index - i}`);
+      if (
+        before?.unit.kind !== 'sentence' ||
+        before.unit.paragraph !== top.unit.paragraph ||
+        !quotable(before.unit) ||
+        before.score <= 0 ||
+        said(before.unit, before.chunk)
+      )
+        break;
+      take(before, sentenceLimit);
+    }
+  }
   // Context: a quoted sentence that refers back brings the sentence it refers to.
   for (const c of [...chosen.values()]) {
     if (c.unit.kind !== 'sentence' || sentences >= MAX_ANSWER_SENTENCES) continue;
     const before = byUnit.get(`${c.chunk}:${c.unit.index - 1}`);
     if (
       before?.unit.kind !== 'sentence' ||
-      before.unit.title ||
+      !quotable(before.unit) ||
       before.unit.introduces !== undefined ||
       said(before.unit, before.chunk)
     )
