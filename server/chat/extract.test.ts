@@ -423,24 +423,3 @@ describe('the sentences before the best one in its paragraph', () => {
     );
   });
 });
-
-describe('footnote definitions', () => {
-  it('are never quoted, however well their words match', () => {
-    const offline = make(
-      'offline',
-      [
-        'Use the offline plugin to build documentation that works without a network.',
-        '',
-        '[^1]:',
-        '    You might wonder why the privacy plugin is necessary for offline documentation. While it is possible to',
-        '    download external assets in the offline plugin, the privacy plugin already downloads external assets.',
-      ].join('\n'),
-    );
-    const answer = extractAnswer('Why does the offline plugin need the privacy plugin to download external assets?', [
-      offline,
-    ]);
-    expect(answer.text).not.toContain('[^1]');
-    expect(answer.text).not.toContain('privacy plugin already downloads');
-    expect(answer.text).toBe('Use the offline plugin to build documentation that works without a network. [1]');
-  });
-});

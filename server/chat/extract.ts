@@ -23,7 +23,7 @@ import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from
 import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
 import { mayRepeat, REPEAT_WEIGHT, saidBefore } from './follow-up-units.ts';
-import { quotable, unitsOf, type Unit } from './units.ts';
+import { unitsOf, type Unit } from './units.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
 export const MAX_ANSWER_BLOCKS = 1;
@@ -305,8 +305,8 @@ function choose(
   said: (unit: Unit, chunk: number) => boolean = () => false,
   sectionUnits: (chunk: number) => Candidate[] = () => [],
 ): Candidate[] {
-  // A title is the heading of what follows it, not an answer; a footnote is an aside.
-  const ranked = candidates.filter((c) => c.score > 0 && quotable(c.unit)).sort((a, b) => b.score - a.score);
+  // A title is the heading of what follows it, not an answer.
+  const ranked = candidates.filter((c) => c.score > 0 && !c.unit.title).sort((a, b) => b.score - a.score);
   // Under a heading that asks the question, the section's first unit is the answer: quoted first, with the
   // best unit's score (so the relevance cut-off still applies to the rest).
   // Only on the best unit's page or a page retrieval ranked higher: a heading elsewhere does not outweigh it.
@@ -319,14 +319,14 @@ function choose(
     ranked.unshift(titled);
   }
   // Nothing shares a word with the question (a match on meaning alone): the best chunk's opening.
-  const opening = candidates.find((c) => quotable(c.unit));
+  const opening = candidates.find((c) => !c.unit.title);
   if (ranked.length === 0 && opening) ranked.push(opening);
   const top = ranked[0];
   if (!top) return [];
   const byUnit = new Map(candidates.map((c) => [`${c.chunk}:${c.unit.index}`, c]));
   /** The first unit of another chunk of the best unit's section that passes `test`, quoted right after that chunk. */
   const fromSection = (test: (c: Candidate) => boolean): Candidate | undefined => {
-    const found = sectionUnits(top.chunk).find((c) => quotable(c.unit) && test(c));
+    const found = sectionUnits(top.chunk).find((c) => !c.unit.title && test(c));
     if (found) found.score = top.score * 0.999;
     return found;
   };
@@ -396,7 +396,7 @@ function choose(
   // under a description sentence that matched the question's words better).
   const value = valueAsked(question, type);
   if (value !== null && ![...chosen.values()].some((c) => c.chunk === top.chunk && holdsValue(c.unit, value))) {
-    const holds = (c: Candidate) => quotable(c.unit) && holdsValue(c.unit, value) && !said(c.unit, c.chunk);
+    const holds = (c: Candidate) => !c.unit.title && holdsValue(c.unit, value) && !said(c.unit, c.chunk);
     // Retrieval cites one chunk per section; the value may be in another chunk of the same section (an
     // option's "By default, …" sentence in the chunk after the note that matched the question's words).
     const holder = candidates.find((c) => c.chunk === top.chunk && holds(c)) ?? fromSection(holds);
@@ -437,7 +437,7 @@ function choose(
       if (
         before?.unit.kind !== 'sentence' ||
         before.unit.paragraph !== top.unit.paragraph ||
-        !quotable(before.unit) ||
+        before.unit.title ||
         before.score <= 0 ||
         said(before.unit, before.chunk)
       )
@@ -451,7 +451,7 @@ function choose(
     const before = byUnit.get(`${c.chunk}:${c.unit.index - 1}`);
     if (
       before?.unit.kind !== 'sentence' ||
-      !quotable(before.unit) ||
+      before.unit.title ||
       before.unit.introduces !== undefined ||
       said(before.unit, before.chunk)
     )

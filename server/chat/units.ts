@@ -7,7 +7,6 @@
  * - a list, a fenced code block, a table or a block quote (a note) is one unit, quoted whole, within the
  *   bounds below (the rest stays behind the citation's "Show passage");
  * - a sentence ending in ":" right before a block is that block's lead-in: one brings the other.
- * - a footnote's definition (a paragraph opening with `[^1]:`) is an aside: its sentences are never quoted.
  *
  * Every unit is verbatim source text (a paragraph's soft line breaks become spaces), so answers only ever
  * contain what the documentation says, in its own form.
@@ -37,13 +36,6 @@ export interface Unit {
    * into one): a heading for the unit after it, not an answer itself.
    */
   title?: boolean;
-  /** A sentence of a footnote's definition: scored like any unit, never quoted. */
-  footnote?: boolean;
-}
-
-/** May the unit be quoted? Not a title (the heading of what follows) nor a footnote's definition. */
-export function quotable(unit: Unit): boolean {
-  return !unit.title && !unit.footnote;
 }
 
 /** Bounds of one quoted block: a screenful a visitor can read in the bubble. */
@@ -51,8 +43,6 @@ export const MAX_CODE_LINES = 12;
 export const MAX_LIST_ITEMS = 8;
 export const MAX_TABLE_ROWS = 6;
 
-/** A footnote definition's marker, `[^1]:`, opening a paragraph. */
-const FOOTNOTE = /^\[\^[^\]\s]+\]:/;
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 /** A bold-only line of at most 150 characters: a title, not a sentence. */
 const TITLE = /^\*\*[^*\n]{1,150}\*\*$/;
@@ -87,8 +77,6 @@ export function unitsOf(markdown: string, question: Set<string>): Unit[] {
       if (words.length > 0) push({ kind: 'sentence', markdown: token.raw.trim(), words: new Set(words), title: true });
     } else if (token.type === 'paragraph' || token.type === 'text') {
       const paragraph = units.length;
-      // A footnote's definition ("[^1]: In 2016, …", its indented lines joined to it) is an aside, never an answer.
-      const footnote = FOOTNOTE.test(token.raw.trim());
       for (const sentence of sentencesOf(token.raw.replace(/\s*\n\s*/g, ' ').trim())) {
         const words = contentWords(sentence);
         if (words.length === 0) continue;
@@ -98,7 +86,6 @@ export function unitsOf(markdown: string, question: Set<string>): Unit[] {
           words: new Set(words),
           paragraph,
           ...(isPointer(sentence) ? { pointer: true } : {}),
-          ...(footnote ? { footnote: true } : {}),
         });
       }
     }
