@@ -22,7 +22,7 @@ import type { ChunkMatch } from '../store/types.ts';
 import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from './answer-type.ts';
 import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
-import { mayRepeat, REPEAT_WEIGHT, saidBefore } from './follow-up-units.ts';
+import { freshValueOf, mayRepeat, REPEAT_WEIGHT, saidBefore } from './follow-up-units.ts';
 import { unitsOf, type Unit } from './units.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
@@ -115,11 +115,13 @@ export function extractAnswer(
   const repeated = saidBefore(followUp.earlierAnswer);
   const own = new Set(contentWords(question));
   const type = expectedType(question);
-  // A repeat is quoted again only when it holds what is asked now (follow-up-units.ts `mayRepeat`).
-  const said = (unit: Unit, chunk: number) => repeated(unit) && !mayRepeat(unit, chunk, own, type, question);
   const topic = contentWords(borrowed.join(' '));
   const asked = new Set([...own, ...topic]);
   const perChunk = chunks.map((chunk) => unitsOf(chunk.content, asked));
+  // A repeat is quoted again only when it holds what is asked now, and a new value of the dimension asked is
+  // nowhere else (follow-up-units.ts `mayRepeat`, `freshValueOf`).
+  const fresh = freshValueOf(perChunk.flat(), repeated, own, type, question);
+  const said = (unit: Unit, chunk: number) => repeated(unit) && !mayRepeat(unit, chunk, own, type, question, fresh);
   const candidates: Candidate[] = perChunk.flatMap((units, c) => {
     const heading = headingOf(chunks[c]!);
     return units.map((unit): Candidate => {

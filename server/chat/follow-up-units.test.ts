@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChunkMatch } from '../store/types.ts';
 import { extractAnswer } from './extract.ts';
-import { mayRepeat, saidBefore } from './follow-up-units.ts';
+import { freshValueOf, mayRepeat, saidBefore } from './follow-up-units.ts';
 
 const chunk = (id: string, content: string, section: string): ChunkMatch => ({
   chunk_id: id,
@@ -111,5 +111,45 @@ describe('extractAnswer for a follow-up whose value was in the earlier answer', 
   it('does not quote it again for a question asking no size', () => {
     const { text } = extractAnswer('Which browsers support it?', [BROWSERS, STARTUP], followUp);
     expect(text).not.toContain('about 23 MB');
+  });
+});
+
+describe('extractAnswer for a follow-up asking a new value of the dimension it names', () => {
+  const VOLUME = chunk(
+    'volume',
+    'When you cancel a plan, we keep your volume data for a grace period.\n\n| Plan | Days kept |\n| --- | --- |\n| Hobby | 60 days after cancellation |\n| Pro | 90 days after cancellation |',
+    'Volume data after cancellation',
+  );
+  const IMAGES = chunk(
+    'images',
+    'Images of removed deployments are retained for a while; rolling back is possible while the image is retained.\n\n| Plan | Rollback window |\n| --- | --- |\n| Hobby | 72 hours |\n| Pro | 120 hours |',
+    'Image retention policy',
+  );
+  const earlier = extractAnswer('If I cancel my plan, how long do you keep my volume data?', [VOLUME, IMAGES]).text;
+  const followUp = { borrowed: ['cancel', 'plan', 'keep', 'volume', 'data'], earlierAnswer: earlier };
+
+  it('quotes the value not given yet, not the earlier table that holds the plan and a duration too', () => {
+    expect(earlier).toContain('90 days after cancellation');
+    // Retrieval ranked the earlier answer's section first, as the thread search does.
+    const { text } = extractAnswer('And on Pro, how long can I roll back?', [VOLUME, IMAGES], followUp);
+    expect(text).toContain('120 hours');
+    expect(text).not.toContain('90 days after cancellation');
+  });
+
+  it('still quotes the earlier value when no other unit holds one of the dimension asked', () => {
+    const { text } = extractAnswer('And on Pro, how long is it?', [VOLUME], followUp);
+    expect(text).toContain('90 days after cancellation');
+  });
+});
+
+describe('freshValueOf', () => {
+  const unit = (markdown: string) => ({ kind: 'sentence' as const, markdown, words: new Set<string>() });
+  const days = unit('Volume data is kept for 90 days.');
+  const hours = unit('Images are retained for 120 hours.');
+  const said = (u: { markdown: string }) => u.markdown === days.markdown;
+  it('finds a value of the dimension asked only in a unit not said before, and only when one is named', () => {
+    expect(freshValueOf([days, hours], said, new Set(['long']), 'quantity', 'How long can I roll back?')).toBe(true);
+    expect(freshValueOf([days], said, new Set(['long']), 'quantity', 'How long can I roll back?')).toBe(false);
+    expect(freshValueOf([days, hours], said, new Set(['change']), 'procedure', 'How do I change it?')).toBe(false);
   });
 });

@@ -42,6 +42,11 @@ export function saidBefore(earlierAnswer: string | undefined): (unit: Pick<Unit,
  * was said in the answer about the widget's start-up), or, in the passage retrieval ranked first, one of the
  * follow-up's own words ("How long are they limited?" after the limit). A repeat with neither is what the
  * visitor has just read ("How do I change it?" after "Raise the threshold … lower it": no steps in it).
+ *
+ * `freshValue` (`freshValueOf`): a unit the earlier answer did not quote holds a value of the dimension the
+ * follow-up names. Then no repeat may be quoted again: the value asked now is another one than the value just
+ * given ("And on Pro, how long can I roll back?" after how long volume data is kept: the image retention
+ * table's hours, not the volume table's days again, which holds "Pro" and a duration).
  */
 export function mayRepeat(
   unit: Pick<Unit, 'kind' | 'markdown' | 'words'>,
@@ -49,9 +54,29 @@ export function mayRepeat(
   own: Set<string>,
   type: AnswerType | null,
   question = '',
+  freshValue = false,
 ): boolean {
+  if (freshValue) return false;
   if (type !== null && holdsType(unit, type, own) && holdsDimension(unit.markdown, question)) return true;
   return chunk === 0 && [...own].some((w) => unit.words.has(w));
+}
+
+/**
+ * Whether a follow-up that names a dimension ("how long", "how big", "how much") finds a value of it, of the
+ * answer type it wants, in a unit the earlier answer did not quote (`said`): then what it asks is a new value,
+ * and a repeat is not quoted again (`mayRepeat`). Other questions (a procedure, "which…") are left as they are:
+ * "How can I debug a dependency with local edits then?" is answered by the steps the earlier answer quoted,
+ * though other steps are on the page (Vite, in-sample: measured as lost when every answer type counted).
+ */
+export function freshValueOf(
+  units: Pick<Unit, 'kind' | 'markdown' | 'words'>[],
+  said: (unit: Pick<Unit, 'markdown'>) => boolean,
+  own: Set<string>,
+  type: AnswerType | null,
+  question: string,
+): boolean {
+  if (type === null || !DIMENSIONS.some(([asks]) => asks.test(question))) return false;
+  return units.some((u) => !said(u) && holdsType(u, type, own) && holdsDimension(u.markdown, question));
 }
 
 /**
