@@ -5,17 +5,12 @@
  * the words it borrows. Its own words are not the page's ("taken" for "in use"), and that search is gated lower
  * when its first passage holds one of them (server/chat/answer.ts keywordRetryOptions).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createEmbedder, type Embedder } from '../ingest/embedder.ts';
-import { ingest } from '../ingest/pipeline.ts';
-import { createTestApi, type TestApi } from '../testing/api.ts';
+import type { TestApi } from '../testing/api.ts';
+import { page, type PagesKb, pagesKb } from '../testing/pages-kb.ts';
 
+let kb: PagesKb;
 let api: TestApi;
-let embedder: Embedder;
-let dir: string;
 
 const PAGES: Record<string, string> = {
   'config.md': page(
@@ -42,21 +37,12 @@ const PAGES: Record<string, string> = {
   'testing.md': page('Testing', 'Unit tests run with a separate runner that shares the same transforms.'),
 };
 
-function page(title: string, body: string): string {
-  return `---\ntitle: ${title}\n---\n\n# ${title}\n\n${body}\n`;
-}
-
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'kb-keyword-'));
-  for (const [name, text] of Object.entries(PAGES)) await writeFile(path.join(dir, name), text);
-  api = await createTestApi({ rateLimit: { limit: 1000, windowSeconds: 3600 } });
-  embedder = await createEmbedder({ model: 'test-double/bert-384', modelDir: path.resolve('test/fixtures/models') });
-  await ingest({ store: api.store, embedder, model: embedder.model, inputs: [dir], cwd: dir });
+  kb = await pagesKb(PAGES);
+  api = kb.api;
 }, 60_000);
 afterAll(async () => {
-  await embedder?.dispose();
-  await api?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await kb?.close();
 });
 
 async function ask(token: string, message: string, session_id: string) {

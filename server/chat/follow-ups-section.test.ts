@@ -6,18 +6,15 @@
  * quoted again (follow-up-units.ts `mayRepeat`). Now a unit the earlier answer did not quote that holds a value
  * of the dimension asked keeps the repeat out (`freshValueOf`).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followUpText, type RetrievalMode } from '../../protocol/index.ts';
-import { createEmbedder, type Embedder } from '../ingest/embedder.ts';
-import { ingest } from '../ingest/pipeline.ts';
-import { createTestApi, type TestApi } from '../testing/api.ts';
+import type { Embedder } from '../ingest/embedder.ts';
+import type { TestApi } from '../testing/api.ts';
+import { page, type PagesKb, pagesKb } from '../testing/pages-kb.ts';
 
+let kb: PagesKb;
 let api: TestApi;
 let embedder: Embedder;
-let dir: string;
 
 const PAGES: Record<string, string> = {
   'plans.md': page(
@@ -47,21 +44,12 @@ const PAGES: Record<string, string> = {
   'cli.md': page('Command line', 'The command line tool deploys a folder and streams its logs.'),
 };
 
-function page(title: string, body: string): string {
-  return `---\ntitle: ${title}\n---\n\n# ${title}\n\n${body}\n`;
-}
-
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'kb-section-'));
-  for (const [name, text] of Object.entries(PAGES)) await writeFile(path.join(dir, name), text);
-  api = await createTestApi({ rateLimit: { limit: 1000, windowSeconds: 3600 } });
-  embedder = await createEmbedder({ model: 'test-double/bert-384', modelDir: path.resolve('test/fixtures/models') });
-  await ingest({ store: api.store, embedder, model: embedder.model, inputs: [dir], cwd: dir });
+  kb = await pagesKb(PAGES);
+  ({ api, embedder } = kb);
 }, 60_000);
 afterAll(async () => {
-  await embedder?.dispose();
-  await api?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await kb?.close();
 });
 
 async function ask(mode: RetrievalMode, token: string, message: string, session_id: string, earlier: string | null) {
