@@ -21,7 +21,7 @@ import type { RetrievalOptions } from '../../server/retrieval/index.ts';
 import { decide, gatherEvidence } from '../../server/retrieval/index.ts';
 import { askAll, createAsker, type Reply } from './ask.ts';
 import { answerBlocks, containsFact, percentile, proseSentences, ratio } from './metrics.ts';
-import { buildKb } from './squad.ts';
+import { buildKb, type Kb } from './squad.ts';
 
 const QaFileSchema = v.object({
   name: v.string(),
@@ -103,13 +103,18 @@ export interface QaEvalOptions {
   corpus?: string;
   /** The database to start from (buildKb). */
   loadDataDir?: Blob;
+  /**
+   * A knowledge base already holding the corpus, left open afterwards: several sets over one site are asked of
+   * one ingestion (the quality floor does so). Without it the corpus is ingested here and closed after.
+   */
+  kb?: Kb;
 }
 
 export async function evaluateQa(
   options: QaEvalOptions,
 ): Promise<{ report: QaReport; results: QaResult[]; offTopic: { q: string; reply: Reply }[]; chunks: number }> {
   const { qa, embedder, mode } = options;
-  const kb = await buildKb(path.resolve(options.corpus ?? qa.corpus), embedder, options.loadDataDir);
+  const kb = options.kb ?? (await buildKb(path.resolve(options.corpus ?? qa.corpus), embedder, options.loadDataDir));
   try {
     const sourceOf = new Map((await kb.store.listDocuments()).map((d) => [d.id, d.source]));
     const asker = createAsker(kb.store, {
@@ -184,7 +189,7 @@ export async function evaluateQa(
     };
     return { report, results, offTopic: qa.out_of_kb.map((q, i) => ({ q, reply: offReplies[i]! })), chunks: kb.chunks };
   } finally {
-    await kb.close();
+    if (!options.kb) await kb.close();
   }
 }
 

@@ -15,6 +15,7 @@ import type { Embedder } from '../../server/ingest/embedder.ts';
 import { isConversationFile } from './conversations.ts';
 import { evaluateQa, readQaFile } from './docs-qa.ts';
 import { QA_DIR } from './sites.ts';
+import { buildKb, type Kb } from './squad.ts';
 
 export const FLOOR_PATH = 'scripts/eval/floor.json';
 /** How far below the recorded figure a run may fall: one or two answers on a 50-question set. */
@@ -66,35 +67,57 @@ export async function floorFiles(dir = QA_DIR): Promise<string[]> {
   return out;
 }
 
-/** Whether the set's corpus is here (the held-out sets read ../shared/data, absent from a bare clone). */
-export async function corpusPresent(file: string): Promise<boolean> {
-  return existsSync(path.resolve((await readQaFile(file)).corpus));
-}
-
-/** Fact in answer on one set, measured as the floor is recorded (`loadDataDir`: see buildKb). */
-export async function measureFloor(file: string, embedder: Embedder, loadDataDir?: Blob): Promise<FloorEntry> {
+/** Fact in answer on one set, measured as the floor is recorded, asked of `kb` (one ingestion of the set's corpus). */
+export async function measureFloor(file: string, embedder: Embedder, kb: Kb): Promise<FloorEntry> {
   const qa = await readQaFile(file);
   const { report } = await evaluateQa({
     qa,
     embedder,
-    loadDataDir,
+    kb,
     mode: 'hybrid',
     evidenceThreshold: readConfig({}).evidenceThreshold,
   });
   return { fact_in_answer: Math.round(report.fact_in_answer * 10_000) / 10_000, questions: qa.items.length };
 }
 
+/**
+ * The sets grouped by their corpus (absolute path), in the order given: every set over one site is asked of
+ * one ingestion of it, which is most of a set's cost (three held-out sets per site would otherwise ingest the
+ * site three times).
+ */
+export async function byCorpus(files: readonly string[]): Promise<Map<string, string[]>> {
+  const groups = new Map<string, string[]>();
+  for (const file of files) {
+    const corpus = path.resolve((await readQaFile(file)).corpus);
+    groups.set(corpus, [...(groups.get(corpus) ?? []), file]);
+  }
+  return groups;
+}
+
+/** One ingestion of `corpus`, as every floor measurement starts (`loadDataDir`: a migrated template; see buildKb). */
+export function floorKb(corpus: string, embedder: Embedder, loadDataDir?: Blob): Promise<Kb> {
+  return buildKb(corpus, embedder, loadDataDir);
+}
+
 /** Measures every covered set whose corpus is present and writes floor.json (entries it cannot measure kept). */
 export async function recordFloor(embedder: Embedder, log: (line: string) => void): Promise<Floor> {
   const previous = existsSync(FLOOR_PATH) ? (await readFloor()).files : {};
   const files: Record<string, FloorEntry> = { ...previous };
-  for (const file of await floorFiles()) {
-    if (!(await corpusPresent(file))) {
-      log(`  ${file}: corpus absent, ${previous[file] ? 'recorded figure kept' : 'not recorded'}`);
+  for (const [corpus, sets] of await byCorpus(await floorFiles())) {
+    if (!existsSync(corpus)) {
+      for (const file of sets)
+        log(`  ${file}: corpus absent, ${previous[file] ? 'recorded figure kept' : 'not recorded'}`);
       continue;
     }
-    files[file] = await measureFloor(file, embedder);
-    log(`  ${file}: fact in answer ${(files[file].fact_in_answer * 100).toFixed(1)} % of ${files[file].questions}`);
+    const kb = await floorKb(corpus, embedder);
+    try {
+      for (const file of sets) {
+        files[file] = await measureFloor(file, embedder, kb);
+        log(`  ${file}: fact in answer ${(files[file].fact_in_answer * 100).toFixed(1)} % of ${files[file].questions}`);
+      }
+    } finally {
+      await kb.close();
+    }
   }
   const floor: Floor = {
     note: 'Recorded by `npm run eval -- --record-floor`; checked by scripts/eval/floor.test.ts in npm test.',
