@@ -157,9 +157,9 @@ if (values.qa && conversations) {
   const mode = parseMode(values.mode ?? 'hybrid');
   const file = await readConversationFile(values.qa);
   log(
-    `Conversations: ${file.name}, ${file.conversations.length} conversations, ${file.topic_switch.length} topic switches; mode ${mode}; model ${model}${values['no-context'] ? '; no context' : ''}`,
+    `Conversations: ${file.name}, ${file.conversations.length} conversations, ${file.topic_switch.length} topic switches, ${file.off_topic.length} off-topic follow-ups; mode ${mode}; model ${model}${values['no-context'] ? '; no context' : ''}`,
   );
-  const { report, followUps, switches, chunks } = await evaluateConversations({
+  const { report, followUps, switches, offTopic, chunks } = await evaluateConversations({
     file,
     embedder,
     mode,
@@ -195,6 +195,17 @@ if (values.qa && conversations) {
       s.conversation.forEach((r, i) => show(`T${i + 1}`, r));
       show('ALONE', s.alone);
     }
+    for (const o of offTopic) {
+      console.error('\n### off-topic follow-up');
+      o.conversation.forEach((r, i) => show(`T${i + 1}`, r));
+      for (const [label, r] of [
+        ['FU', o.followUp],
+        ['ALONE', o.alone],
+      ] as const) {
+        const text = r.reply.kind === 'answer' ? r.reply.text.replace(/\s+/g, ' ').slice(0, 160) : 'refused';
+        console.error(`  ${label} ${r.reply.kind === 'refusal' ? 'REFUSED ' : 'ANSWERED'} ${r.q}\n      > ${text}`);
+      }
+    }
   }
   const flat = {
     ...report,
@@ -219,6 +230,10 @@ if (values.qa && conversations) {
     [
       'later turns refused / of them answered when complete (with the fact)',
       `${report.refused} / ${report.refused_in_thread} (${report.refused_in_thread_fact})`,
+    ],
+    [
+      'off-topic follow-ups refused in the thread / asked complete (answered repeating the earlier answer)',
+      `${report.off_topic_refused} / ${report.off_topic_refused_alone} of ${report.off_topic} (${report.off_topic_repeated})`,
     ],
     ['detector fires on later turns', pct(report.detector_follow_ups)],
     ['detector fires on complete questions (first turns, rewrites)', pct(report.detector_complete)],

@@ -25,6 +25,10 @@ const TurnSchema = v.object({
   standalone: v.optional(v.string()),
 });
 const ConversationSchema = v.object({ turns: v.pipe(v.array(TurnSchema), v.minLength(2)) });
+const OffTopicSchema = v.object({
+  turns: v.pipe(v.array(TurnSchema), v.minLength(1)),
+  follow_up: v.object({ q: v.string(), standalone: v.string() }),
+});
 
 export const ConversationFileSchema = v.object({
   name: v.string(),
@@ -32,6 +36,12 @@ export const ConversationFileSchema = v.object({
   conversations: v.array(ConversationSchema),
   /** Conversations whose last turn is a complete question about something else. */
   topic_switch: v.optional(v.array(ConversationSchema), []),
+  /**
+   * Conversations ending on a follow-up about something the site does not cover ("And how do I change its
+   * colour?" after adding the widget, on a knowledge base that never names a colour): answered turns, then
+   * the follow-up and its complete rewrite. The target is a refusal, in the thread as when asked complete.
+   */
+  off_topic: v.optional(v.array(OffTopicSchema), []),
 });
 export type ConversationFile = v.InferOutput<typeof ConversationFileSchema>;
 export type Turn = v.InferOutput<typeof TurnSchema>;
@@ -63,6 +73,12 @@ export interface ConversationReport {
   refused_in_thread: number;
   /** Of those, the ones whose standalone answer holds the fact. */
   refused_in_thread_fact: number;
+  /** Off-topic follow-ups (`off_topic`): how many, refused in the thread, refused when asked complete. */
+  off_topic: number;
+  off_topic_refused: number;
+  off_topic_refused_alone: number;
+  /** Of the off-topic follow-ups answered in the thread, the ones quoting the earlier answer's first sentence. */
+  off_topic_repeated: number;
   /** Share of later turns read as follow-ups, and of first turns and standalone rewrites (complete questions). */
   detector_follow_ups: number;
   detector_complete: number;
@@ -74,6 +90,12 @@ export interface TurnResult {
   reply: Reply;
   cited: string[];
   fact: boolean;
+}
+
+/** An off-topic follow-up's reply (there is no fact to find: the right reply is a refusal). */
+export interface OffTopicResult {
+  q: string;
+  reply: Reply;
 }
 
 export interface ConversationEvalOptions {
@@ -90,6 +112,7 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
   report: ConversationReport;
   followUps: { conversation: TurnResult[]; standalone: TurnResult[] }[];
   switches: { conversation: TurnResult[]; alone: TurnResult }[];
+  offTopic: { conversation: TurnResult[]; followUp: OffTopicResult; alone: OffTopicResult }[];
   chunks: number;
 }> {
   const { file, embedder, mode } = options;
@@ -126,6 +149,28 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
       }
       return results;
     }
+    // The earlier turns as `converse` asks them, then the off-topic follow-up in the same session.
+    async function converseOffTopic(c: ConversationFile['off_topic'][number]) {
+      const visitor = await asker.visitor();
+      const session_id = crypto.randomUUID();
+      const conversation: TurnResult[] = [];
+      let earlier: { question: string; about?: string } | null = null;
+      for (const q of [...c.turns.map((t) => t.q), c.follow_up.q]) {
+        const text = options.noContext ? q : followUpText(q, earlier);
+        const reply = await visitor.ask(q, await embed(text), {
+          session_id,
+          ...(options.noContext ? { context: false } : {}),
+        });
+        const turn = c.turns[conversation.length];
+        if (!turn) return { conversation, followUp: { q, reply } };
+        conversation.push(result(turn, reply));
+        earlier = {
+          question: q,
+          ...(reply.kind === 'answer' && reply.context?.about ? { about: reply.context.about } : {}),
+        };
+      }
+      throw new Error('unreachable: the follow-up is the last question asked');
+    }
     async function alone(turn: Turn, q: string): Promise<TurnResult> {
       const visitor = await asker.visitor();
       return result(turn, await visitor.ask(q, await embed(q)));
@@ -143,6 +188,13 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
       const conversation = await converse(c.turns);
       switches.push({ conversation, alone: await alone(c.turns.at(-1)!, c.turns.at(-1)!.q) });
     }
+    const offTopic = [];
+    for (const c of file.off_topic) {
+      const { conversation, followUp } = await converseOffTopic(c);
+      const visitor = await asker.visitor();
+      const q = c.follow_up.standalone;
+      offTopic.push({ conversation, followUp, alone: { q, reply: await visitor.ask(q, await embed(q)) } });
+    }
 
     // Every later turn counts as a follow-up; the ceiling is each later turn's standalone rewrite asked alone.
     const later = followUps.flatMap((f) => f.conversation.slice(1));
@@ -159,7 +211,9 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
     const all = [
       ...followUps.flatMap((f) => [...f.conversation, ...f.standalone]),
       ...switches.flatMap((s) => [...s.conversation, s.alone]),
+      ...offTopic.flatMap((o) => [...o.conversation, o.followUp, o.alone]),
     ];
+    const refusedOff = (r: OffTopicResult) => r.reply.kind === 'refusal';
     // A later turn refused in the conversation whose complete rewrite is answered alone: the thread cost it.
     const asAlone = new Map(ceilings.map((r) => [r.turn, r]));
     const refused = later.filter((r) => r.reply.kind === 'refusal');
@@ -172,6 +226,10 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
       refused: refused.length,
       refused_in_thread: inThread.length,
       refused_in_thread_fact: inThread.filter((r) => asAlone.get(r.turn)?.fact).length,
+      off_topic: offTopic.length,
+      off_topic_refused: offTopic.filter((o) => refusedOff(o.followUp)).length,
+      off_topic_refused_alone: offTopic.filter((o) => refusedOff(o.alone)).length,
+      off_topic_repeated: offTopic.filter((o) => repeats(o.followUp.reply, o.conversation.at(-1)!.reply)).length,
       detector_follow_ups: ratio(
         file.conversations.flatMap((c) => c.turns.slice(1)).filter((t) => dependsOnContext(t.q)).length,
         later.length,
@@ -182,8 +240,15 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
         50,
       ),
     };
-    return { report, followUps, switches, chunks: kb.chunks };
+    return { report, followUps, switches, offTopic, chunks: kb.chunks };
   } finally {
     await kb.close();
   }
+}
+
+/** Whether `reply` is an answer that opens with the earlier answer's first sentence (the thread quoted again). */
+export function repeats(reply: Reply, earlier: Reply): boolean {
+  if (reply.kind !== 'answer' || earlier.kind !== 'answer') return false;
+  const first = (text: string) => text.split(/(?<=[.:!?])\s/)[0]!.trim();
+  return first(reply.text) === first(earlier.text);
 }

@@ -17,10 +17,11 @@ describe('conversation sets', () => {
         corpus: string;
         conversations: { turns: { expect: string[]; source: string; q: string }[] }[];
         topic_switch?: { turns: { expect: string[]; source: string; q: string }[] }[];
+        off_topic?: { turns: { expect: string[]; source: string; q: string }[] }[];
       };
       const corpus = path.resolve(file.corpus);
       const missing: string[] = [];
-      for (const c of [...file.conversations, ...(file.topic_switch ?? [])]) {
+      for (const c of [...file.conversations, ...(file.topic_switch ?? []), ...(file.off_topic ?? [])]) {
         for (const turn of c.turns) {
           const page = fold(readFileSync(path.join(corpus, turn.source), 'utf8'));
           for (const fragment of turn.expect)

@@ -90,8 +90,9 @@ export async function evaluateSiteFile(f: SiteFile, options: SiteEvalOptions): P
       right_page_first: report.follow_ups.right_page_first,
       right_page_cited: null,
       fact_when_cited: null,
-      off_topic_refused: null,
-      off_topic: null,
+      // Off-topic follow-ups, refused in the thread (conversations.ts `off_topic`).
+      off_topic_refused: report.off_topic > 0 ? report.off_topic_refused : null,
+      off_topic: report.off_topic > 0 ? report.off_topic : null,
       in_kb_refusal: null,
       chunks,
     };
