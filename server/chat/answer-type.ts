@@ -120,20 +120,6 @@ export function holdsType(
 }
 
 /**
- * The action a how-to question asks about, as a content word: the verb after "how do/can/should I" or "how to"
- * ("How do I install the plugin …?" → "install"; an adverb before it is skipped: "how do I manually deploy").
- * Null when the question is not phrased so, or the verb is a stop word.
- */
-export function actionOf(question: string): string | null {
-  const m =
-    /\bhow (?:do|can|could|should|would|will) (?:i|we|you)(?: \w+ly)? ([a-z][\w-]*)|\bhow to ([a-z][\w-]*)/.exec(
-      lastSentence(question),
-    );
-  const verb = m?.[1] ?? m?.[2];
-  return verb === undefined ? null : (contentWords(verb)[0] ?? null);
-}
-
-/**
  * The value a question asks for, beyond its answer type: a question saying "default" wants the default's
  * value ("Which files does the dev server block by default?"), one of quantity or date type the number or
  * date itself. Null when the question asks for no value.

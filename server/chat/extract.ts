@@ -19,7 +19,7 @@
 import type { Citation, Related } from '../../protocol/index.ts';
 import { sectionKey } from '../retrieval/index.ts';
 import type { ChunkMatch } from '../store/types.ts';
-import { actionOf, expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from './answer-type.ts';
+import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from './answer-type.ts';
 import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
 import { freshValueOf, mayRepeat, REPEAT_WEIGHT, saidBefore } from './follow-up-units.ts';
@@ -155,7 +155,7 @@ export function extractAnswer(
       };
     });
   });
-  score(candidates, asked, type, own, question);
+  score(candidates, asked, type, own);
 
   // The other chunks of the best unit's section, read only for the value asked and the block pointed at
   // (`choose`), never scored against the rest: appended after `chunks`, so a quoted unit is cited as the
@@ -233,21 +233,7 @@ function headingOf(chunk: ChunkMatch): Heading {
     : { words: [], asks: false };
 }
 
-/**
- * The answer type's boost (TYPE_BOOST) goes to a unit that holds the type; for a how-to question ("How do I
- * install …?", a procedure or a command) only to one whose words (with its lead-in's or heading's) hold the
- * question's action, the verb after "how do I" (`actionOf`). Without it, every code block of the section got the
- * boost, and the one echoing most of the question's other words won: the configuration block after "Then, add the
- * following lines to `mkdocs.yml`:" over "Install it with `pip`:" and its command. Measured in
- * docs/retrieval-and-answers.md, "Round 10".
- */
-function score(
-  candidates: Candidate[],
-  asked: Set<string>,
-  type: AnswerType | null,
-  own: Set<string>,
-  question: string,
-): void {
+function score(candidates: Candidate[], asked: Set<string>, type: AnswerType | null, own: Set<string>): void {
   const weight = new Map<string, number>();
   for (const word of asked) {
     const df = candidates.filter((c) => c.words.has(word)).length;
@@ -257,15 +243,11 @@ function score(
     );
   }
   const total = [...weight.values()].reduce((a, b) => a + b, 0) || 1;
-  const action = type === 'procedure' || type === 'command' ? actionOf(question) : null;
   for (const c of candidates) {
     let covered = 0;
     for (const [word, w] of weight) if (c.words.has(word)) covered += w;
     c.score = (covered / total) * c.weight + (covered > 0 ? c.bonus : 0);
-    // A how-to question's block must do what the question asks: the `pip install` block, not the
-    // `mkdocs.yml` block that names more of the plugin's words, answers "How do I install the plugin …?".
-    if (type !== null && covered > 0 && holdsType(c.unit, type, asked) && (action === null || c.words.has(action)))
-      c.score *= 1 + TYPE_BOOST;
+    if (type !== null && covered > 0 && holdsType(c.unit, type, asked)) c.score *= 1 + TYPE_BOOST;
   }
 }
 
