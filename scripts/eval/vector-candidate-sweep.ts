@@ -83,13 +83,24 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     for (const s of sites) {
       const qs = setOf(s);
       if (qs.length === 0) continue;
-      console.log(
-        `  ${mode.padEnd(7)} ${name(s).padEnd(22)} ${fmt(countsOf(qs, mode, optionsOf(inUse)))} → ${fmt(countsOf(qs, mode, optionsOf(ruleOn)))}`,
-      );
+      // Held-out sets one by one (totals only), tuning sets per site.
+      if (FINAL)
+        for (const set of new Set(qs.map((q) => q.set))) {
+          const of = qs.filter((q) => q.set === set);
+          console.log(
+            `  ${mode.padEnd(7)} ${set.padEnd(22)} ${fmt(countsOf(of, mode, optionsOf(inUse)))} → ${fmt(countsOf(of, mode, optionsOf(ruleOn)))}`,
+          );
+        }
+      else
+        console.log(
+          `  ${mode.padEnd(7)} ${name(s).padEnd(22)} ${fmt(countsOf(qs, mode, optionsOf(inUse)))} → ${fmt(countsOf(qs, mode, optionsOf(ruleOn)))}`,
+        );
       if (process.argv.includes('--show') && !FINAL)
         for (const q of qs)
           if (refused(q, mode, optionsOf(inUse)) !== refused(q, mode, optionsOf(ruleOn)))
-            console.log(`      ${q.source === null ? 'off-topic' : 'in-KB'} now ${refused(q, mode, optionsOf(ruleOn)) ? 'refused' : 'answered'}: ${q.q}`);
+            console.log(
+              `      ${q.source === null ? 'off-topic' : 'in-KB'} now ${refused(q, mode, optionsOf(ruleOn)) ? 'refused' : 'answered'}: ${q.q}`,
+            );
     }
   if (FINAL) process.exit(0);
   const grid: Choice[] = [];
@@ -106,8 +117,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     for (const x of grid) {
       // Ties go to the choice nearest the gate in use (the rule off, then the thresholds in use).
       const change = (x.rule ? 1e-6 : 0) + (Math.abs(x.t - inUse.t) + Math.abs(x.c - inUse.c)) * 1e-5;
-      const score =
-        docsSites.reduce((a, s, j) => (j === skip ? a : a + objective(at(s, x), before[j]!)), 0) - change;
+      const score = docsSites.reduce((a, s, j) => (j === skip ? a : a + objective(at(s, x), before[j]!)), 0) - change;
       if (!best || score > best.score + 1e-9) best = { score, x };
     }
     return best!.x;
