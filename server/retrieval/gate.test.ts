@@ -84,12 +84,22 @@ describe('the vector-candidate rule in decide (CHAT_HYBRID_VECTOR_CANDIDATE)', (
   const options = { evidenceThreshold: 0.35, mode: 'hybrid' as const };
   it('refuses when only a chunk outside the vector candidates passes, answers without the rule', () => {
     expect(decide(passport, 'hybrid', options, 'Can Vite renew my passport?').kind).toBe('answer');
-    const refused = decide(passport, 'hybrid', { ...options, hybridVectorCandidate: true }, 'Can Vite renew my passport?');
+    const refused = decide(
+      passport,
+      'hybrid',
+      { ...options, hybridVectorCandidate: true },
+      'Can Vite renew my passport?',
+    );
     expect(refused).toMatchObject({ kind: 'refuse', evidence: 0 });
   });
   it('answers on a chunk both searches found', () => {
     const both = [row('Vite requires Node.js version 20.19+.', 0.5, 0.8, 12), ...passport];
-    const found = decide(both, 'hybrid', { ...options, hybridVectorCandidate: true }, 'Which Node.js version does Vite need?');
+    const found = decide(
+      both,
+      'hybrid',
+      { ...options, hybridVectorCandidate: true },
+      'Which Node.js version does Vite need?',
+    );
     expect(found).toMatchObject({ kind: 'answer' });
     expect(found.evidence).toBeCloseTo(0.65, 5);
   });

@@ -14,7 +14,8 @@
  * its fusion rank) reaches the mode's threshold; in hybrid and vector mode only a candidate whose coverage also
  * reaches the mode's least coverage (DEFAULT_HYBRID_MIN_COVERAGE, DEFAULT_VECTOR_MIN_COVERAGE) counts, so a
  * high cosine cannot carry a chunk that lacks the question's rare words past the gate; in hybrid and keyword mode a
- * question asking for a point in time, a count or a version also needs a candidate stating one (asked-value.ts).
+ * question asking for a point in time, a count or a version also needs a candidate stating one (asked-value.ts);
+ * an opt-in (CHAT_HYBRID_VECTOR_CANDIDATE) lets only a chunk the vector search found too carry the hybrid gate.
  * The gate answers "does the knowledge base hold this?";
  * which sources to show is a second, softer question: chunks are cited in order of evidence while their
  * evidence reaches the citation floor, a share (DEFAULT_CITATION_FLOOR) of the threshold, so a relevant
