@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/eval/gate-signal-sweep.ts <signals.json>` (`RULES=a,b` to pick rules, `SHOW=<rule>` to print
+ * `npx tsx scripts/eval/gate-signal-sweep.ts <signals.json> [--rules a,b] [--show <rule>]` (`--show` prints
  * the tuning questions a rule newly refuses): signals other than a threshold that were measured as a condition
  * of the evidence gate (docs/retrieval-and-answers.md, "The gate, round 10") and not kept, replayed on the
  * candidates saved by site-signals.ts, tuning sets only (a set whose name says "heldout" is skipped). Each rule
@@ -33,7 +33,11 @@ import {
 } from '../../server/retrieval/gate.ts';
 
 const sites = JSON.parse(await readFile(process.argv[2]!, 'utf8')) as SiteSignals[];
-const SHOW = process.env.SHOW ?? '';
+const flag = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const SHOW = flag('--show') ?? '';
 const sentences = (c: string) => c.split(/\n+|(?<=[.!?])\s+/).filter((s) => s.trim());
 /** The gate in use per mode (the 'passing' variants read it). */
 const gateOf = (mode: RetrievalMode) =>
@@ -158,7 +162,7 @@ const rules: Record<string, Rule> = {
   'absent&nonsite-0.5': absentAnd(0.5),
   'absent&nonsite-0.67': absentAnd(0.67),
 };
-const pick = process.env.RULES?.split(',');
+const pick = flag('--rules')?.split(',');
 for (const mode of ['hybrid', 'lexical', 'vector'] as RetrievalMode[]) {
   const opts = {
     evidenceThreshold: readConfig(process.env).evidenceThreshold,
@@ -194,7 +198,9 @@ for (const mode of ['hybrid', 'lexical', 'vector'] as RetrievalMode[]) {
         }
         if (ans !== ans2 && SHOW.includes(name)) console.log(`   ${off ? 'OFF' : 'IN '} refused by ${name}: ${q.q}`);
       }
-      cells.push(`${site.corpus.split('/')[3] ?? 'demo'} in ${inR}→${inR2}/${nin} off ${offR}→${offR2}/${noff}`);
+      cells.push(
+        `${/docs-corpus\/([^/]+)/.exec(site.corpus)?.[1] ?? site.corpus} in ${inR}→${inR2}/${nin} off ${offR}→${offR2}/${noff}`,
+      );
     }
     console.log(`${name.padEnd(22)} ${cells.join(' | ')}`);
   }

@@ -8,9 +8,8 @@
  * Printed per site, refused in-KB / off-topic in hybrid mode: without the rule and with it at the thresholds
  * in use; then leave one site out, the objective of gate-sweep.ts (the most off-topic questions refused with
  * no site's in-KB refusals above those of the gate in use, fewer in-KB refusals as the tie-break, then the
- * choice nearest the gate in use) over the
- * rule off or on × hybrid threshold (in use − 0.05 … + 0.03) × least coverage (0.25 … 0.45): chosen on two
- * sites, measured on the third, the demo beside it. Keyword and vector mode are printed too: the rule does not
+ * choice nearest the gate in use) over the rule off or on × hybrid threshold (in use − 0.05 … + 0.03) × least
+ * coverage (0.25 … 0.45): chosen on two sites, measured on the third, the demo beside it. Keyword and vector mode are printed too: the rule does not
  * apply there (keyword rows have no vector rank, every vector row has one), so they show it changes nothing.
  * `--show` prints each tuning question whose verdict the rule changes at the thresholds in use.
  */
