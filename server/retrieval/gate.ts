@@ -99,7 +99,8 @@ export const DEFAULT_CITATION_FLOOR = 0.75;
  * question ranges as widely (0.09 … 0.84) and no cosine floor separates them. **Off by default**: it also
  * refuses three in-KB Railway questions, whose answering chunk the test double does not put among the 50
  * nearest of Railway's 2,259 chunks, so chosen on Vite and MkDocs it does not hold on Railway (leave one site
- * out fails), and on the held-out sets it refuses one off-topic question more and one in-KB question more; an
+ * out fails), on the held-out sets it refuses one off-topic question more and one in-KB question more, and it
+ * refuses one later turn of Vite's tuning conversations that its complete rewrite answers; an
  * opt-in until it is measured with a semantic embedder (docs/retrieval-and-answers.md, "The gate, round 10").
  */
 export const HYBRID_VECTOR_CANDIDATE = false;
