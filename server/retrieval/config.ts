@@ -1,5 +1,6 @@
 /**
- * The gate thresholds of lexical and hybrid mode, the hybrid and vector gates' least coverage and the citation floor from the environment
+ * The gate thresholds of lexical and hybrid mode, the hybrid and vector gates' least coverage, the hybrid gate's
+ * vector-candidate rule (CHAT_HYBRID_VECTOR_CANDIDATE) and the citation floor from the environment
  * (CHAT_EVIDENCE_THRESHOLD, the vector gate, is read by server/config). Unset variables keep the
  * calibrated defaults of gate.ts.
  *
@@ -20,6 +21,12 @@ export function retrievalFromEnv(env: Record<string, string | undefined>): Parti
   if (floor !== undefined) out.citationFloor = floor;
   if (minCoverage !== undefined) out.hybridMinCoverage = minCoverage;
   if (vectorMinCoverage !== undefined) out.vectorMinCoverage = vectorMinCoverage;
+  const vectorCandidate = env.CHAT_HYBRID_VECTOR_CANDIDATE?.trim();
+  if (vectorCandidate) {
+    if (!/^(0|1|true|false)$/.test(vectorCandidate))
+      throw new Error(`CHAT_HYBRID_VECTOR_CANDIDATE must be 1, 0, true or false, not "${vectorCandidate}"`);
+    out.hybridVectorCandidate = vectorCandidate === '1' || vectorCandidate === 'true';
+  }
   return out;
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { eligible, evidenceOf, passes } from './gate.ts';
 import { retrievalFromEnv } from './config.ts';
-import { confidenceOf, thresholdsOf } from './index.ts';
+import { confidenceOf, decide, thresholdsOf } from './index.ts';
+import type { SearchChunkRow } from '../store/types.ts';
 
 describe('the evidence of a chunk per mode', () => {
   const row = { cosine: 0.8, coverage: 0.4 };
@@ -28,6 +29,15 @@ describe('the gate', () => {
     expect(eligible({ coverage: null }, 'vector', 0)).toBe(true);
     expect(eligible({ coverage: 0 }, 'lexical', 0.35)).toBe(true);
   });
+  it('with the vector-candidate rule, lets only a chunk the vector search found carry the hybrid gate', () => {
+    expect(eligible({ coverage: 0.6, vector_rank: null }, 'hybrid', 0.35)).toBe(true);
+    expect(eligible({ coverage: 0.6, vector_rank: null }, 'hybrid', 0.35, true)).toBe(false);
+    expect(eligible({ coverage: 0.6, vector_rank: 50 }, 'hybrid', 0.35, true)).toBe(true);
+    // Still the least coverage first; and the rule is hybrid's alone.
+    expect(eligible({ coverage: 0.3, vector_rank: 1 }, 'hybrid', 0.35, true)).toBe(false);
+    expect(eligible({ coverage: 0.6, vector_rank: null }, 'vector', 0.3, true)).toBe(true);
+    expect(eligible({ coverage: 0, vector_rank: null }, 'lexical', 0.35, true)).toBe(true);
+  });
   it('passes at the threshold (float4 tolerance) and not below it', () => {
     expect(passes(0.35, 0.35)).toBe(true);
     expect(passes(0.35 - 1e-7, 0.35)).toBe(true);
@@ -49,6 +59,59 @@ describe('the gate', () => {
   });
 });
 
+describe('the vector-candidate rule in decide (CHAT_HYBRID_VECTOR_CANDIDATE)', () => {
+  const row = (content: string, cosine: number, coverage: number, vector_rank: number | null): SearchChunkRow => ({
+    chunk_id: content,
+    content,
+    meta: {},
+    document_id: content,
+    document_title: content,
+    document_url: null,
+    document_meta: {},
+    cosine,
+    bm25: vector_rank === null ? 1 : null,
+    coverage,
+    vector_rank,
+    lexical_rank: vector_rank === null ? 1 : null,
+    score: 0.01,
+  });
+  // "Can Vite renew my passport?" on the Vite tuning set: the chunk that carried it was found by the full-text
+  // search alone (coverage 0.52, cosine 0.36: evidence 0.44); the vector search's nearest cover 0.03.
+  const passport = [
+    row('Vite is powering a renewed innovation race in Web frameworks.', 0.36, 0.52, null),
+    row('Play online with Vite 8 using vite.new.', 0.6, 0.03, 1),
+  ];
+  const options = { evidenceThreshold: 0.35, mode: 'hybrid' as const };
+  it('refuses when only a chunk outside the vector candidates passes, answers without the rule', () => {
+    expect(decide(passport, 'hybrid', options, 'Can Vite renew my passport?').kind).toBe('answer');
+    const refused = decide(
+      passport,
+      'hybrid',
+      { ...options, hybridVectorCandidate: true },
+      'Can Vite renew my passport?',
+    );
+    expect(refused).toMatchObject({ kind: 'refuse', evidence: 0 });
+  });
+  it('answers on a chunk both searches found', () => {
+    const both = [row('Vite requires Node.js version 20.19+.', 0.5, 0.8, 12), ...passport];
+    const found = decide(
+      both,
+      'hybrid',
+      { ...options, hybridVectorCandidate: true },
+      'Which Node.js version does Vite need?',
+    );
+    expect(found).toMatchObject({ kind: 'answer' });
+    expect(found.evidence).toBeCloseTo(0.65, 5);
+  });
+  it('is left out when the vector search returned nothing (no chunk embedded yet) and in keyword mode', () => {
+    const textOnly = [row('Vite is powering a renewed innovation race.', 0.36, 0.52, null)];
+    expect(decide(textOnly, 'hybrid', { ...options, hybridVectorCandidate: true }, 'renew?').kind).toBe('answer');
+    expect(decide(passport, 'lexical', { ...options, hybridVectorCandidate: true, lexicalThreshold: 0.5 }).kind).toBe(
+      'answer',
+    );
+  });
+});
+
 describe('retrievalFromEnv', () => {
   it('reads the lexical and hybrid thresholds and the citation floor, 0…1', () => {
     expect(retrievalFromEnv({})).toEqual({});
@@ -64,5 +127,10 @@ describe('retrievalFromEnv', () => {
     expect(retrievalFromEnv({ CHAT_VECTOR_MIN_COVERAGE: '0.2' })).toEqual({ vectorMinCoverage: 0.2 });
     expect(() => retrievalFromEnv({ CHAT_VECTOR_MIN_COVERAGE: '-1' })).toThrow(/CHAT_VECTOR_MIN_COVERAGE/);
     expect(() => retrievalFromEnv({ CHAT_HYBRID_MIN_COVERAGE: 'half' })).toThrow(/CHAT_HYBRID_MIN_COVERAGE/);
+  });
+  it('reads the vector-candidate rule, off unless set', () => {
+    expect(retrievalFromEnv({ CHAT_HYBRID_VECTOR_CANDIDATE: '1' })).toEqual({ hybridVectorCandidate: true });
+    expect(retrievalFromEnv({ CHAT_HYBRID_VECTOR_CANDIDATE: 'false' })).toEqual({ hybridVectorCandidate: false });
+    expect(() => retrievalFromEnv({ CHAT_HYBRID_VECTOR_CANDIDATE: 'yes' })).toThrow(/CHAT_HYBRID_VECTOR_CANDIDATE/);
   });
 });

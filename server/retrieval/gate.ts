@@ -14,7 +14,8 @@
  * its fusion rank) reaches the mode's threshold; in hybrid and vector mode only a candidate whose coverage also
  * reaches the mode's least coverage (DEFAULT_HYBRID_MIN_COVERAGE, DEFAULT_VECTOR_MIN_COVERAGE) counts, so a
  * high cosine cannot carry a chunk that lacks the question's rare words past the gate; in hybrid and keyword mode a
- * question asking for a point in time, a count or a version also needs a candidate stating one (asked-value.ts).
+ * question asking for a point in time, a count or a version also needs a candidate stating one (asked-value.ts);
+ * an opt-in (CHAT_HYBRID_VECTOR_CANDIDATE) lets only a chunk the vector search found too carry the hybrid gate.
  * The gate answers "does the knowledge base hold this?";
  * which sources to show is a second, softer question: chunks are cited in order of evidence while their
  * evidence reaches the citation floor, a share (DEFAULT_CITATION_FLOOR) of the threshold, so a relevant
@@ -86,6 +87,24 @@ export const DEFAULT_VECTOR_MIN_COVERAGE = 0;
  */
 export const DEFAULT_CITATION_FLOOR = 0.75;
 
+/**
+ * In hybrid mode, whether a chunk must also be among the vector search's candidates (the 50 nearest chunks
+ * by embedding, `candidate_count` of `search_chunks`: its `vector_rank` is set) to carry the gate
+ * (CHAT_HYBRID_VECTOR_CANDIDATE). Hybrid evidence is the mean of cosine and coverage, so a chunk the
+ * full-text search alone found, on the question's words in another sense, can pass on its coverage: "Can
+ * Vite renew my passport?" on "Vite is powering a renewed innovation race" (coverage 0.52, evidence 0.44),
+ * "Is there a dark mode for the Railway dashboard?" on an SSL troubleshooting page. On the tuning sets of the
+ * three docs sites (test double) no chunk that carried an off-topic question was among the 50 nearest, and
+ * the rule refuses every one of them; a rank, not a cosine, because the cosine of the chunk carrying an in-KB
+ * question ranges as widely (0.09 … 0.84) and no cosine floor separates them. **Off by default**: it also
+ * refuses three in-KB Railway questions, whose answering chunk the test double does not put among the 50
+ * nearest of Railway's 2,259 chunks, so chosen on Vite and MkDocs it does not hold on Railway (leave one site
+ * out fails), on the held-out sets it refuses one off-topic question more and one in-KB question more, and it
+ * refuses one later turn of Vite's tuning conversations that its complete rewrite answers; an
+ * opt-in until it is measured with a semantic embedder (docs/retrieval-and-answers.md, "The gate, round 10").
+ */
+export const HYBRID_VECTOR_CANDIDATE = false;
+
 /** pgvector stores float4: a similarity meant to equal the threshold may come out a hair below it. */
 const FLOAT4_TOLERANCE = 1e-6;
 
@@ -102,9 +121,18 @@ export function evidenceOf(row: Pick<SearchChunkRow, 'cosine' | 'coverage'>, mod
  * Whether a chunk may carry the gate in `mode`: in hybrid and vector mode only with coverage at least
  * `minCoverage` (the mode's own least coverage); in lexical mode always (its evidence is the coverage itself).
  * A missing coverage counts as 0: `search_chunks` returns none for a chunk holding none of the question's words.
+ * With `vectorCandidate` (hybrid mode, HYBRID_VECTOR_CANDIDATE), only a chunk among the vector search's
+ * candidates.
  */
-export function eligible(row: Pick<SearchChunkRow, 'coverage'>, mode: RetrievalMode, minCoverage: number): boolean {
-  return mode === 'lexical' || passes(row.coverage ?? 0, minCoverage);
+export function eligible(
+  row: Pick<SearchChunkRow, 'coverage'> & Partial<Pick<SearchChunkRow, 'vector_rank'>>,
+  mode: RetrievalMode,
+  minCoverage: number,
+  vectorCandidate = false,
+): boolean {
+  if (mode === 'lexical') return true;
+  if (vectorCandidate && mode === 'hybrid' && row.vector_rank == null) return false;
+  return passes(row.coverage ?? 0, minCoverage);
 }
 
 export function passes(evidence: number, threshold: number): boolean {

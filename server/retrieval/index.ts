@@ -17,6 +17,7 @@ import {
   DEFAULT_LEXICAL_THRESHOLD,
   DEFAULT_VECTOR_MIN_COVERAGE,
   eligible,
+  HYBRID_VECTOR_CANDIDATE,
   evidenceOf,
   passes,
   type GateThresholds,
@@ -66,6 +67,11 @@ export interface RetrievalOptions {
    * not a setting: the replay sweeps (scripts/eval/site-sweep.ts) pass other values to measure it.
    */
   titleNamedWeight?: number;
+  /**
+   * In hybrid mode, only a chunk among the vector search's candidates carries the gate
+   * (CHAT_HYBRID_VECTOR_CANDIDATE; default HYBRID_VECTOR_CANDIDATE, off, gate.ts).
+   */
+  hybridVectorCandidate?: boolean;
 }
 
 export interface RetrieveInput {
@@ -145,7 +151,16 @@ export function decide(
     mode === 'vector'
       ? (options.vectorMinCoverage ?? DEFAULT_VECTOR_MIN_COVERAGE)
       : (options.hybridMinCoverage ?? DEFAULT_HYBRID_MIN_COVERAGE);
-  const best = Math.max(0, ...scored.filter((s) => eligible(s.row, mode, minCoverage)).map((s) => s.evidence));
+  // In hybrid mode, only a chunk the vector search found too (gate.ts, HYBRID_VECTOR_CANDIDATE); when the
+  // vector list is empty (no chunk embedded yet), the rule has nothing to read and is left out.
+  const vectorCandidate =
+    mode === 'hybrid' &&
+    (options.hybridVectorCandidate ?? HYBRID_VECTOR_CANDIDATE) &&
+    rows.some((r) => r.vector_rank != null);
+  const best = Math.max(
+    0,
+    ...scored.filter((s) => eligible(s.row, mode, minCoverage, vectorCandidate)).map((s) => s.evidence),
+  );
   if (!passes(best, threshold))
     return { kind: 'refuse', mode, evidence: best, threshold, nearest: nearestPages(scored) };
   // A question asking for a point in time, a count or a version, when no candidate states one beside its
