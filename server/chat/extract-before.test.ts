@@ -4,18 +4,10 @@
  * extract.test.ts to keep each file short.
  */
 import { describe, expect, it } from 'vitest';
-import type { ChunkMatch } from '../store/types.ts';
+import { chunkMatch } from '../testing/chunks.ts';
 import { extractAnswer } from './extract.ts';
 
-const make = (id: string, content: string): ChunkMatch => ({
-  chunk_id: id,
-  content,
-  meta: {},
-  document_id: id,
-  document_title: `Doc ${id}`,
-  document_url: null,
-  similarity: 0.5,
-});
+const make = (id: string, content: string) => chunkMatch(id, content);
 
 describe('the sentences before the best one in its paragraph', () => {
   it('the rule the best sentence qualifies comes with it', () => {

@@ -1,22 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ChunkMatch } from '../store/types.ts';
+import { chunkMatch } from '../testing/chunks.ts';
 import { extractAnswer, MAX_RELATED } from './extract.ts';
 
-const make = (
-  id: string,
-  content: string,
-  meta: ChunkMatch['meta'] = {},
-  document_id = id,
-  similarity = 0.5,
-): ChunkMatch => ({
-  chunk_id: id,
-  content,
-  meta,
-  document_id,
-  document_title: `Doc ${document_id}`,
-  document_url: null,
-  similarity,
-});
+const make = chunkMatch;
 
 const refunds = make(
   'c1',
