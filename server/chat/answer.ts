@@ -184,6 +184,7 @@ export async function answerTurn(
       ? {
           borrowed: followUp.terms,
           ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}),
+          pages: [...followUp.sql.documents, ...followUp.sql.thread],
           ...(repeatWeight !== undefined ? { repeatWeight } : {}),
         }
       : {},

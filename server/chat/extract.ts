@@ -22,7 +22,7 @@ import type { ChunkMatch } from '../store/types.ts';
 import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from './answer-type.ts';
 import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
-import { freshValueOf, mayRepeat, REPEAT_WEIGHT, saidBefore } from './follow-up-units.ts';
+import { freshValueOf, mayRepeat, REPEAT_WEIGHT, ownWordRanks, saidBefore } from './follow-up-units.ts';
 import { unitsOf, type Unit } from './units.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
@@ -97,6 +97,8 @@ export interface FollowUpInput {
   earlierAnswer?: string;
   /** Share of its score a repeated unit keeps; REPEAT_WEIGHT unless the leave-one-site-out sweep tries another. */
   repeatWeight?: number;
+  /** The documents the conversation's answers cited: there a chunk holding none of the follow-up's own words weighs after those that do (follow-up-units.ts `ownWordRanks`). */
+  pages?: string[];
 }
 
 /**
@@ -122,6 +124,14 @@ export function extractAnswer(
   // nowhere else (follow-up-units.ts `mayRepeat`, `freshValueOf`).
   const fresh = freshValueOf(perChunk.flat(), repeated, own, type, question);
   const said = (unit: Unit, chunk: number) => repeated(unit) && !mayRepeat(unit, chunk, own, type, question, fresh);
+  // Which rank each chunk weighs at: retrieval's, but on the thread's pages a follow-up's own words come first.
+  const ranks = ownWordRanks(
+    perChunk,
+    chunks.map((c) => headingOf(c).words),
+    chunks.map((c) => c.document_id),
+    new Set(followUp.pages ?? []),
+    question,
+  );
   const candidates: Candidate[] = perChunk.flatMap((units, c) => {
     const heading = headingOf(chunks[c]!);
     return units.map((unit): Candidate => {
@@ -140,7 +150,7 @@ export function extractAnswer(
         words,
         // Retrieval's order of the chunks counts: the 2nd chunk's units weigh 0.65, the 3rd's 0.3, the rest 0.2.
         weight:
-          Math.max(0.2, 1 - c * CHUNK_RANK_PENALTY) *
+          Math.max(0.2, 1 - ranks[c]! * CHUNK_RANK_PENALTY) *
           (unit.pointer ? POINTER_WEIGHT : 1) *
           (said(unit, c) ? (followUp.repeatWeight ?? REPEAT_WEIGHT) : 1),
         bonus: 0.05 * chunks[c]!.similarity - unit.index * 1e-3,

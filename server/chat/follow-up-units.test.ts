@@ -2,7 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ChunkMatch } from '../store/types.ts';
 import { extractAnswer } from './extract.ts';
-import { freshValueOf, mayRepeat, saidBefore } from './follow-up-units.ts';
+import { freshValueOf, mayRepeat, ownWordRanks, ownWords, saidBefore, sameWord } from './follow-up-units.ts';
+import { contentWords } from './text.ts';
+import { unitsOf } from './units.ts';
 
 const chunk = (id: string, content: string, section: string): ChunkMatch => ({
   chunk_id: id,
@@ -151,5 +153,70 @@ describe('freshValueOf', () => {
     expect(freshValueOf([days, hours], said, new Set(['long']), 'quantity', 'How long can I roll back?')).toBe(true);
     expect(freshValueOf([days], said, new Set(['long']), 'quantity', 'How long can I roll back?')).toBe(false);
     expect(freshValueOf([days, hours], said, new Set(['change']), 'procedure', 'How do I change it?')).toBe(false);
+  });
+});
+
+describe('ownWordRanks: on the thread page, the chunks holding the follow-up own words weigh first', () => {
+  const trial = (id: string, content: string, section: string): ChunkMatch => ({
+    ...chunk(id, content, section),
+    document_id: 'free-trial',
+    document_title: 'Free Trial',
+  });
+  const GRANT = trial(
+    'grant',
+    'The longevity of your one-time trial grant depends on how many resources you consume within the 30 day period you sign-up for the platform. The more resources you deploy, the greater the consumption.',
+    'FAQs › How far will the $5 one-time trial grant last?',
+  );
+  const RESOURCES = trial(
+    'resources',
+    'During the trial, you can access the same features as on the Hobby plan, however you will be limited to 1 GB of RAM and shared vCPU cores. Additionally, your projects will be limited to 5 services per project.',
+    'FAQs › What resources can I access during the trial?',
+  );
+  const UPGRADE = trial(
+    'upgrade',
+    'If you upgrade to a plan while you still have a credit balance from the Trial, the remaining balance will carry over to your new plan.',
+    'FAQs › What happens to my credits when I upgrade?',
+  );
+  const OTHER = {
+    ...chunk('other', 'Every project can hold many services, each with its own variables.', 'Projects'),
+    document_id: 'projects',
+  };
+  const earlierAnswer = extractAnswer('If I upgrade before my trial credits run out, do I lose the rest?', [
+    UPGRADE,
+  ]).text;
+  const followUp = { borrowed: ['upgrade', 'trial', 'credits', 'run', 'lose'], earlierAnswer };
+  const QUESTION = 'How many services can I have during it?';
+
+  it('quotes the section that says how many services, not the credits FAQ retrieval ranked first', () => {
+    const chunks = [GRANT, RESOURCES, UPGRADE];
+    expect(extractAnswer(QUESTION, chunks, followUp).text).not.toContain('5 services per project');
+    const { text } = extractAnswer(QUESTION, chunks, { ...followUp, pages: ['free-trial'] });
+    // Quoted first, cited [1].
+    expect(text.split('[1]')[0]).toContain('limited to 5 services per project');
+  });
+
+  it('moves only chunks of the thread pages, and none when the first holds an own word', () => {
+    const units = (c: ChunkMatch) => unitsOf(c.content, new Set());
+    const heads = (c: ChunkMatch) => contentWords(c.meta.section?.split(' › ').pop() ?? '');
+    const ranks = (chunks: ChunkMatch[], pages: string[], q = QUESTION) =>
+      ownWordRanks(
+        chunks.map(units),
+        chunks.map(heads),
+        chunks.map((c) => c.document_id),
+        new Set(pages),
+        q,
+      );
+    expect(ranks([GRANT, OTHER, RESOURCES], ['free-trial'])).toEqual([2, 1, 0]);
+    expect(ranks([GRANT, OTHER, RESOURCES], [])).toEqual([0, 1, 2]);
+    expect(ranks([RESOURCES, GRANT], ['free-trial'])).toEqual([0, 1]);
+    // "many" says which dimension is asked: the grant FAQ's "how many resources" is not the services asked.
+    expect(ranks([GRANT, RESOURCES], ['free-trial'], 'How many can I have?')).toEqual([0, 1]);
+  });
+
+  it('matches a word and its longer form the light stemmer leaves apart', () => {
+    expect(sameWord('nam', 'name')).toBe(true);
+    expect(sameWord('capital', 'capitaliz')).toBe(true);
+    expect(sameWord('port', 'portable')).toBe(false);
+    expect(ownWords('How many services can I have during it?')).toEqual(['service']);
   });
 });

@@ -10,6 +10,8 @@
  * Unless it holds what is asked now (`mayRepeat`): then it is quoted as any other unit.
  */
 import { holdsType, quantityIn, QUANTITY_KINDS, type AnswerType } from './answer-type.ts';
+import { withoutPointingWords } from '../../protocol/index.ts';
+import { contentWords } from './text.ts';
 import type { Unit } from './units.ts';
 
 /**
@@ -97,4 +99,57 @@ function holdsDimension(markdown: string, question: string): boolean {
 
 function squeeze(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The rank each retrieved chunk weighs at in extraction (`CHUNK_RANK_PENALTY`, server/chat/extract.ts) for a
+ * follow-up: on the thread's pages (`pages`: the documents the conversation's answers cited), a chunk that
+ * holds none of the follow-up's own words comes after those that hold one, each keeping the slots the
+ * thread's chunks had; chunks off the thread keep their rank. There retrieval's order says what the earlier
+ * turns asked, not what this one asks: the earlier topic counts as present in every chunk of those pages and
+ * the cited section gains a margin (server/chat/context.ts), so the section just quoted tends to come first
+ * whether or not it has anything to do with the new question ("How many services can I have during it?"
+ * after a question about the trial's credits: the credits FAQ first, the one that says "limited to 5 services
+ * per project" second). A chunk holding an own word keeps retrieval's order, so where the section just
+ * quoted does hold the next fact (MkDocs' reference pages) nothing moves.
+ *
+ * Own words (`ownWords`): the question's content words, without the pointing words (protocol/context.ts)
+ * and without the words that only say which dimension is asked ("many", "long": "how many" is in the
+ * question, not in the page). Matched loosely (`sameWord`): the light stemmer leaves "named" and "name",
+ * "capitalized" and "capital" apart, and a chunk that says "must be named Dockerfile with a capital D" does
+ * hold what "Does its name have to be capitalized?" asks.
+ */
+export function ownWordRanks(
+  perChunk: Pick<Unit, 'words'>[][],
+  headings: string[][],
+  documents: string[],
+  pages: Set<string>,
+  question: string,
+): number[] {
+  const ranks = perChunk.map((_, c) => c);
+  const own = ownWords(question);
+  if (pages.size === 0 || own.length === 0) return ranks;
+  const on = ranks.filter((c) => pages.has(documents[c]!));
+  const has = (w: string) => own.some((o) => sameWord(o, w));
+  const holds = (c: number) => perChunk[c]!.some((u) => [...u.words].some(has)) || headings[c]!.some(has);
+  const order = [...on.filter(holds), ...on.filter((c) => !holds(c))];
+  on.forEach((slot, i) => {
+    ranks[order[i]!] = slot;
+  });
+  return ranks;
+}
+
+/** Words that say which dimension a question asks ("how many", "how long"), not what it is about. */
+const DIMENSION_WORDS = new Set(['many', 'much', 'long', 'big', 'large', 'often', 'far', 'soon', 'quickly', 'fast']);
+
+/** A follow-up's own topic words: its content words, pointing and dimension words aside. */
+export function ownWords(question: string): string[] {
+  return contentWords(withoutPointingWords(question)).filter((w) => !DIMENSION_WORDS.has(w));
+}
+
+/** Two stems of one word: equal, or one the other with at most three more letters ("nam" / "name"). */
+export function sameWord(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length >= 3 && long.startsWith(short) && long.length - short.length <= 3;
 }
