@@ -5,14 +5,11 @@
  * follow-up's own words weighs after those that do (follow-up-units.ts `ownWordRanks`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { followUpText, type RetrievalMode } from '../../protocol/index.ts';
-import type { Embedder } from '../ingest/embedder.ts';
 import type { TestApi } from '../testing/api.ts';
 import { page, type PagesKb, pagesKb } from '../testing/pages-kb.ts';
 
 let kb: PagesKb;
 let api: TestApi;
-let embedder: Embedder;
 
 const PAGES: Record<string, string> = {
   'free-trial.md': page(
@@ -37,23 +34,13 @@ const PAGES: Record<string, string> = {
 
 beforeAll(async () => {
   kb = await pagesKb(PAGES);
-  ({ api, embedder } = kb);
+  ({ api } = kb);
 }, 60_000);
 afterAll(async () => {
   await kb?.close();
 });
 
-async function ask(mode: RetrievalMode, token: string, message: string, session_id: string, earlier: string | null) {
-  const text = followUpText(message, earlier ? { question: earlier } : null);
-  const embedding = mode === 'lexical' ? undefined : (await embedder.embed([text]))[0];
-  const res = await api.chat(
-    token,
-    { message, message_id: crypto.randomUUID(), session_id, ...(embedding ? { embedding } : {}) },
-    { headers: { Accept: 'application/json' } },
-    api.instance({ retrieval: { mode } }),
-  );
-  return (await res.json()) as { type: string; text?: string };
-}
+const ask = (...args: Parameters<PagesKb['ask']>) => kb.ask(...args);
 
 const FIRST = 'If I upgrade before my trial credits run out, do I lose the rest?';
 const FOLLOW = 'How many services can I have during it?';

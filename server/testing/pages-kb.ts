@@ -6,6 +6,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { followUpText, type RetrievalMode } from '../../protocol/index.ts';
 import { createEmbedder, type Embedder } from '../ingest/embedder.ts';
 import { ingest } from '../ingest/pipeline.ts';
 import { createTestApi, type TestApi } from './api.ts';
@@ -15,9 +16,27 @@ export function page(title: string, body: string): string {
   return `---\ntitle: ${title}\n---\n\n# ${title}\n\n${body}\n`;
 }
 
+/** A chat reply as the JSON route returns it (answer or refusal), the fields these tests read. */
+export interface ChatReply {
+  type: string;
+  text?: string;
+  citations?: { section: string | null }[];
+}
+
 export interface PagesKb {
   api: TestApi;
   embedder: Embedder;
+  /**
+   * One turn of a conversation in `mode`, as the widget asks it: the browser embeds the follow-up's text with
+   * the earlier question's topic words (`followUpText`; keyword mode sends no embedding).
+   */
+  ask(
+    mode: RetrievalMode,
+    token: string,
+    message: string,
+    session_id: string,
+    earlier: string | null,
+  ): Promise<ChatReply>;
   close(): Promise<void>;
 }
 
@@ -34,6 +53,17 @@ export async function pagesKb(pages: Record<string, string>): Promise<PagesKb> {
   return {
     api,
     embedder,
+    async ask(mode, token, message, session_id, earlier) {
+      const text = followUpText(message, earlier ? { question: earlier } : null);
+      const embedding = mode === 'lexical' ? undefined : (await embedder.embed([text]))[0];
+      const res = await api.chat(
+        token,
+        { message, message_id: crypto.randomUUID(), session_id, ...(embedding ? { embedding } : {}) },
+        { headers: { Accept: 'application/json' } },
+        api.instance({ retrieval: { mode } }),
+      );
+      return (await res.json()) as ChatReply;
+    },
     async close() {
       await embedder.dispose();
       await api.close();
