@@ -129,48 +129,29 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
       return { turn, reply, cited, fact: reply.kind === 'answer' && containsFact(reply.text, turn.expect) };
     };
 
-    async function converse(turns: Turn[]): Promise<TurnResult[]> {
+    // The questions in one session, as the widget asks them: each later one embedded with the earlier's words.
+    async function converse(questions: string[]): Promise<Reply[]> {
       const visitor = await asker.visitor();
       // The widget keeps one session per conversation; a client id makes even a refused first turn start it.
       const session_id = crypto.randomUUID();
-      const results: TurnResult[] = [];
+      const replies: Reply[] = [];
       let earlier: { question: string; about?: string } | null = null;
-      for (const turn of turns) {
-        const text = options.noContext ? turn.q : followUpText(turn.q, earlier);
-        const reply = await visitor.ask(turn.q, await embed(text), {
-          session_id,
-          ...(options.noContext ? { context: false } : {}),
-        });
-        results.push(result(turn, reply));
-        earlier = {
-          question: turn.q,
-          ...(reply.kind === 'answer' && reply.context?.about ? { about: reply.context.about } : {}),
-        };
-      }
-      return results;
-    }
-    // The earlier turns as `converse` asks them, then the off-topic follow-up in the same session.
-    async function converseOffTopic(c: ConversationFile['off_topic'][number]) {
-      const visitor = await asker.visitor();
-      const session_id = crypto.randomUUID();
-      const conversation: TurnResult[] = [];
-      let earlier: { question: string; about?: string } | null = null;
-      for (const q of [...c.turns.map((t) => t.q), c.follow_up.q]) {
+      for (const q of questions) {
         const text = options.noContext ? q : followUpText(q, earlier);
         const reply = await visitor.ask(q, await embed(text), {
           session_id,
           ...(options.noContext ? { context: false } : {}),
         });
-        const turn = c.turns[conversation.length];
-        if (!turn) return { conversation, followUp: { q, reply } };
-        conversation.push(result(turn, reply));
+        replies.push(reply);
         earlier = {
           question: q,
           ...(reply.kind === 'answer' && reply.context?.about ? { about: reply.context.about } : {}),
         };
       }
-      throw new Error('unreachable: the follow-up is the last question asked');
+      return replies;
     }
+    const conversationOf = async (turns: Turn[]) =>
+      (await converse(turns.map((t) => t.q))).map((reply, i) => result(turns[i]!, reply));
     async function alone(turn: Turn, q: string): Promise<TurnResult> {
       const visitor = await asker.visitor();
       return result(turn, await visitor.ask(q, await embed(q)));
@@ -178,22 +159,26 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
 
     const followUps = [];
     for (const c of file.conversations) {
-      const conversation = await converse(c.turns);
+      const conversation = await conversationOf(c.turns);
       const standalone = [];
       for (const turn of c.turns.slice(1)) if (turn.standalone) standalone.push(await alone(turn, turn.standalone));
       followUps.push({ conversation, standalone });
     }
     const switches = [];
     for (const c of file.topic_switch) {
-      const conversation = await converse(c.turns);
+      const conversation = await conversationOf(c.turns);
       switches.push({ conversation, alone: await alone(c.turns.at(-1)!, c.turns.at(-1)!.q) });
     }
     const offTopic = [];
     for (const c of file.off_topic) {
-      const { conversation, followUp } = await converseOffTopic(c);
+      const replies = await converse([...c.turns.map((t) => t.q), c.follow_up.q]);
       const visitor = await asker.visitor();
       const q = c.follow_up.standalone;
-      offTopic.push({ conversation, followUp, alone: { q, reply: await visitor.ask(q, await embed(q)) } });
+      offTopic.push({
+        conversation: c.turns.map((t, i) => result(t, replies[i]!)),
+        followUp: { q: c.follow_up.q, reply: replies.at(-1)! },
+        alone: { q, reply: await visitor.ask(q, await embed(q)) },
+      });
     }
 
     // Every later turn counts as a follow-up; the ceiling is each later turn's standalone rewrite asked alone.
@@ -249,6 +234,9 @@ export async function evaluateConversations(options: ConversationEvalOptions): P
 /** Whether `reply` is an answer that opens with the earlier answer's first sentence (the thread quoted again). */
 export function repeats(reply: Reply, earlier: Reply): boolean {
   if (reply.kind !== 'answer' || earlier.kind !== 'answer') return false;
+  // Up to the first ".", ":", "!" or "?" before a space, not units.ts `sentencesOf`: an answer's first
+  // sentence often ends in a colon before its code block ("paste two lines into your page's HTML: [1]"), which
+  // a sentence segmenter does not end a sentence at.
   const first = (text: string) => text.split(/(?<=[.:!?])\s/)[0]!.trim();
   return first(reply.text) === first(earlier.text);
 }

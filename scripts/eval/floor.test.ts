@@ -17,17 +17,12 @@ import {
   type Floor,
   type FloorEntry,
   floorFiles,
-  floorKb,
+  byCorpus,
   measureFloor,
 } from './floor.ts';
-import type { Kb } from './squad.ts';
+import { buildKb, type Kb } from './squad.ts';
 
 const floor = JSON.parse(readFileSync(FLOOR_PATH, 'utf8')) as Floor;
-const corpusOf = (file: string): string | null => {
-  if (!existsSync(file)) return null;
-  const corpus = (JSON.parse(readFileSync(file, 'utf8')) as { corpus?: string }).corpus;
-  return corpus ? path.resolve(corpus) : null;
-};
 
 let embedder: Embedder;
 beforeAll(async () => {
@@ -56,17 +51,15 @@ describe('the quality floor', () => {
     }
   });
 
-  // One ingestion per site, then each of its recorded sets asked of it (byCorpus).
-  const groups = new Map<string, [string, FloorEntry][]>();
-  for (const [file, recorded] of Object.entries(floor.files)) {
-    const corpus = corpusOf(file) ?? `(set absent) ${file}`;
-    groups.set(corpus, [...(groups.get(corpus) ?? []), [file, recorded]]);
-  }
-  describe.each([...groups])('over %s', (corpus, sets) => {
+  // One ingestion per site, then each of its recorded sets asked of it.
+  const groups = [...byCorpus(Object.keys(floor.files))].map(
+    ([corpus, files]) => [corpus, files.map((f): [string, FloorEntry] => [f, floor.files[f]!])] as const,
+  );
+  describe.each(groups)('over %s', (corpus, sets) => {
     const present = existsSync(corpus);
     let kb: Kb | undefined;
     beforeAll(async () => {
-      if (present) kb = await floorKb(corpus, embedder, await migratedTemplate());
+      if (present) kb = await buildKb(corpus, embedder, await migratedTemplate());
     }, 900_000);
     afterAll(async () => {
       await kb?.close();

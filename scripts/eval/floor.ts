@@ -7,7 +7,7 @@
  * computation. `npm run eval -- --record-floor` rewrites the file after a measured improvement (or a new
  * held-out set).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readConfig } from '../../server/config/index.ts';
@@ -81,35 +81,33 @@ export async function measureFloor(file: string, embedder: Embedder, kb: Kb): Pr
 }
 
 /**
- * The sets grouped by their corpus (absolute path), in the order given: every set over one site is asked of
- * one ingestion of it, which is most of a set's cost (three held-out sets per site would otherwise ingest the
- * site three times).
+ * The sets grouped by their corpus (absolute path; a set file that is absent stands alone under its own
+ * name), in the order given: every set over one site is asked of one ingestion of it, which is most of a
+ * set's cost (three held-out sets per site would otherwise ingest the site three times). Synchronous, so
+ * the floor test can build its groups while vitest collects it.
  */
-export async function byCorpus(files: readonly string[]): Promise<Map<string, string[]>> {
+export function byCorpus(files: readonly string[]): Map<string, string[]> {
   const groups = new Map<string, string[]>();
   for (const file of files) {
-    const corpus = path.resolve((await readQaFile(file)).corpus);
+    const corpus = existsSync(file)
+      ? path.resolve((JSON.parse(readFileSync(file, 'utf8')) as { corpus: string }).corpus)
+      : `(set absent) ${file}`;
     groups.set(corpus, [...(groups.get(corpus) ?? []), file]);
   }
   return groups;
-}
-
-/** One ingestion of `corpus`, as every floor measurement starts (`loadDataDir`: a migrated template; see buildKb). */
-export function floorKb(corpus: string, embedder: Embedder, loadDataDir?: Blob): Promise<Kb> {
-  return buildKb(corpus, embedder, loadDataDir);
 }
 
 /** Measures every covered set whose corpus is present and writes floor.json (entries it cannot measure kept). */
 export async function recordFloor(embedder: Embedder, log: (line: string) => void): Promise<Floor> {
   const previous = existsSync(FLOOR_PATH) ? (await readFloor()).files : {};
   const files: Record<string, FloorEntry> = { ...previous };
-  for (const [corpus, sets] of await byCorpus(await floorFiles())) {
+  for (const [corpus, sets] of byCorpus(await floorFiles())) {
     if (!existsSync(corpus)) {
       for (const file of sets)
         log(`  ${file}: corpus absent, ${previous[file] ? 'recorded figure kept' : 'not recorded'}`);
       continue;
     }
-    const kb = await floorKb(corpus, embedder);
+    const kb = await buildKb(corpus, embedder);
     try {
       for (const file of sets) {
         files[file] = await measureFloor(file, embedder, kb);
