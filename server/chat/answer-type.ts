@@ -21,6 +21,15 @@ export function lastSentence(question: string): string {
 }
 
 /**
+ * The words after "how" that ask for a quantity ("how long", "how many"): they say which dimension is asked,
+ * not what it is about (follow-up-units.ts `ownWords` leaves them out of a follow-up's own words).
+ */
+export const HOW_QUANTITY_WORDS = ['long', 'many', 'much', 'big', 'large', 'soon', 'quickly', 'often', 'fast'] as const;
+const QUANTITY_ASKED = new RegExp(
+  `\\bhow (${HOW_QUANTITY_WORDS.join('|')}|far back)\\b|\\b(what|which) (\\w+ )?(size|port|timeout)\\b|\\bup to what\\b|\\b(lowest|highest|maximum|minimum|max|min|limits?|cost|price)\\b`,
+);
+
+/**
  * What the question asks for, or null when no rule says. First matching rule wins: a command or a number
  * is the most specific thing a question can want, a yes-no or a definition the least.
  */
@@ -32,12 +41,7 @@ export function expectedType(question: string): AnswerType | null {
     )
   )
     return 'command';
-  if (
-    /\bhow (long|many|much|big|large|soon|quickly|often|fast|far back)\b|\b(what|which) (\w+ )?(size|port|timeout)\b|\bup to what\b|\b(lowest|highest|maximum|minimum|max|min|limits?|cost|price)\b/.test(
-      q,
-    )
-  )
-    return 'quantity';
+  if (QUANTITY_ASKED.test(q)) return 'quantity';
   if (/^(when|until when|since when)\b|\b(which|what) (\S+ )?(version|date|year)\b/.test(q)) return 'date';
   if (/\bhow (do|can|should|would) (i|we|you)\b|\bhow to\b|\bsteps?\b/.test(q)) return 'procedure';
   if (

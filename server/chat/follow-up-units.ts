@@ -9,7 +9,7 @@
  * nothing else on the cited pages answers (then it is the answer), never as padding around the new fact.
  * Unless it holds what is asked now (`mayRepeat`): then it is quoted as any other unit.
  */
-import { holdsType, quantityIn, QUANTITY_KINDS, type AnswerType } from './answer-type.ts';
+import { HOW_QUANTITY_WORDS, holdsType, quantityIn, QUANTITY_KINDS, type AnswerType } from './answer-type.ts';
 import { withoutPointingWords } from '../../protocol/index.ts';
 import { contentWords } from './text.ts';
 import type { Unit } from './units.ts';
@@ -140,7 +140,8 @@ export function ownWordRanks(
 }
 
 /** Words that say which dimension a question asks ("how many", "how long"), not what it is about. */
-const DIMENSION_WORDS = new Set(['many', 'much', 'long', 'big', 'large', 'often', 'far', 'soon', 'quickly', 'fast']);
+// "far" of "how far back", the one quantity question of two words.
+const DIMENSION_WORDS: ReadonlySet<string> = new Set([...HOW_QUANTITY_WORDS, 'far']);
 
 /** A follow-up's own topic words: its content words, pointing and dimension words aside. */
 export function ownWords(question: string): string[] {

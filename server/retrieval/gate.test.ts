@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { eligible, evidenceOf, passes } from './gate.ts';
 import { retrievalFromEnv } from './config.ts';
 import { confidenceOf, decide, thresholdsOf } from './index.ts';
-import type { SearchChunkRow } from '../store/types.ts';
+import { searchRow } from './search-row.ts';
 
 describe('the evidence of a chunk per mode', () => {
   const row = { cosine: 0.8, coverage: 0.4 };
@@ -60,21 +60,18 @@ describe('the gate', () => {
 });
 
 describe('the vector-candidate rule in decide (CHAT_HYBRID_VECTOR_CANDIDATE)', () => {
-  const row = (content: string, cosine: number, coverage: number, vector_rank: number | null): SearchChunkRow => ({
-    chunk_id: content,
-    content,
-    meta: {},
-    document_id: content,
-    document_title: content,
-    document_url: null,
-    document_meta: {},
-    cosine,
-    bm25: vector_rank === null ? 1 : null,
-    coverage,
-    vector_rank,
-    lexical_rank: vector_rank === null ? 1 : null,
-    score: 0.01,
-  });
+  const row = (content: string, cosine: number, coverage: number, vector_rank: number | null) =>
+    searchRow({
+      document_id: content,
+      content,
+      cosine,
+      coverage,
+      vector_rank,
+      // Found by the full-text search alone, or by the vector search alone.
+      bm25: vector_rank === null ? 1 : null,
+      lexical_rank: vector_rank === null ? 1 : null,
+      score: 0.01,
+    });
   // "Can Vite renew my passport?" on the Vite tuning set: the chunk that carried it was found by the full-text
   // search alone (coverage 0.52, cosine 0.36: evidence 0.44); the vector search's nearest cover 0.03.
   const passport = [
