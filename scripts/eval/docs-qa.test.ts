@@ -16,12 +16,15 @@ const SETS = [
   'scripts/eval/qa/railway-docs.json',
   'scripts/eval/qa/railway-heldout.json',
   'scripts/eval/qa/railway-heldout-2.json',
+  'scripts/eval/qa/railway-heldout-4.json',
   'scripts/eval/qa/vite-docs.json',
   'scripts/eval/qa/vite-heldout.json',
   'scripts/eval/qa/vite-heldout-2.json',
+  'scripts/eval/qa/vite-heldout-4.json',
   'scripts/eval/qa/mkdocs-material-docs.json',
   'scripts/eval/qa/mkdocs-heldout.json',
   'scripts/eval/qa/mkdocs-heldout-2.json',
+  'scripts/eval/qa/mkdocs-heldout-4.json',
 ];
 
 describe('docs-QA sets', () => {
