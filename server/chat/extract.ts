@@ -24,7 +24,6 @@ import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
 import { freshValueOf, mayRepeat, REPEAT_WEIGHT, ownWordRanks, saidBefore } from './follow-up-units.ts';
 import { unitsOf, type Unit } from './units.ts';
-import { liftWithinPage } from './within-page.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
 export const MAX_ANSWER_BLOCKS = 1;
@@ -167,9 +166,6 @@ export function extractAnswer(
     });
   });
   score(candidates, asked, type, own);
-  // The answering page's unit holding clearly more of the question's words is quoted first (within-page.ts);
-  // a follow-up's words are partly borrowed, and its answers are left as they were measured.
-  if (borrowed.length === 0) liftWithinPage(candidates, own, type, (c) => headingOf(chunks[c]!).words);
 
   // The other chunks of the best unit's section, read only for the value asked and the block pointed at
   // (`choose`), never scored against the rest: appended after `chunks`, so a quoted unit is cited as the
