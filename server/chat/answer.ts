@@ -186,14 +186,22 @@ export async function answerTurn(
 
   // A follow-up's sentences are scored against the question and, at a lower weight, the words it borrows;
   // what the earlier answer already quoted is not quoted again unless nothing else answers.
+  const onThread =
+    process.env.F10_EXTRACT === '1' &&
+    !followUp &&
+    session &&
+    [...session.sql.documents, ...session.sql.thread].includes(found.chunks[0]!.document_id)
+      ? session
+      : null;
+  const reading = followUp ?? onThread;
   const { text, citations, related } = extractAnswer(
     request.query,
     found.chunks,
-    followUp
+    reading
       ? {
-          borrowed: followUp.terms,
-          ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}),
-          pages: [...followUp.sql.documents, ...followUp.sql.thread],
+          borrowed: reading.terms,
+          ...(reading.earlierAnswer ? { earlierAnswer: reading.earlierAnswer } : {}),
+          pages: [...reading.sql.documents, ...reading.sql.thread],
           ...(repeatWeight !== undefined ? { repeatWeight } : {}),
         }
       : {},
