@@ -25,7 +25,6 @@ import {
   type StoredAnswer,
   type TurnState,
 } from '../store/types.ts';
-import { dependsOnContext } from '../../protocol/index.ts';
 import { followUpOf, holdsOwnWord, lendsWords, newQuestionText, restsOnOwnWords, threadOf } from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
@@ -96,8 +95,7 @@ export async function answerTurn(
   // keeps an unexpected rejection from going unhandled while the turn is being recorded.
   const fallback = { answerMode: DEFAULT_ANSWER_MODE, retrieval, refusalSuggestions: undefined, supportUrl: null };
   const inEffect = settings?.().catch(() => fallback) ?? Promise.resolve(fallback);
-  const scoped = process.env.F10_SCOPE === '1';
-  let [turn, followUp, session] = await Promise.all([
+  let [turn, followUp] = await Promise.all([
     beginTurn(store, claims, {
       session_id: request.session_id,
       message_id: request.message_id,
@@ -105,10 +103,8 @@ export async function answerTurn(
       title: sessionTitle(request.message),
     }),
     // Read beside the turn's write, and only for a question that depends on the conversation.
-    scoped ? Promise.resolve(null) : followUpOf(store, claims, request).catch(rethrow),
-    scoped ? threadOf(store, claims, request).catch(rethrow) : Promise.resolve(null),
+    followUpOf(store, claims, request).catch(rethrow),
   ]);
-  if (scoped && session && dependsOnContext(request.query)) followUp = session;
   if (!turn.is_new && !turn.same_request) {
     throw new AppError(409, 'conflict', 'This message id was already used for a different message.');
   }
@@ -120,19 +116,14 @@ export async function answerTurn(
 
   const { answerMode, retrieval: options, refusalSuggestions, supportUrl } = await inEffect;
   const question = { claims, question: request.query, embedding: request.embedding };
-  const scope = followUp
-    ? followUp.sql
-    : session
-      ? { ...session.sql, terms: '', points_back: false, own_required: true }
-      : undefined;
-  let found = await retrieve(store, { ...question, ...(scope ? { context: scope } : {}) }, options).catch(
+  let found = await retrieve(store, { ...question, ...(followUp ? { context: followUp.sql } : {}) }, options).catch(
     rethrow,
   );
   // The gate reads the thread: a question of a conversation that the detector read as complete, refused
   // alone, is searched once more within the pages the conversation cited before it is refused. Only the
   // refusal path pays for it; an answered complete question is exactly as in a new session.
   if (found.kind === 'refuse' && !followUp) {
-    const thread = scoped ? session : await threadOf(store, claims, request).catch(rethrow);
+    const thread = await threadOf(store, claims, request).catch(rethrow);
     const again = thread
       ? await retrieve(
           store,
@@ -186,22 +177,14 @@ export async function answerTurn(
 
   // A follow-up's sentences are scored against the question and, at a lower weight, the words it borrows;
   // what the earlier answer already quoted is not quoted again unless nothing else answers.
-  const onThread =
-    process.env.F10_EXTRACT === '1' &&
-    !followUp &&
-    session &&
-    [...session.sql.documents, ...session.sql.thread].includes(found.chunks[0]!.document_id)
-      ? session
-      : null;
-  const reading = followUp ?? onThread;
   const { text, citations, related } = extractAnswer(
     request.query,
     found.chunks,
-    reading
+    followUp
       ? {
-          borrowed: reading.terms,
-          ...(reading.earlierAnswer ? { earlierAnswer: reading.earlierAnswer } : {}),
-          pages: [...reading.sql.documents, ...reading.sql.thread],
+          borrowed: followUp.terms,
+          ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}),
+          pages: [...followUp.sql.documents, ...followUp.sql.thread],
           ...(repeatWeight !== undefined ? { repeatWeight } : {}),
         }
       : {},
