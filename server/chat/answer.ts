@@ -25,6 +25,7 @@ import {
   type StoredAnswer,
   type TurnState,
 } from '../store/types.ts';
+import { dependsOnContext } from '../../protocol/index.ts';
 import { followUpOf, holdsOwnWord, lendsWords, newQuestionText, restsOnOwnWords, threadOf } from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
@@ -95,7 +96,9 @@ export async function answerTurn(
   // keeps an unexpected rejection from going unhandled while the turn is being recorded.
   const fallback = { answerMode: DEFAULT_ANSWER_MODE, retrieval, refusalSuggestions: undefined, supportUrl: null };
   const inEffect = settings?.().catch(() => fallback) ?? Promise.resolve(fallback);
-  let [turn, followUp] = await Promise.all([
+  const scoped = process.env.F10_SCOPE === '1';
+  const reads = scoped || process.env.F10_EXTRACT === '1';
+  let [turn, followUp, session] = await Promise.all([
     beginTurn(store, claims, {
       session_id: request.session_id,
       message_id: request.message_id,
@@ -103,8 +106,10 @@ export async function answerTurn(
       title: sessionTitle(request.message),
     }),
     // Read beside the turn's write, and only for a question that depends on the conversation.
-    followUpOf(store, claims, request).catch(rethrow),
+    scoped ? Promise.resolve(null) : followUpOf(store, claims, request).catch(rethrow),
+    reads ? threadOf(store, claims, request).catch(rethrow) : Promise.resolve(null),
   ]);
+  if (scoped && session && dependsOnContext(request.query)) followUp = session;
   if (!turn.is_new && !turn.same_request) {
     throw new AppError(409, 'conflict', 'This message id was already used for a different message.');
   }
@@ -116,14 +121,19 @@ export async function answerTurn(
 
   const { answerMode, retrieval: options, refusalSuggestions, supportUrl } = await inEffect;
   const question = { claims, question: request.query, embedding: request.embedding };
-  let found = await retrieve(store, { ...question, ...(followUp ? { context: followUp.sql } : {}) }, options).catch(
+  const scope = followUp
+    ? followUp.sql
+    : session && scoped
+      ? { ...session.sql, terms: '', points_back: false, own_required: true }
+      : undefined;
+  let found = await retrieve(store, { ...question, ...(scope ? { context: scope } : {}) }, options).catch(
     rethrow,
   );
   // The gate reads the thread: a question of a conversation that the detector read as complete, refused
   // alone, is searched once more within the pages the conversation cited before it is refused. Only the
   // refusal path pays for it; an answered complete question is exactly as in a new session.
   if (found.kind === 'refuse' && !followUp) {
-    const thread = await threadOf(store, claims, request).catch(rethrow);
+    const thread = scoped ? session : await threadOf(store, claims, request).catch(rethrow);
     const again = thread
       ? await retrieve(
           store,
@@ -177,14 +187,22 @@ export async function answerTurn(
 
   // A follow-up's sentences are scored against the question and, at a lower weight, the words it borrows;
   // what the earlier answer already quoted is not quoted again unless nothing else answers.
+  const onThread =
+    process.env.F10_EXTRACT === '1' &&
+    !followUp &&
+    session &&
+    [...session.sql.documents, ...session.sql.thread].includes(found.chunks[0]!.document_id)
+      ? session
+      : null;
+  const reading = followUp ?? onThread;
   const { text, citations, related } = extractAnswer(
     request.query,
     found.chunks,
-    followUp
+    reading
       ? {
-          borrowed: followUp.terms,
-          ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}),
-          pages: [...followUp.sql.documents, ...followUp.sql.thread],
+          borrowed: reading.terms,
+          ...(reading.earlierAnswer ? { earlierAnswer: reading.earlierAnswer } : {}),
+          pages: [...reading.sql.documents, ...reading.sql.thread],
           ...(repeatWeight !== undefined ? { repeatWeight } : {}),
         }
       : {},
