@@ -26,7 +26,14 @@ import {
   type TurnState,
 } from '../store/types.ts';
 import { dependsOnContext } from '../../protocol/index.ts';
-import { followUpOf, holdsOwnWord, lendsWords, newQuestionText, restsOnOwnWords, threadOf } from './context.ts';
+import {
+  holdsOwnWord,
+  lendsWords,
+  newQuestionText,
+  restsOnOwnWords,
+  threadOf,
+  type FollowUp,
+} from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
@@ -96,20 +103,18 @@ export async function answerTurn(
   // keeps an unexpected rejection from going unhandled while the turn is being recorded.
   const fallback = { answerMode: DEFAULT_ANSWER_MODE, retrieval, refusalSuggestions: undefined, supportUrl: null };
   const inEffect = settings?.().catch(() => fallback) ?? Promise.resolve(fallback);
-  const scoped = process.env.F10_SCOPE === '1';
-  const reads = scoped || process.env.F10_EXTRACT === '1';
-  let [turn, followUp, session] = await Promise.all([
+  const [turn, thread] = await Promise.all([
     beginTurn(store, claims, {
       session_id: request.session_id,
       message_id: request.message_id,
       content: request.message,
       title: sessionTitle(request.message),
     }),
-    // Read beside the turn's write, and only for a question that depends on the conversation.
-    scoped ? Promise.resolve(null) : followUpOf(store, claims, request).catch(rethrow),
-    reads ? threadOf(store, claims, request).catch(rethrow) : Promise.resolve(null),
+    // Read beside the turn's write, for any question of a session: a follow-up is searched in the thread, and
+    // a complete question reads it when its answer is on the thread's pages (`threadReading`) or it is refused.
+    threadOf(store, claims, request).catch(rethrow),
   ]);
-  if (scoped && session && dependsOnContext(request.query)) followUp = session;
+  let followUp = thread && dependsOnContext(request.query) ? thread : null;
   if (!turn.is_new && !turn.same_request) {
     throw new AppError(409, 'conflict', 'This message id was already used for a different message.');
   }
@@ -121,19 +126,13 @@ export async function answerTurn(
 
   const { answerMode, retrieval: options, refusalSuggestions, supportUrl } = await inEffect;
   const question = { claims, question: request.query, embedding: request.embedding };
-  const scope = followUp
-    ? followUp.sql
-    : session && scoped
-      ? { ...session.sql, terms: '', points_back: false, own_required: true }
-      : undefined;
-  let found = await retrieve(store, { ...question, ...(scope ? { context: scope } : {}) }, options).catch(
+  let found = await retrieve(store, { ...question, ...(followUp ? { context: followUp.sql } : {}) }, options).catch(
     rethrow,
   );
   // The gate reads the thread: a question of a conversation that the detector read as complete, refused
   // alone, is searched once more within the pages the conversation cited before it is refused. Only the
   // refusal path pays for it; an answered complete question is exactly as in a new session.
   if (found.kind === 'refuse' && !followUp) {
-    const thread = scoped ? session : await threadOf(store, claims, request).catch(rethrow);
     const again = thread
       ? await retrieve(
           store,
@@ -187,14 +186,7 @@ export async function answerTurn(
 
   // A follow-up's sentences are scored against the question and, at a lower weight, the words it borrows;
   // what the earlier answer already quoted is not quoted again unless nothing else answers.
-  const onThread =
-    process.env.F10_EXTRACT === '1' &&
-    !followUp &&
-    session &&
-    [...session.sql.documents, ...session.sql.thread].includes(found.chunks[0]!.document_id)
-      ? session
-      : null;
-  const reading = followUp ?? onThread;
+  const reading = followUp ?? threadReading(thread, found.chunks);
   const { text, citations, related } = extractAnswer(
     request.query,
     found.chunks,
@@ -224,6 +216,26 @@ export async function answerTurn(
     ...(passages ? { passages } : {}),
     ...(followUp ? { context: followUp.context } : {}),
   };
+}
+
+/**
+ * The thread a question of a session is extracted with when it was searched without it (the detector read it
+ * as complete, or a follow-up refused in the thread was answered as a new question) and the passage retrieval
+ * ranked first is on a page the conversation cited: there it is the thread's next question, whatever its
+ * wording ("Which tier do I need for a HIPAA BAA?" after what happens below a committed spend tier, answered
+ * from the committed spend page), so its units are scored as a follow-up's — the earlier question's topic
+ * words at a quarter weight, what the earlier answer quoted not quoted again, and on the thread's pages the
+ * chunks holding its own words first (server/chat/extract.ts). Retrieval and the gate are untouched, so the
+ * page, the evidence and whether it is answered are the question alone's; an answer off the thread (a topic
+ * switch to another page) is extracted as the question alone. Null when there is no thread or the first
+ * passage is off it.
+ */
+export function threadReading(thread: FollowUp | null, chunks: readonly { document_id: string }[]): FollowUp | null {
+  const first = chunks[0];
+  if (!thread || !first) return null;
+  return thread.sql.documents.includes(first.document_id) || thread.sql.thread.includes(first.document_id)
+    ? thread
+    : null;
 }
 
 /**
