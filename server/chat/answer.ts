@@ -26,14 +26,7 @@ import {
   type TurnState,
 } from '../store/types.ts';
 import { dependsOnContext } from '../../protocol/index.ts';
-import {
-  holdsOwnWord,
-  lendsWords,
-  newQuestionText,
-  restsOnOwnWords,
-  threadOf,
-  type FollowUp,
-} from './context.ts';
+import { holdsOwnWord, lendsWords, newQuestionText, restsOnOwnWords, threadOf, type FollowUp } from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
