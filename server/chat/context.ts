@@ -2,8 +2,10 @@
  * Follow-ups (protocol/context.ts decides which questions are): what the turn before a follow-up gives it.
  * The earlier question's topic words (and those it borrowed itself), searched at half weight, and the
  * documents and sections its answer cited, preferred by `search_chunks` (migration
- * 20261126070000_conversation_context.sql). A question that does not depend on the conversation reads
- * nothing here, so it is answered exactly as in a new session.
+ * 20261126070000_conversation_context.sql). A question that does not depend on the conversation is no
+ * follow-up (`followUpOf`): it is searched exactly as in a new session, and its thread (`threadOf`) is read
+ * only for its extraction when its answer is on the thread's pages and for its retry when refused
+ * (server/chat/answer.ts).
  */
 import {
   borrowedTerms,
