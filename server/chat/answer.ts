@@ -26,7 +26,7 @@ import {
   type TurnState,
 } from '../store/types.ts';
 import { dependsOnContext } from '../../protocol/index.ts';
-import { holdsOwnWord, lendsWords, newQuestionText, restsOnOwnWords, threadOf, type FollowUp } from './context.ts';
+import { holdsOwnWord, lendsWords, newQuestionText, restsOnOwnWords, threadOf, threadReading } from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
@@ -209,26 +209,6 @@ export async function answerTurn(
     ...(passages ? { passages } : {}),
     ...(followUp ? { context: followUp.context } : {}),
   };
-}
-
-/**
- * The thread a question of a session is extracted with when it was searched without it (the detector read it
- * as complete, or a follow-up refused in the thread was answered as a new question) and the passage retrieval
- * ranked first is on a page the conversation cited: there it is the thread's next question, whatever its
- * wording ("Which tier do I need for a HIPAA BAA?" after what happens below a committed spend tier, answered
- * from the committed spend page), so its units are scored as a follow-up's — the earlier question's topic
- * words at a quarter weight, what the earlier answer quoted not quoted again, and on the thread's pages the
- * chunks holding its own words first (server/chat/extract.ts). Retrieval and the gate are untouched, so the
- * page, the evidence and whether it is answered are the question alone's; an answer off the thread (a topic
- * switch to another page) is extracted as the question alone. Null when there is no thread or the first
- * passage is off it.
- */
-export function threadReading(thread: FollowUp | null, chunks: readonly { document_id: string }[]): FollowUp | null {
-  const first = chunks[0];
-  if (!thread || !first) return null;
-  return thread.sql.documents.includes(first.document_id) || thread.sql.thread.includes(first.document_id)
-    ? thread
-    : null;
 }
 
 /**

@@ -2,7 +2,7 @@
  * A follow-up the detector reads as complete ("Which tier do I need for a HIPAA BAA?" after a question about
  * usage below a committed spend tier), through POST /api/chat on PGlite over a small knowledge base written
  * here, embedded with the test double. It is searched as a new question; its answer's first passage is on the
- * thread's page, so its units are scored as a follow-up's (answer.ts `threadReading`): the earlier topic's
+ * thread's page, so its units are scored as a follow-up's (context.ts `threadReading`): the earlier topic's
  * words bring the sentence that names the tier next to the one that names a BAA. Asked alone it quotes the
  * compliance section only. A question about another page is answered as alone. Keyword mode quotes the
  * compliance section either way on these pages, so it is not asserted.

@@ -1,11 +1,10 @@
 /**
- * `threadReading` (answer.ts): a question of a session searched without the thread — read as complete by the
+ * `threadReading` (context.ts, called by answer.ts): a question of a session searched without the thread — read as complete by the
  * detector, or a follow-up refused in the thread and answered as a new question — is extracted with the
  * thread only when the passage retrieval ranked first is on a page the conversation cited.
  */
 import { describe, expect, it } from 'vitest';
-import { threadReading } from './answer.ts';
-import type { FollowUp } from './context.ts';
+import { type FollowUp, threadReading } from './context.ts';
 
 const THREAD: FollowUp = {
   terms: ['usage', 'lower', 'committed', 'spend', 'tier'],
