@@ -25,7 +25,8 @@ import {
   type StoredAnswer,
   type TurnState,
 } from '../store/types.ts';
-import { followUpOf, holdsOwnWord, lendsWords, newQuestionText, restsOnOwnWords, threadOf } from './context.ts';
+import { dependsOnContext } from '../../protocol/index.ts';
+import { holdsOwnWord, lendsWords, newQuestionText, restsOnOwnWords, threadOf, threadReading } from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
@@ -95,16 +96,18 @@ export async function answerTurn(
   // keeps an unexpected rejection from going unhandled while the turn is being recorded.
   const fallback = { answerMode: DEFAULT_ANSWER_MODE, retrieval, refusalSuggestions: undefined, supportUrl: null };
   const inEffect = settings?.().catch(() => fallback) ?? Promise.resolve(fallback);
-  let [turn, followUp] = await Promise.all([
+  const [turn, thread] = await Promise.all([
     beginTurn(store, claims, {
       session_id: request.session_id,
       message_id: request.message_id,
       content: request.message,
       title: sessionTitle(request.message),
     }),
-    // Read beside the turn's write, and only for a question that depends on the conversation.
-    followUpOf(store, claims, request).catch(rethrow),
+    // Read beside the turn's write, for any question of a session: a follow-up is searched in the thread, and
+    // a complete question reads it when its answer is on the thread's pages (`threadReading`) or it is refused.
+    threadOf(store, claims, request).catch(rethrow),
   ]);
+  let followUp = thread && dependsOnContext(request.query) ? thread : null;
   if (!turn.is_new && !turn.same_request) {
     throw new AppError(409, 'conflict', 'This message id was already used for a different message.');
   }
@@ -123,7 +126,6 @@ export async function answerTurn(
   // alone, is searched once more within the pages the conversation cited before it is refused. Only the
   // refusal path pays for it; an answered complete question is exactly as in a new session.
   if (found.kind === 'refuse' && !followUp) {
-    const thread = await threadOf(store, claims, request).catch(rethrow);
     const again = thread
       ? await retrieve(
           store,
@@ -177,14 +179,15 @@ export async function answerTurn(
 
   // A follow-up's sentences are scored against the question and, at a lower weight, the words it borrows;
   // what the earlier answer already quoted is not quoted again unless nothing else answers.
+  const reading = followUp ?? threadReading(thread, found.chunks);
   const { text, citations, related } = extractAnswer(
     request.query,
     found.chunks,
-    followUp
+    reading
       ? {
-          borrowed: followUp.terms,
-          ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}),
-          pages: [...followUp.sql.documents, ...followUp.sql.thread],
+          borrowed: reading.terms,
+          ...(reading.earlierAnswer ? { earlierAnswer: reading.earlierAnswer } : {}),
+          pages: [...reading.sql.documents, ...reading.sql.thread],
           ...(repeatWeight !== undefined ? { repeatWeight } : {}),
         }
       : {},
