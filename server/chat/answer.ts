@@ -25,8 +25,7 @@ import {
   type StoredAnswer,
   type TurnState,
 } from '../store/types.ts';
-import { dependsOnContext } from '../../protocol/index.ts';
-import { holdsOwnWord, lendsWords, newQuestionText, restsOnOwnWords, threadOf, threadReading } from './context.ts';
+import { followUpOf, holdsOwnWord, lendsWords, newQuestionText, restsOnOwnWords, threadOf } from './context.ts';
 import { extractAnswer } from './extract.ts';
 import { closestPages } from './closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
@@ -96,18 +95,16 @@ export async function answerTurn(
   // keeps an unexpected rejection from going unhandled while the turn is being recorded.
   const fallback = { answerMode: DEFAULT_ANSWER_MODE, retrieval, refusalSuggestions: undefined, supportUrl: null };
   const inEffect = settings?.().catch(() => fallback) ?? Promise.resolve(fallback);
-  const [turn, thread] = await Promise.all([
+  let [turn, followUp] = await Promise.all([
     beginTurn(store, claims, {
       session_id: request.session_id,
       message_id: request.message_id,
       content: request.message,
       title: sessionTitle(request.message),
     }),
-    // Read beside the turn's write, for any question of a session: a follow-up is searched in the thread, and
-    // a complete question reads it when its answer is on the thread's pages (`threadReading`) or it is refused.
-    threadOf(store, claims, request).catch(rethrow),
+    // Read beside the turn's write, and only for a question that depends on the conversation.
+    followUpOf(store, claims, request).catch(rethrow),
   ]);
-  let followUp = thread && dependsOnContext(request.query) ? thread : null;
   if (!turn.is_new && !turn.same_request) {
     throw new AppError(409, 'conflict', 'This message id was already used for a different message.');
   }
@@ -126,6 +123,7 @@ export async function answerTurn(
   // alone, is searched once more within the pages the conversation cited before it is refused. Only the
   // refusal path pays for it; an answered complete question is exactly as in a new session.
   if (found.kind === 'refuse' && !followUp) {
+    const thread = await threadOf(store, claims, request).catch(rethrow);
     const again = thread
       ? await retrieve(
           store,
@@ -179,15 +177,14 @@ export async function answerTurn(
 
   // A follow-up's sentences are scored against the question and, at a lower weight, the words it borrows;
   // what the earlier answer already quoted is not quoted again unless nothing else answers.
-  const reading = followUp ?? threadReading(thread, found.chunks);
   const { text, citations, related } = extractAnswer(
     request.query,
     found.chunks,
-    reading
+    followUp
       ? {
-          borrowed: reading.terms,
-          ...(reading.earlierAnswer ? { earlierAnswer: reading.earlierAnswer } : {}),
-          pages: [...reading.sql.documents, ...reading.sql.thread],
+          borrowed: followUp.terms,
+          ...(followUp.earlierAnswer ? { earlierAnswer: followUp.earlierAnswer } : {}),
+          pages: [...followUp.sql.documents, ...followUp.sql.thread],
           ...(repeatWeight !== undefined ? { repeatWeight } : {}),
         }
       : {},

@@ -2,10 +2,8 @@
  * Follow-ups (protocol/context.ts decides which questions are): what the turn before a follow-up gives it.
  * The earlier question's topic words (and those it borrowed itself), searched at half weight, and the
  * documents and sections its answer cited, preferred by `search_chunks` (migration
- * 20261126070000_conversation_context.sql). A question that does not depend on the conversation is no
- * follow-up (`followUpOf`): it is searched exactly as in a new session, and its thread (`threadOf`) is read
- * only for its extraction when its answer is on the thread's pages and for its retry when refused
- * (server/chat/answer.ts).
+ * 20261126070000_conversation_context.sql). A question that does not depend on the conversation reads
+ * nothing here, so it is answered exactly as in a new session.
  */
 import {
   borrowedTerms,
@@ -176,24 +174,4 @@ export function newQuestionText(question: string, followUp: Pick<FollowUp, 'term
 export function lendsWords(followUp: Pick<FollowUp, 'terms' | 'sql'>): boolean {
   const answered = followUp.sql.documents.length > 0 || followUp.sql.thread.length > 0;
   return answered && followUp.terms.length > 0;
-}
-
-/**
- * The thread a question of a session is extracted with when it was searched without it (the detector read it
- * as complete, or a follow-up refused in the thread was answered as a new question) and the passage retrieval
- * ranked first is on a page the conversation cited: there it is the thread's next question, whatever its
- * wording ("Which tier do I need for a HIPAA BAA?" after what happens below a committed spend tier, answered
- * from the committed spend page), so its units are scored as a follow-up's — the earlier question's topic
- * words at a quarter weight, what the earlier answer quoted not quoted again, and on the thread's pages the
- * chunks holding its own words first (server/chat/extract.ts, called by answer.ts). Retrieval and the gate
- * are untouched, so the page, the evidence and whether it is answered are the question alone's; an answer off
- * the thread (a topic switch to another page) is extracted as the question alone. Null when there is no
- * thread or the first passage is off it.
- */
-export function threadReading(thread: FollowUp | null, chunks: readonly { document_id: string }[]): FollowUp | null {
-  const first = chunks[0];
-  if (!thread || !first) return null;
-  return thread.sql.documents.includes(first.document_id) || thread.sql.thread.includes(first.document_id)
-    ? thread
-    : null;
 }
