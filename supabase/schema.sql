@@ -1593,7 +1593,9 @@ begin
           order by e.embedding <=> query_embedding
           limit v_candidates + c_tie_slack
         ) n
-        order by n.distance, n.src collate "C", n.pos
+        -- "+ 0": a full sort. On the index's order PostgreSQL 17 plans an incremental sort, which trusts that
+        -- order; hnsw.iterative_scan = relaxed_order can return rows slightly out of it (pgvector's README).
+        order by n.distance + 0, n.src collate "C", n.pos
         limit v_candidates
       ) x;
     else
@@ -1611,7 +1613,7 @@ begin
           limit v_candidates + c_tie_slack
         ) n
         join kb_documents d on d.id = n.document_id
-        order by n.distance, d.source collate "C", n.pos
+        order by n.distance + 0, d.source collate "C", n.pos
         limit v_candidates
       ) x;
     end if;
