@@ -2,7 +2,7 @@
 -- Regenerate with `npm run schema` (scripts/schema.ts): every migration of supabase/migrations applied to an
 -- empty embedded database (PGlite, as the server runs them), then its schema public dumped in a stable order.
 -- To change the database, add a NEW migration (never edit one that has shipped) and regenerate.
--- 41 migrations, the last 20261129130000_rate_limit_expiry_index.sql. What each function is for, and who may call it: docs/database.md.
+-- 42 migrations, the last 20261129140000_stable_ties.sql. What each function is for, and who may call it: docs/database.md.
 
 -- Extensions
 create extension if not exists vector with schema extensions;
@@ -1524,7 +1524,11 @@ declare
   v_candidates integer := least(greatest(candidate_count, match_count, 1), 1000);
   f jsonb := coalesce(filters, '{}'::jsonb);
   v_docs uuid[];
+  -- Chunks fetched by distance beyond the candidates, so that ties at the cut are ordered like all others.
+  c_tie_slack constant integer := 10;
   v_vector uuid[] := '{}';
+  v_vector_src text[] := '{}';
+  v_vector_pos integer[] := '{}';
   v_query tsquery;
   v_probe tsquery;
   v_lexemes text[] := '{}';
@@ -1532,6 +1536,8 @@ declare
   v_avgdl double precision;
   v_lex_ids uuid[] := '{}';
   v_lex_bm25 double precision[] := '{}';
+  v_lex_src text[] := '{}';
+  v_lex_pos integer[] := '{}';
 begin
   v_mode := case
     when query_embedding is null then 'lexical'
@@ -1570,23 +1576,46 @@ begin
   end if;
 
   if v_mode in ('hybrid', 'vector') then
+    -- The nearest chunks by distance alone (the order the HNSW index gives), a few more than the candidates so
+    -- that a tie at the cut is decided here and not by the scan; then by distance, ties by page and position.
     if v_docs is null then
-      v_vector := array(
-        select e.chunk_id
-        from kb_embeddings e
-        join kb_chunks c on c.id = e.chunk_id
-        join kb_documents d on d.id = c.document_id
-        where d.status = 'ready' and d.enabled
-        order by e.embedding <=> query_embedding
-        limit v_candidates);
+      select coalesce(array_agg(x.id order by x.distance, x.src collate "C", x.pos), '{}'),
+        coalesce(array_agg(x.src order by x.distance, x.src collate "C", x.pos), '{}'),
+        coalesce(array_agg(x.pos order by x.distance, x.src collate "C", x.pos), '{}')
+        into v_vector, v_vector_src, v_vector_pos
+      from (
+        select n.* from (
+          select e.chunk_id as id, e.embedding <=> query_embedding as distance, d.source as src, c.position as pos
+          from kb_embeddings e
+          join kb_chunks c on c.id = e.chunk_id
+          join kb_documents d on d.id = c.document_id
+          where d.status = 'ready' and d.enabled
+          order by e.embedding <=> query_embedding
+          limit v_candidates + c_tie_slack
+        ) n
+        -- "+ 0": a full sort. On the index's order PostgreSQL 17 plans an incremental sort, which trusts that
+        -- order; hnsw.iterative_scan = relaxed_order can return rows slightly out of it (pgvector's README).
+        order by n.distance + 0, n.src collate "C", n.pos
+        limit v_candidates
+      ) x;
     else
-      v_vector := array(
-        select e.chunk_id
-        from kb_embeddings e
-        join kb_chunks c on c.id = e.chunk_id
-        where c.document_id = any (v_docs)
-        order by e.embedding <=> query_embedding
-        limit v_candidates);
+      select coalesce(array_agg(x.id order by x.distance, x.src collate "C", x.pos), '{}'),
+        coalesce(array_agg(x.src order by x.distance, x.src collate "C", x.pos), '{}'),
+        coalesce(array_agg(x.pos order by x.distance, x.src collate "C", x.pos), '{}')
+        into v_vector, v_vector_src, v_vector_pos
+      from (
+        select n.id, n.distance, d.source as src, n.pos from (
+          select e.chunk_id as id, e.embedding <=> query_embedding as distance, c.document_id, c.position as pos
+          from kb_embeddings e
+          join kb_chunks c on c.id = e.chunk_id
+          where c.document_id = any (v_docs)
+          order by e.embedding <=> query_embedding
+          limit v_candidates + c_tie_slack
+        ) n
+        join kb_documents d on d.id = n.document_id
+        order by n.distance + 0, d.source collate "C", n.pos
+        limit v_candidates
+      ) x;
     end if;
   end if;
 
@@ -1621,12 +1650,20 @@ begin
   end if;
 
   if v_mode in ('hybrid', 'lexical') and v_probe is not null then
-    select coalesce(array_agg(x.id order by x.bm25 desc, x.id), '{}'), coalesce(array_agg(x.bm25 order by x.bm25 desc, x.id), '{}')
-      into v_lex_ids, v_lex_bm25
+    select coalesce(array_agg(x.id order by x.bm25 desc, x.src collate "C", x.pos), '{}'),
+      coalesce(array_agg(x.bm25 order by x.bm25 desc, x.src collate "C", x.pos), '{}'),
+      coalesce(array_agg(x.src order by x.bm25 desc, x.src collate "C", x.pos), '{}'),
+      coalesce(array_agg(x.pos order by x.bm25 desc, x.src collate "C", x.pos), '{}')
+      into v_lex_ids, v_lex_bm25, v_lex_src, v_lex_pos
     from (
-      select c.id, s.bm25
+      select c.id, s.bm25, c.src, c.pos
       from (
-        select c.id, c.document_id, c.fts, c.fts_length from kb_chunks c
+        select c.id, c.document_id, c.position as pos, c.fts, c.fts_length,
+          -- A scalar subquery per candidate (a primary-key lookup): as a join, the planner hashed every
+          -- document (a sequential scan of kb_documents, 5–7 ms at 10k documents) to filter ≤ 1,000 chunks.
+          -- The page's source when it is searchable, else null.
+          (select d.source from kb_documents d where d.id = c.document_id and d.status = 'ready' and d.enabled) as src
+        from kb_chunks c
         where c.fts @@ v_probe and (v_query::text not like '%!%' or c.fts @@ v_query)
         limit c_lexical_cap
       ) c
@@ -1635,25 +1672,26 @@ begin
         from unnest(ts_filter(setweight(setweight(c.fts, 'D'), 'A', v_lexemes), '{a}')) u,
           lateral (select coalesce(array_length(u.positions, 1), 1)::double precision as n) tf
       ) s
-      -- A scalar subquery per candidate (a primary-key lookup): as a join, the planner hashed every
-      -- document (a sequential scan of kb_documents, 5–7 ms at 10k documents) to filter ≤ 1,000 chunks.
-      where (select d.status = 'ready' and d.enabled from kb_documents d where d.id = c.document_id)
+      where c.src is not null
         and (v_docs is null or c.document_id = any (v_docs))
-      order by s.bm25 desc, c.id
+      order by s.bm25 desc, c.src collate "C", c.pos
       limit v_candidates
     ) x;
   end if;
 
   return query
   with vec as (
-    select v.id, v.ord::integer as rank from unnest(v_vector) with ordinality v(id, ord)
+    select v.id, v.ord::integer as rank, v.src, v.pos
+    from unnest(v_vector, v_vector_src, v_vector_pos) with ordinality v(id, src, pos, ord)
   ),
   lex as (
-    select l.id, l.bm25, l.ord::integer as rank from unnest(v_lex_ids, v_lex_bm25) with ordinality l(id, bm25, ord)
+    select l.id, l.bm25, l.ord::integer as rank, l.src, l.pos
+    from unnest(v_lex_ids, v_lex_bm25, v_lex_src, v_lex_pos) with ordinality l(id, bm25, src, pos, ord)
   ),
   fused as (
     select coalesce(v.id, l.id) as id, v.rank as vector_rank, l.rank as lexical_rank, l.bm25,
-      coalesce(1.0 / (60 + v.rank), 0) + coalesce(1.0 / (60 + l.rank), 0) as rrf
+      coalesce(1.0 / (60 + v.rank), 0) + coalesce(1.0 / (60 + l.rank), 0) as rrf,
+      coalesce(v.src, l.src) as src, coalesce(v.pos, l.pos) as pos
     from vec v full join lex l on l.id = v.id
   ),
   -- The best k by the mode's order first (the vector list is already in distance order), then the
@@ -1664,7 +1702,7 @@ begin
         when 'vector' then -fu.vector_rank
         when 'lexical' then fu.bm25
         else fu.rrf
-      end desc, fu.id
+      end desc, fu.src collate "C", fu.pos
     limit v_k
   ),
   ranked as (
@@ -1689,10 +1727,10 @@ begin
   from scored r
   join kb_chunks c on c.id = r.id
   join kb_documents d on d.id = c.document_id
-  order by r.score desc, c.id;
+  order by r.score desc, d.source collate "C", c.position;
 end;
 $function$;
-comment on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The search behind search_chunks: vector and BM25 full-text candidates fused by reciprocal rank, with the evidence signals (cosine; coverage of the question by the chunk, its section path and its page title, in every mode when there is text) that the gate reads. A question lexeme no chunk holds is weighed in coverage as one a single chunk holds (migration 20261128030000); coverage in vector mode since 20261128090000.';
+comment on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The search behind search_chunks: vector and BM25 full-text candidates fused by reciprocal rank, with the evidence signals (cosine; coverage of the question by the chunk, its section path and its page title, in every mode when there is text) that the gate reads. A question lexeme no chunk holds is weighed in coverage as one a single chunk holds (migration 20261128030000); coverage in vector mode since 20261128090000. Ties in every list and in the result go to the page whose source sorts first (byte order), then to the earlier chunk of the page (20261129140000).';
 revoke all on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) from public;
 grant execute on function public.kb_search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) to service_role;
 
@@ -2349,6 +2387,7 @@ begin
     p.vector_rank, p.lexical_rank, p.score
   from pool p
   join kb_chunks c on c.id = p.chunk_id
+  join kb_documents d on d.id = p.document_id
   cross join lateral (
     select p.document_id = any (v_thread) as in_thread, (case
       when p.document_id = any (v_docs) and p.meta ->> 'section' = any (v_sections) then v_margin + c_section_prior
@@ -2357,10 +2396,10 @@ begin
       else 0
     end)::double precision as prior
   ) pr
-  order by p.score desc, p.chunk_id;
+  order by p.score desc, d.source collate "C", c.position;
 end;
 $function$;
-comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin (0.01; 0.1 in keyword mode) on cosine and coverage, earlier answers'' half of it, the cited section a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000, 20261127110000 and 20261128070000.';
+comment on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) is 'The exposed search: bounds its arguments, then kb_search_chunks. With filters.context {terms, documents, thread, sections, points_back, own_required} (a follow-up question) the thread is the scope: one search with the question plus the borrowed terms, and one with the question''s own words within the documents the conversation cited (documents: the last answer''s, then thread: earlier answers''); on those pages a borrowed lexeme counts as present (at half its IDF, all together at most the question''s own), off them only where it is (in keyword mode a chunk holding none has coverage 0); the last answer''s pages gain a margin (0.01; 0.1 in keyword mode) on cosine and coverage, earlier answers'' half of it, the cited section a little more; with own_required (a complete question retried in its thread) the topic counts only in chunks holding one of the question''s own lexemes. A follow-up that does not point back and none of whose own lexemes the knowledge base has is searched as a new question in full text. Migrations 20261126070000, 20261126090000, 20261127030000, 20261127110000, 20261128070000 and 20261129140000 (ties by page source, then chunk position).';
 revoke all on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) from public;
 grant execute on function public.search_chunks(query_embedding extensions.vector, query_text text, match_count integer, search_mode text, filters jsonb, candidate_count integer) to authenticated, service_role;
 
