@@ -3,7 +3,6 @@
  * base (demo/kb) ingested into PGlite with the test-double embedder, driven by the official MCP SDK's client
  * as an editor would: no credentials, only the URL.
  */
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,6 +16,7 @@ import { createEmbedder } from '../ingest/embedder.ts';
 import { ingest } from '../ingest/pipeline.ts';
 import { startNodeServer } from '../runtime/node/server.ts';
 import { openPgliteStore, type PgliteStore } from '../store/pglite.ts';
+import { DEMO_PAGES } from '../testing/demo-pages.ts';
 import { migratedTemplate } from '../testing/pglite-template.ts';
 import { signInAdmin, TEST_SECRET } from '../testing/api.ts';
 
@@ -183,7 +183,7 @@ describe('llms.txt on the Node server', () => {
       "- [Configuration](http://127.0.0.1:18811/docs/configuration): The environment variables that configure kb-chat's",
     );
     // One line per demo page.
-    expect(body.match(/^- \[/gm)).toHaveLength(readdirSync('demo/kb').filter((name) => name.endsWith('.md')).length);
+    expect(body.match(/^- \[/gm)).toHaveLength(DEMO_PAGES);
     const etag = res.headers.get('ETag')!;
     expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
     const again = await fetch(new URL('llms.txt', url), { headers: { 'If-None-Match': etag } });

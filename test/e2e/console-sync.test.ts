@@ -4,16 +4,14 @@
  * source's row says when it was last synced and what changed. axe reports 0 violations on the way.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLinkToken } from '../../server/console/session.ts';
+import { DEMO_PAGES } from '../../server/testing/demo-pages.ts';
 import { ROOT, startServerAndBrowser, type Running } from './server.ts';
 
 const SECRET = 'e2e-sync-secret-e2e-sync-secret-0123456';
-/** The demo's pages: the server ingested them all on its first start, so a sync finds each unchanged. */
-const PAGES = readdirSync(join(ROOT, 'demo/kb')).filter((name) => name.endsWith('.md')).length;
 const SHOTS = process.env.KB_SCREENSHOTS === '1' ? 'docs/screens' : 'test-results/screens';
 
 let running: Running;
@@ -48,11 +46,11 @@ describe('the console’s sync panel, end to end', () => {
     await panel.getByRole('button', { name: 'Sync now' }).click();
     await expect
       .poll(() => panel.locator('[aria-live=polite]').textContent(), { timeout: 60_000 })
-      .toMatch(new RegExp(`^Done: 0 added, 0 updated, ${PAGES} unchanged, 0 failed`));
+      .toMatch(new RegExp(`^Done: 0 added, 0 updated, ${DEMO_PAGES} unchanged, 0 failed`));
     const row = panel.locator('tbody tr', { hasText: 'demo/kb' });
     await row.waitFor();
     expect(await row.textContent()).toMatch(
-      new RegExp(`Sync now.*0 added, 0 updated, 0 removed \\(${PAGES} unchanged\\).*none`, 's'),
+      new RegExp(`Sync now.*0 added, 0 updated, 0 removed \\(${DEMO_PAGES} unchanged\\).*none`, 's'),
     );
     await axe('sync-done');
     await page.screenshot({ path: join(ROOT, `${SHOTS}/documents-sync.png`) });

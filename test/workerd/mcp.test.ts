@@ -4,13 +4,13 @@
  * identity. The demo knowledge base (demo/kb) is ingested with the test-double embedder; the official MCP
  * SDK's client talks to the Worker as an editor would, with no credentials.
  */
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../server/ingest/embedder.ts';
 import { ingest } from '../../server/ingest/pipeline.ts';
+import { DEMO_PAGES } from '../../server/testing/demo-pages.ts';
 import { startWorker, type WorkerHarness } from './harness.ts';
 
 let harness: WorkerHarness;
@@ -97,7 +97,7 @@ describe('llms.txt in workerd', () => {
     expect(res.status).toBe(200);
     const body = await res.text();
     // One line per demo page.
-    expect(body.match(/^- \[/gm)).toHaveLength(readdirSync('demo/kb').filter((name) => name.endsWith('.md')).length);
+    expect(body.match(/^- \[/gm)).toHaveLength(DEMO_PAGES);
     expect(body).toContain('- [Configuration](http://kb-chat.test/docs/configuration): ');
     const etag = res.headers.get('ETag')!;
     expect((await harness.worker('/llms.txt', { headers: { 'If-None-Match': etag } })).status).toBe(304);

@@ -1,8 +1,8 @@
-import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder, EmbedderLoadError, type Embedder } from '../../ingest/embedder.ts';
 import { MODEL, MODEL_DIR } from '../../ingest/fixtures/paths.ts';
 import { openPgliteStore, type PgliteStore } from '../../store/pglite.ts';
+import { DEMO_PAGES } from '../../testing/demo-pages.ts';
 import { migratedTemplate } from '../../testing/pglite-template.ts';
 import { ensureDemo } from './demo-kb.ts';
 import { DEMO_KB_DIR } from './paths.ts';
@@ -10,7 +10,6 @@ import { DEMO_KB_DIR } from './paths.ts';
 let store: PgliteStore;
 let embedder: Embedder;
 const lines: string[] = [];
-const PAGES = readdirSync(DEMO_KB_DIR).filter((name) => name.endsWith('.md')).length;
 const log = (line: string) => lines.push(line);
 
 beforeAll(async () => {
@@ -35,7 +34,7 @@ describe('ensureDemo', () => {
     expect(await demo(unreachable)).toBe('words-only');
     expect(lines.join('\n')).toContain('questions are answered\n   by their words');
     let stats = await store.kbStats();
-    expect([stats.documents, stats.embeddings]).toEqual([PAGES, 0]);
+    expect([stats.documents, stats.embeddings]).toEqual([DEMO_PAGES, 0]);
 
     expect(await demo(unreachable)).toBe('words-only');
     expect(lines.at(-1)).toContain('still cannot be loaded');
@@ -46,7 +45,7 @@ describe('ensureDemo', () => {
 
     expect(await demo(async () => embedder)).toBe('embedded');
     stats = await store.kbStats();
-    expect(stats.documents).toBe(PAGES - 1);
+    expect(stats.documents).toBe(DEMO_PAGES - 1);
     expect(stats.embeddings).toBe(stats.chunks);
     expect(await demo(unreachable)).toBe('present');
   });
