@@ -22,17 +22,20 @@ const SETS = [
   'scripts/eval/qa/railway-heldout-2.json',
   'scripts/eval/qa/railway-heldout-3.json',
   'scripts/eval/qa/railway-heldout-4.json',
+  'scripts/eval/qa/railway-tuning-2.json',
   'scripts/eval/qa/vite-docs.json',
   'scripts/eval/qa/vite-docs-more.json',
   'scripts/eval/qa/vite-heldout.json',
   'scripts/eval/qa/vite-heldout-2.json',
   'scripts/eval/qa/vite-heldout-3.json',
   'scripts/eval/qa/vite-heldout-4.json',
+  'scripts/eval/qa/vite-tuning-2.json',
   'scripts/eval/qa/mkdocs-material-docs.json',
   'scripts/eval/qa/mkdocs-heldout.json',
   'scripts/eval/qa/mkdocs-heldout-2.json',
   'scripts/eval/qa/mkdocs-heldout-3.json',
   'scripts/eval/qa/mkdocs-heldout-4.json',
+  'scripts/eval/qa/mkdocs-tuning-2.json',
 ];
 
 describe('docs-QA sets', () => {
