@@ -22,7 +22,7 @@ import type { ChunkMatch } from '../store/types.ts';
 import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from './answer-type.ts';
 import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
-import { freshValueOf, mayRepeat, REPEAT_WEIGHT, ownWordRanks, saidBefore } from './follow-up-units.ts';
+import { freshValueOf, mayRepeat, ownWords, REPEAT_WEIGHT, rivalOf, ownWordRanks, saidBefore } from './follow-up-units.ts';
 import { unitsOf, type Unit } from './units.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
@@ -123,7 +123,9 @@ export function extractAnswer(
   // A repeat is quoted again only when it holds what is asked now, and a new value of the dimension asked is
   // nowhere else (follow-up-units.ts `mayRepeat`, `freshValueOf`).
   const fresh = freshValueOf(perChunk.flat(), repeated, own, type, question);
-  const said = (unit: Unit, chunk: number) => repeated(unit) && !mayRepeat(unit, chunk, own, type, question, fresh);
+  const rivalled = rivalOf(perChunk.flat(), repeated, new Set(ownWords(question)));
+  const said = (unit: Unit, chunk: number) =>
+    repeated(unit) && !mayRepeat(unit, chunk, own, type, question, fresh, rivalled);
   // Which rank each chunk weighs at: retrieval's, but on the thread's pages a follow-up's own words come first.
   const ranks = ownWordRanks(
     perChunk,

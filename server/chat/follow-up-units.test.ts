@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChunkMatch } from '../store/types.ts';
 import { extractAnswer } from './extract.ts';
-import { freshValueOf, mayRepeat, ownWordRanks, ownWords, saidBefore, sameWord } from './follow-up-units.ts';
+import { freshValueOf, mayRepeat, ownWordRanks, rivalOf, ownWords, saidBefore, sameWord } from './follow-up-units.ts';
 import { contentWords } from './text.ts';
 import { unitsOf } from './units.ts';
 
@@ -218,5 +218,42 @@ describe('ownWordRanks: on the thread page, the chunks holding the follow-up own
     expect(sameWord('capital', 'capitaliz')).toBe(true);
     expect(sameWord('port', 'portable')).toBe(false);
     expect(ownWords('How many services can I have during it?')).toEqual(['service']);
+  });
+});
+
+describe('a repeat holding an own word gives way to a unit holding more of them', () => {
+  const SHARING = {
+    ...chunk(
+      'sharing',
+      'When search sharing is activated, a share button is rendered next to the reset button, which allows to deep link to the current search query and result.\n\nWhen a user clicks the share button, the URL is automatically copied to the clipboard.',
+      'Search sharing',
+    ),
+    document_id: 'search',
+  };
+  const earlier = extractAnswer('Can readers share a link to their search?', [SHARING]).text;
+
+  it('quotes the sentence about the click, not the button sentence quoted just before', () => {
+    expect(earlier).toContain('share button is rendered');
+    expect(earlier).not.toContain('copied to the clipboard');
+    const { text } = extractAnswer('What happens when they click that button?', [SHARING], {
+      borrowed: ['share', 'link', 'search'],
+      earlierAnswer: earlier,
+    });
+    expect(text.split(' [1]')[0]).toContain('copied to the clipboard');
+    expect(text).not.toContain('share button is rendered');
+  });
+
+  it('lets a repeat be quoted again unless another unit holds its own words and more', () => {
+    const [rendered, clicks] = unitsOf(SHARING.content, new Set());
+    const own = new Set(contentWords('What happens when they click that button?'));
+    const said = (u: { markdown: string }) => u.markdown === rendered!.markdown;
+    expect(rivalOf([rendered!, clicks!], said, own)(rendered!)).toBe(true);
+    expect(mayRepeat(rendered!, 0, own, null, '', false, rivalOf([rendered!, clicks!], said, own))).toBe(false);
+    // A unit holding another own word only ("happens") is no rival to a repeat holding "click".
+    const happens = unitsOf('Here is what happens next.', new Set())[0]!;
+    const clicking = unitsOf('Clicking a citation opens the source page.', new Set())[0]!;
+    const onlyClicking = (u: { markdown: string }) => u.markdown === clicking.markdown;
+    expect(rivalOf([clicking, happens], onlyClicking, own)(clicking)).toBe(false);
+    expect(mayRepeat(clicking, 0, own, null, '', false, rivalOf([clicking, happens], onlyClicking, own))).toBe(true);
   });
 });

@@ -57,10 +57,34 @@ export function mayRepeat(
   type: AnswerType | null,
   question = '',
   freshValue = false,
+  rivalled: (unit: Pick<Unit, 'words'>) => boolean = () => false,
 ): boolean {
   if (freshValue) return false;
   if (type !== null && holdsType(unit, type, own) && holdsDimension(unit.markdown, question)) return true;
-  return chunk === 0 && [...own].some((w) => unit.words.has(w));
+  return chunk === 0 && [...own].some((w) => unit.words.has(w)) && !rivalled(unit);
+}
+
+/**
+ * Whether another unit says more of what is asked now than a repeat: a unit the earlier answer did not quote
+ * (`units`, `said`) holds every one of the follow-up's own words (`own`: `ownWords`, pointing words aside) the
+ * repeat holds, and more (`rivalled` of
+ * `mayRepeat`). "What happens when they click that button?" after the sentence saying a share button is
+ * rendered: that sentence holds "button", but "When a user clicks the share button, the URL is automatically
+ * copied to the clipboard" holds "click" and "button", and is what is asked now. A superset, not a count: a
+ * unit holding only "happens" does not outweigh the repeat that holds "click" ("What happens when I click
+ * one?" after how citations are shown: "Clicking a citation opens the source page" is the answer).
+ */
+export function rivalOf(
+  units: Pick<Unit, 'markdown' | 'words'>[],
+  said: (unit: Pick<Unit, 'markdown'>) => boolean,
+  own: Set<string>,
+): (unit: Pick<Unit, 'words'>) => boolean {
+  const held = (unit: Pick<Unit, 'words'>) => [...own].filter((w) => unit.words.has(w));
+  const others = units.filter((u) => !said(u)).map(held);
+  return (unit) => {
+    const mine = held(unit);
+    return others.some((o) => o.length > mine.length && mine.every((w) => o.includes(w)));
+  };
 }
 
 /**
