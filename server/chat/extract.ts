@@ -22,7 +22,15 @@ import type { ChunkMatch } from '../store/types.ts';
 import { expectedType, holdsType, holdsValue, valueAsked, type AnswerType } from './answer-type.ts';
 import { excerpt } from './excerpt.ts';
 import { contentWords } from './text.ts';
-import { freshValueOf, mayRepeat, ownWords, REPEAT_WEIGHT, rivalOf, ownWordRanks, saidBefore } from './follow-up-units.ts';
+import {
+  freshValueOf,
+  mayRepeat,
+  ownWords,
+  REPEAT_WEIGHT,
+  rivalOf,
+  ownWordRanks,
+  saidBefore,
+} from './follow-up-units.ts';
 import { unitsOf, type Unit } from './units.ts';
 
 export const MAX_ANSWER_SENTENCES = 3;
