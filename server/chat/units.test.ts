@@ -51,6 +51,22 @@ describe('unitsOf', () => {
     expect(t2!.markdown.split('\n')).toHaveLength(2 + MAX_TABLE_ROWS);
   });
 
+  it('joins a lead-in with no word of its own to the sentence before it, which then introduces the block', () => {
+    // Vite's releases.md, "TypeScript Definitions": "This is because:" was dropped, and the list lost its lead-in.
+    const typescript = [
+      'We may ship incompatible changes to TypeScript definitions between minor versions. This is because:',
+      '',
+      '- Sometimes TypeScript itself ships incompatible changes between minor versions.',
+      '- Occasionally we may need to adopt features that are only available in a newer version of TypeScript.',
+    ].join('\n');
+    const [lead, list] = unitsOf(typescript, new Set());
+    expect(lead!.markdown).toBe(
+      'We may ship incompatible changes to TypeScript definitions between minor versions. This is because:',
+    );
+    expect(lead!.introduces).toBe(list!.index);
+    expect(list!.leadIn).toBe(lead!.index);
+  });
+
   it("picks a long table's rows by the question's words that not every row holds", () => {
     // Railway's deployment statuses (integrations/api/manage-deployments.md): every row says "Deployment", so
     // that word picked all rows and the table was cut at REMOVED, before the WAITING row the visitor asked about.

@@ -80,7 +80,12 @@ export function unitsOf(markdown: string, question: Set<string>): Unit[] {
       const paragraph = units.length;
       for (const sentence of sentencesOf(token.raw.replace(/\s*\n\s*/g, ' ').trim())) {
         const words = contentWords(sentence);
-        if (words.length === 0) continue;
+        if (words.length === 0) {
+          // A lead-in with no word of its own ("This is because:", "You can:") joins the sentence before it,
+          // which then introduces the block: the list is not quoted without what it lists.
+          if (lastSentence && /:\s*$/.test(sentence)) lastSentence.markdown += ` ${sentence}`;
+          continue;
+        }
         lastSentence = push({
           kind: 'sentence',
           markdown: sentence,
