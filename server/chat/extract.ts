@@ -467,10 +467,22 @@ function choose(
       take(before, sentenceLimit);
     }
   }
-  // Context: a quoted sentence that refers back brings the sentence it refers to.
+  // Context: a quoted sentence that refers back brings the sentence it refers to — or the block right before it,
+  // with that block's lead-in, when the answer has no block yet ("This discovery document contains …" under the
+  // endpoint's URL: the URL is what the visitor asked for). Measured in docs/retrieval-and-answers.md, "Round 12".
   for (const c of [...chosen.values()]) {
     if (c.unit.kind !== 'sentence' || sentences >= MAX_ANSWER_SENTENCES) continue;
     const before = byUnit.get(`${c.chunk}:${c.unit.index - 1}`);
+    if (
+      before !== undefined &&
+      before.unit.kind !== 'sentence' &&
+      blocks < MAX_ANSWER_BLOCKS &&
+      !said(before.unit, before.chunk) &&
+      refersBack(c.unit.markdown, before.unit.words)
+    ) {
+      take(before, MAX_ANSWER_SENTENCES);
+      continue;
+    }
     if (
       before?.unit.kind !== 'sentence' ||
       before.unit.title ||

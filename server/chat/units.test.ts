@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { contentWords } from './text.ts';
 import { MAX_CODE_LINES, MAX_LIST_ITEMS, MAX_TABLE_ROWS, unitsOf } from './units.ts';
 
 const refunds = {
@@ -48,5 +49,48 @@ describe('unitsOf', () => {
     expect(t!.markdown).toBe('| Plan | Price |\n| --- | --- |\n| Hobby | $5 |');
     const [t2] = unitsOf(table, new Set(['nothing']));
     expect(t2!.markdown.split('\n')).toHaveLength(2 + MAX_TABLE_ROWS);
+  });
+
+  it('joins a lead-in with no word of its own to the sentence before it, which then introduces the block', () => {
+    // Vite's releases.md, "TypeScript Definitions": "This is because:" was dropped, and the list lost its lead-in.
+    const typescript = [
+      'We may ship incompatible changes to TypeScript definitions between minor versions. This is because:',
+      '',
+      '- Sometimes TypeScript itself ships incompatible changes between minor versions.',
+      '- Occasionally we may need to adopt features that are only available in a newer version of TypeScript.',
+    ].join('\n');
+    const [lead, list] = unitsOf(typescript, new Set());
+    expect(lead!.markdown).toBe(
+      'We may ship incompatible changes to TypeScript definitions between minor versions. This is because:',
+    );
+    expect(lead!.introduces).toBe(list!.index);
+    expect(list!.leadIn).toBe(lead!.index);
+  });
+
+  it("picks a long table's rows by the question's words that not every row holds", () => {
+    // Railway's deployment statuses (integrations/api/manage-deployments.md): every row says "Deployment", so
+    // that word picked all rows and the table was cut at REMOVED, before the WAITING row the visitor asked about.
+    const statuses = [
+      '| Status | Description |',
+      '|--------|-------------|',
+      '| `BUILDING` | Deployment is being built |',
+      '| `DEPLOYING` | Deployment is being deployed |',
+      '| `SUCCESS` | Deployment is running successfully |',
+      '| `FAILED` | Deployment failed to build or deploy |',
+      '| `CRASHED` | Deployment crashed after starting |',
+      '| `REMOVED` | Deployment was removed |',
+      '| `SLEEPING` | Deployment is sleeping (inactive) |',
+      '| `SKIPPED` | Deployment was skipped |',
+      '| `WAITING` | Deployment is waiting for approval |',
+      '| `QUEUED` | Deployment is queued |',
+    ].join('\n');
+    const asked = new Set(contentWords('My deployment status says WAITING, what does that mean?'));
+    const [t] = unitsOf(statuses, asked);
+    expect(t!.markdown).toBe(
+      '| Status | Description |\n|--------|-------------|\n| `WAITING` | Deployment is waiting for approval |',
+    );
+    // Only words every row holds: no row is picked by them, so the first rows are shown.
+    const [all] = unitsOf(statuses, new Set(contentWords('What does a deployment status mean?')));
+    expect(all!.markdown.split('\n')).toHaveLength(2 + MAX_TABLE_ROWS);
   });
 });

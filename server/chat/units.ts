@@ -48,8 +48,9 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 const TITLE = /^\*\*[^*\n]{1,150}\*\*$/;
 
 /**
- * `question` picks a long table's rows: the header and the rows sharing a word with the question (in table
- * order), or the first rows when none does.
+ * `question` picks a long table's rows: the header and the rows sharing a word with the question that not every
+ * row holds (in table order), or the first rows when none does. Measured in docs/retrieval-and-answers.md,
+ * "Round 12".
  */
 export function unitsOf(markdown: string, question: Set<string>): Unit[] {
   const units: Unit[] = [];
@@ -79,7 +80,12 @@ export function unitsOf(markdown: string, question: Set<string>): Unit[] {
       const paragraph = units.length;
       for (const sentence of sentencesOf(token.raw.replace(/\s*\n\s*/g, ' ').trim())) {
         const words = contentWords(sentence);
-        if (words.length === 0) continue;
+        if (words.length === 0) {
+          // A lead-in with no word of its own ("This is because:", "You can:") joins the sentence before it,
+          // which then introduces the block: the list is not quoted without what it lists.
+          if (lastSentence && /:\s*$/.test(sentence)) lastSentence.markdown += ` ${sentence}`;
+          continue;
+        }
         lastSentence = push({
           kind: 'sentence',
           markdown: sentence,
@@ -152,7 +158,10 @@ function blockUnit(token: Token, question: Set<string>): Omit<Unit, 'index'> | n
       if (header === undefined || rule === undefined) return null;
       let shown = rows;
       if (rows.length > MAX_TABLE_ROWS) {
-        const matching = rows.filter((row) => contentWords(row).some((w) => question.has(w)));
+        // A word every row holds ("Deployment" in each status's description) picks no row.
+        const rowWords = rows.map((row) => new Set(contentWords(row)));
+        const telling = [...question].filter((w) => !rowWords.every((r) => r.has(w)));
+        const matching = rows.filter((_, i) => telling.some((w) => rowWords[i]!.has(w)));
         shown = (matching.length > 0 ? matching : rows).slice(0, MAX_TABLE_ROWS);
       }
       return {
