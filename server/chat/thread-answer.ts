@@ -7,6 +7,10 @@
  * thread. "Does Railway keep checking it after the deployment is live?" after a question about healthchecks
  * goes to Skipped Builds alone (the words "checking" and "deployment"), to Healthchecks in the thread.
  *
+ * Not in keyword mode (a question without an embedding): there the thread's pages count the earlier topic as
+ * present in coverage, and the demo's "Which browsers are supported?" after the evidence threshold was answered
+ * with the Configuration page (server/chat/follow-ups.test.ts).
+ *
  * A topic switch names the page it moves to ("How many services can I have in a project during the free
  * trial?" answered on Free Trial, "How do I get production source maps from vite build?" on Build Options):
  * it is answered as alone, with no extra query. So is a question answered on the thread's own page (nothing
@@ -32,7 +36,9 @@ export async function threadAnswer(
   alone: Answered,
   options: RetrievalOptions,
 ): Promise<[Answered, FollowUp] | null> {
-  if (namesPageOf(request.query, alone.chunks[0]!)) return null;
+  // Keyword mode is left out: with no embedding, coverage on the thread's pages (where the earlier topic counts as
+  // present) answered the demo's "Which browsers are supported?" after the evidence threshold with Configuration.
+  if (options.mode === 'lexical' || !question.embedding || namesPageOf(request.query, alone.chunks[0]!)) return null;
   const thread = await threadOf(store, claims, request);
   if (!thread || !offThread(thread, alone.chunks[0]!)) return null;
   const again = await retrieve(store, { ...question, context: { ...thread.sql, own_required: true } }, options);
