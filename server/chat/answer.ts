@@ -27,6 +27,7 @@ import {
 } from '../store/types.ts';
 import { followUpOf, holdsOwnWord, lendsWords, newQuestionText, restsOnOwnWords, threadOf } from './context.ts';
 import { extractAnswer } from './extract.ts';
+import { threadAnswer } from './thread-answer.ts';
 import { closestPages } from './closest.ts';
 import { emptyKbRefusal, noEvidenceRefusal, storedRefusal } from './refusal.ts';
 import type { RuntimeSettings } from '../settings/runtime.ts';
@@ -160,6 +161,11 @@ export async function answerTurn(
         holdsOwnWord(request.query, alone.chunks[0]!))
     )
       [found, followUp] = [alone, null];
+  } else if (found.kind === 'answer' && !followUp) {
+    // A complete question answered alone on a page it does not name, off the conversation's pages, may be
+    // answered within them (server/chat/thread-answer.ts); only such a question reads the thread.
+    const inThread = await threadAnswer(store, claims, request, question, found, retryOptions(options)).catch(rethrow);
+    if (inThread) [found, followUp] = inThread;
   }
   if (found.kind === 'refuse') {
     // Only a refusal needs to know whether the knowledge base is empty (a check that stops at the first
